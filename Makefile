@@ -1,0 +1,27 @@
+# Two commands: `make run` indexes WORKSPACE and reports; `make test` runs the whole suite.
+VENV ?= .venv
+PYTHON ?= python3
+WORKSPACE ?= .
+BIN = $(VENV)/bin
+
+.PHONY: run test bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+run: $(BIN)/.installed
+	$(BIN)/memory-lsp index $(WORKSPACE)
+	$(BIN)/memory-lsp stats --workspace $(WORKSPACE) --example
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: $(BIN)/.installed
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,78 @@
+; JavaScript (and JSX): definitions, calls, imports, inheritance, state mutations.
+; Capture convention: grammars/README.md
+
+; ---- definitions
+(class_declaration name: (identifier) @name) @definition.class
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function)
+; class fields holding a function: handle = () => {...}
+(class_body (field_definition property: [(property_identifier) (private_property_identifier)] @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
+; const f = () => {...} / let f = function () {...} / var C = class {...}
+(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(variable_declarator name: (identifier) @name value: (class)) @definition.class
+
+; ---- calls (new X() counts as a call of X)
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+(new_expression constructor: (identifier) @name) @reference.call
+(new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+; JSX components (capitalised tags) are uses of the component function
+(jsx_opening_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
+(jsx_self_closing_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
+(jsx_opening_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+(jsx_self_closing_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+
+; ---- ES imports
+; import x from './a'   (default: no name, alias = local binding)
+(import_statement (import_clause (identifier) @import.alias) source: (string) @import.module) @import
+; import * as ns from './a'
+(import_statement (import_clause (namespace_import (identifier) @import.alias)) source: (string) @import.module) @import
+; import { a } from './a' / import { a as b } from './a'
+(import_statement (import_clause (named_imports (import_specifier name: (_) @import.name alias: (identifier)? @import.alias))) source: (string) @import.module) @import
+; import './a'   (side effect only: the source is the first named child)
+(import_statement . source: (string) @import.module) @import
+; export { a, b as c } from './a' / export * from './a' / export * as ns from './a'
+(export_statement (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias)) source: (string) @import.module) @import
+(export_statement "*" @import.name source: (string) @import.module) @import
+(export_statement (namespace_export (_) @import.alias) source: (string) @import.module) @import
+; import('./a')
+(call_expression function: (import) arguments: (arguments . (string) @import.module)) @import
+
+; ---- CommonJS require('./a')
+; const m = require('./m')
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .))
+  (#eq? @_req "require")) @import
+; const { a, b: c } = require('./m')
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+  value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .))
+  (#eq? @_req "require")) @import
+(variable_declarator
+  name: (object_pattern (pair_pattern key: (_) @import.name value: (identifier) @import.alias))
+  value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .))
+  (#eq? @_req "require")) @import
+; require('./m') anywhere else: a statement, x = require(), { k: require() }, require().x, f(require())
+(expression_statement (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(assignment_expression left: (identifier) @import.alias right: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(assignment_expression left: (member_expression) right: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(pair value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(member_expression object: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(arguments (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(return_statement (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(array (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(ternary_expression (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(binary_expression (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(parenthesized_expression (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+(spread_element (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module .)) @import (#eq? @_req "require"))
+
+; ---- inheritance
+(class_declaration name: (identifier) @inherit.child (class_heritage [(identifier) (member_expression)] @inherit.base))
+(class (class_heritage [(identifier) (member_expression)] @inherit.base))
+
+; ---- writes to object state
+(assignment_expression left: (member_expression object: (this))) @mutation
+(augmented_assignment_expression left: (member_expression object: (this))) @mutation
+(update_expression argument: (member_expression object: (this))) @mutation

@@ -1,0 +1,23 @@
+; Python: definitions, calls, imports, inheritance, state mutations.
+; Capture convention: grammars/README.md
+
+(class_definition name: (identifier) @name) @definition.class
+(function_definition name: (identifier) @name) @definition.function
+
+(call function: (identifier) @name) @reference.call
+(call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+
+; import a.b / import a.b as m
+(import_statement name: (dotted_name) @import.module) @import
+(import_statement name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias)) @import
+
+; from x import y / from x import y as z / from x import *
+(import_from_statement module_name: (_) @import.module name: (dotted_name) @import.name) @import
+(import_from_statement module_name: (_) @import.module name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @import
+(import_from_statement module_name: (_) @import.module (wildcard_import) @import.name) @import
+
+(class_definition name: (identifier) @inherit.child superclasses: (argument_list (identifier) @inherit.base))
+(class_definition name: (identifier) @inherit.child superclasses: (argument_list (attribute) @inherit.base))
+
+(assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
+(augmented_assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation

@@ -1,0 +1,3 @@
+from memory_lsp.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The graph layer: scores and impact, computed over what the store holds."""

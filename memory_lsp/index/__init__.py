@@ -1,0 +1,1 @@
+"""Indexing: languages, discovery, extraction, resolution, git mining."""

@@ -1,0 +1,176 @@
+"""Which files of a workspace get indexed: .gitignore, excludes, symlinks, size.
+
+In a git work tree, git itself lists the files (`ls-files --cached --others
+--exclude-standard`), which is exact and fast. Elsewhere a walk that never follows directory
+symlinks applies the .gitignore files it meets. Binary and minified files are detected later,
+where the bytes are read (the extraction worker).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_lsp.index.languages import classify
+from memory_lsp.settings import DEFAULT_EXCLUDES, Settings
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: str  # workspace-relative, posix
+    lang: str
+    size: int
+    mtime: float
+
+
+def discover(root: Path, settings: Settings) -> tuple[list[Candidate], list[tuple[str, str, int]]]:
+    """Return the indexable files and the skipped ones as (path, reason, size)."""
+    excludes = _Ignore.from_lines(list(DEFAULT_EXCLUDES) + list(settings.excludes))
+    listed = _git_files(root)
+    paths = listed if listed is not None else _walk(root)
+    candidates, skipped = [], []
+    for rel in paths:
+        if excludes.ignored(rel, is_dir=False):
+            continue
+        lang = classify(rel)
+        if lang is None:
+            continue
+        full = root / rel
+        try:
+            st = os.lstat(full)
+        except OSError:
+            continue  # listed by git but deleted in the work tree
+        if os.path.islink(full):
+            skipped.append((rel, "symlink", 0))
+            continue
+        if st.st_size > settings.max_file_bytes:
+            skipped.append((rel, "too_large", st.st_size))
+            continue
+        candidates.append(Candidate(rel, lang, st.st_size, st.st_mtime))
+    return candidates, skipped
+
+
+def _git_files(root: Path) -> list[str] | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    # ls-files paths are relative to root when run there; submodules appear as folders: skip
+    return sorted({p for p in out.decode("utf-8", "surrogateescape").split("\0") if p})
+
+
+def _walk(root: Path) -> list[str]:
+    out = []
+    ignores: dict[str, _Ignore] = {}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        rel_dir = "" if rel_dir == "." else rel_dir
+        gitignore = os.path.join(dirpath, ".gitignore")
+        if os.path.isfile(gitignore):
+            try:
+                with open(gitignore, encoding="utf-8", errors="replace") as fh:
+                    ignores[rel_dir] = _Ignore.from_lines(fh.read().splitlines())
+            except OSError:
+                pass
+        active = [(base, ig) for base, ig in ignores.items()
+                  if base == "" or rel_dir == base or rel_dir.startswith(base + "/")]
+
+        def ignored(rel: str, is_dir: bool) -> bool:
+            verdict = False
+            for base, ig in active:
+                sub = rel[len(base) + 1:] if base else rel
+                v = ig.verdict(sub, is_dir)
+                if v is not None:
+                    verdict = v
+            return verdict
+
+        keep = []
+        for d in sorted(dirnames):
+            rel = f"{rel_dir}/{d}" if rel_dir else d
+            if d == ".git" or ignored(rel, True):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for f in sorted(filenames):
+            rel = f"{rel_dir}/{f}" if rel_dir else f
+            if not ignored(rel, False):
+                out.append(rel)
+    return out
+
+
+class _Ignore:
+    """The .gitignore rules that matter here: globs, `**`, `!` negation, `dir/` and `/anchored`."""
+
+    def __init__(self, rules: list[tuple[re.Pattern, bool, bool]]):
+        self.rules = rules  # (regex, negated, dir_only)
+
+    @classmethod
+    def from_lines(cls, lines: list[str]) -> "_Ignore":
+        rules = []
+        for line in lines:
+            line = line.rstrip()
+            if not line or line.startswith("#"):
+                continue
+            negated = line.startswith("!")
+            if negated:
+                line = line[1:]
+            dir_only = line.endswith("/")
+            line = line.strip("/") if dir_only else line
+            anchored = "/" in line.rstrip("/")
+            line = line.lstrip("/")
+            rules.append((re.compile(_glob_to_regex(line, anchored)), negated, dir_only))
+        return cls(rules)
+
+    def verdict(self, rel: str, is_dir: bool) -> bool | None:
+        """True = ignored, False = re-included, None = no rule speaks (the last match wins)."""
+        result = None
+        parts = rel.split("/")
+        for regex, negated, dir_only in self.rules:
+            # a rule matching any parent folder ignores everything below it
+            for i in range(1, len(parts) + 1):
+                prefix = "/".join(parts[:i])
+                prefix_is_dir = i < len(parts) or is_dir
+                if dir_only and not prefix_is_dir:
+                    continue
+                if regex.fullmatch(prefix):
+                    result = not negated
+                    break
+        return result
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        return bool(self.verdict(rel, is_dir))
+
+
+def _glob_to_regex(pattern: str, anchored: bool) -> str:
+    out = ""
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out += "(?:.*/)?"
+            i += 3
+        elif pattern.startswith("/**", i) and i + 3 == len(pattern):
+            out += "/.*"
+            i += 3
+        elif pattern[i] == "*":
+            out += "[^/]*"
+            i += 1
+        elif pattern[i] == "?":
+            out += "[^/]"
+            i += 1
+        elif pattern[i] == "[":
+            j = pattern.find("]", i)
+            if j == -1:
+                out += re.escape(pattern[i])
+                i += 1
+            else:
+                out += "[" + pattern[i + 1:j].replace("!", "^", 1) + "]"
+                i = j + 1
+        else:
+            out += re.escape(pattern[i])
+            i += 1
+    return out if anchored else "(?:.*/)?" + out

@@ -1,0 +1,228 @@
+"""Turn one source file into plain facts: symbols, references, imports, effects, chunks.
+
+Runs inside worker processes, so everything it returns is tuples and strings (cheap to
+pickle) and nothing here touches the database. The query file of the language decides what
+is captured (convention: grammars/README.md); this module only interprets the captures.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from memory_lsp.index import languages
+from memory_lsp.index import docs
+
+MAX_RECEIVER = 80
+
+
+@dataclass
+class FileFacts:
+    path: str
+    lang: str
+    hash: str
+    size: int
+    loc: int
+    is_test: bool = False
+    notes: list[str] = field(default_factory=list)  # "syntax_errors", "invalid_utf8"
+    # (qualname, name, kind, start_line, end_line, parent_qualname, fingerprint)
+    symbols: list[tuple] = field(default_factory=list)
+    # (kind "call"|"inherit", from_qualname, from_class, name, receiver, line)
+    refs: list[tuple] = field(default_factory=list)
+    # (line, module, name, alias)
+    imports: list[tuple] = field(default_factory=list)
+    side_effects: list[str] = field(default_factory=list)
+    mutations: int = 0
+    # (qualname, kind, start_line, end_line, text)
+    chunks: list[tuple] = field(default_factory=list)
+    # doc mentions: (heading, line, token)
+    mentions: list[tuple] = field(default_factory=list)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def fingerprint(data: bytes) -> str:
+    """Hash of a syntax subtree's text with all white space removed (survives reformatting)."""
+    return hashlib.blake2b(data.translate(None, b" \t\r\n"), digest_size=8).hexdigest()
+
+
+def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
+    facts = FileFacts(path=path, lang=lang_name, hash=content_hash(data), size=len(data),
+                      loc=data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0))
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        facts.notes.append("invalid_utf8")
+    if lang_name in docs.DOC_LANGUAGES:
+        docs.extract_doc(facts, data)
+        return facts
+    lang = languages.registry()[lang_name]
+    facts.is_test = lang.is_test(path)
+    tree = languages.parser(lang_name).parse(data)
+    if tree.root_node.has_error:
+        facts.notes.append("syntax_errors")
+    _interpret(facts, lang, data, tree.root_node)
+    return facts
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
+    import tree_sitter
+
+    defs = []  # (start_byte, end_byte, name, kind, node, owner or None)
+    refs = []  # (start_byte, kind, name, receiver, line)
+    inherits = []  # (start_byte, child_name or None, base_text, line)
+    called = []
+    for _, caps in tree_sitter.QueryCursor(languages.tags_query(lang.name)).matches(root):
+        if "name" in caps:
+            name_node = caps["name"][0]
+            def_key = next((k for k in caps if k.startswith("definition.")), None)
+            if def_key:
+                node = caps[def_key][0]
+                owner = _owner_name(_text(caps["owner"][0])) if "owner" in caps else None
+                defs.append((node.start_byte, node.end_byte, _text(name_node), def_key[11:], node,
+                             owner or None))
+                continue
+            if "reference.call" in caps:
+                recv = caps.get("receiver")
+                receiver = _text(recv[0]) if recv else None
+                if receiver and (len(receiver) > MAX_RECEIVER or "\n" in receiver):
+                    receiver = "?"
+                name = _text(name_node)
+                refs.append((name_node.start_byte, "call", name, receiver, name_node.start_point[0] + 1))
+                called.append(f"{receiver}.{name}" if receiver else name)
+                continue
+        if "import" in caps:
+            mod = caps.get("import.module")
+            name = caps.get("import.name")
+            alias = caps.get("import.alias")
+            facts.imports.append((caps["import"][0].start_point[0] + 1,
+                                  _text(mod[0]) if mod else "",
+                                  _text(name[0]) if name else None,
+                                  _text(alias[0]) if alias else None))
+        elif "inherit.base" in caps:
+            base = caps["inherit.base"][0]
+            child = caps.get("inherit.child")
+            inherits.append((base.start_byte, _text(child[0]) if child else None, _text(base),
+                             base.start_point[0] + 1))
+        elif "mutation" in caps:
+            facts.mutations += 1
+
+    _nest_definitions(facts, lang, data, defs)
+    _attach_references(facts, lang, defs, refs, inherits)
+    facts.side_effects = _side_effects(lang, facts.imports, called)
+
+
+def _nest_definitions(facts, lang, data, defs) -> None:
+    """Give each definition its qualified name, parent and kind (a function in a class is a method)."""
+    defs.sort(key=lambda d: (d[0], -d[1]))
+    stack = []  # (end_byte, qualname, kind)
+    quals = []
+    for start, end, name, kind, node, owner in defs:
+        while stack and stack[-1][0] <= start:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        parent_qual = parent[1] if parent else None
+        if owner:  # declared outside its type (Go receiver, Rust impl): the owner is the parent
+            parent_qual = f"{parent_qual}.{owner}" if parent_qual else owner
+            if kind == "function":
+                kind = "method"
+        elif kind == "function" and parent and parent[2] in lang.class_kinds:
+            kind = "method"
+        qual = f"{parent_qual}.{name}" if parent_qual else name
+        quals.append(qual)
+        body = data[start:end]
+        facts.symbols.append((qual, name, kind, node.start_point[0] + 1, node.end_point[0] + 1,
+                              parent_qual, fingerprint(body)))
+        stack.append((end, qual, kind))
+    # chunks: a function whole; a class up to its first nested definition (members chunk alone)
+    for i, (start, end, name, kind, node, _owner) in enumerate(defs):
+        sym = facts.symbols[i]
+        chunk_end = end
+        if sym[2] in lang.class_kinds or sym[2] in ("interface", "trait", "module", "impl"):
+            nxt = i + 1
+            if nxt < len(defs) and defs[nxt][0] < end:
+                chunk_end = defs[nxt][0]
+        text = data[start:chunk_end].decode("utf-8", "replace").rstrip()
+        end_line = sym[4] if chunk_end == end else sym[3] + text.count("\n")
+        facts.chunks.append((sym[0], sym[2], sym[3], end_line, text))
+
+
+def _attach_references(facts, lang, defs, refs, inherits) -> None:
+    """Find the innermost definition around each reference by one sweep over sorted starts."""
+    items = [(r[0], 0, r) for r in refs] + [(h[0], 1, h) for h in inherits]
+    items.sort(key=lambda x: x[0])
+    order = sorted(range(len(defs)), key=lambda i: (defs[i][0], -defs[i][1]))
+    stack = []  # indices into facts.symbols
+    di = 0
+    for pos, is_inherit, item in items:
+        while di < len(order) and defs[order[di]][0] <= pos:
+            while stack and defs[stack[-1]][1] <= defs[order[di]][0]:
+                stack.pop()
+            stack.append(order[di])
+            di += 1
+        while stack and defs[stack[-1]][1] <= pos:
+            stack.pop()
+        enclosing = facts.symbols[stack[-1]] if stack else None
+        enclosing_class = next((facts.symbols[j][0] if facts.symbols[j][2] in lang.class_kinds
+                                else facts.symbols[j][5] for j in reversed(stack)
+                                if facts.symbols[j][2] in lang.class_kinds or defs[j][5]), None)
+        if is_inherit:
+            _, child, base, line = item
+            child_qual = child if child else (enclosing[0] if enclosing else None)
+            if child and enclosing and enclosing[1] == child:
+                child_qual = enclosing[0]
+            receiver, _, name = _strip_generic(base).replace("::", ".").rpartition(".")
+            facts.refs.append(("inherit", child_qual, enclosing_class, name,
+                               receiver or None, line))
+        else:
+            _, kind, name, receiver, line = item
+            facts.refs.append((kind, enclosing[0] if enclosing else None, enclosing_class,
+                               name, receiver, line))
+
+
+def _strip_generic(name: str) -> str:
+    return name.split("<", 1)[0].split("[", 1)[0].strip()
+
+
+_OWNER_PREFIX = re.compile(r"^(?:[*&\s]|'\w+\s*|mut\s|dyn\s)+")
+
+
+def _owner_name(text: str) -> str:
+    """`*Stack[T]`, `&'a mut Foo<T>`, `fmt::Foo` -> the bare type name."""
+    return re.split(r"::|\.", _strip_generic(_OWNER_PREFIX.sub("", text)))[-1].strip()
+
+
+def _side_effects(lang, imports, called) -> list[str]:
+    found = []
+    # module paths compare with "." separators (Rust `std::fs` is `std.fs` here)
+    modules = {imp[1].strip("\"'<>").replace("::", ".") for imp in imports}
+    modules |= {f"{imp[1]}.{imp[2]}".replace("::", ".") for imp in imports if imp[2]}
+    calls = set(called)
+    for category, (import_roots, call_pattern) in _effect_rules(lang.name).items():
+        if any(m in import_roots or m.split(".")[0] in import_roots or m.split("/")[0] in import_roots
+               or any(m.startswith(r + ".") or m.startswith(r + "/") for r in import_roots)
+               for m in modules):
+            found.append(category)
+        elif call_pattern and any(call_pattern.match(c) for c in calls):
+            found.append(category)
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _effect_rules(lang_name: str) -> dict:
+    """Per category: the set of import roots and one compiled regex for all call patterns."""
+    rules = {}
+    for category, spec in languages.registry()[lang_name].side_effects.items():
+        calls = spec.get("calls", ())
+        pattern = re.compile("|".join(fnmatch.translate(c) for c in calls)) if calls else None
+        rules[category] = (frozenset(r.replace("::", ".") for r in spec.get("imports", ())), pattern)
+    return rules

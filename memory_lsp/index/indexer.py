@@ -1,0 +1,318 @@
+"""One index run, full or incremental: discover, parse what changed, write, resolve, promote.
+
+File change -> indexer -> store. Unchanged files (same size and mtime, or same content hash)
+are not parsed again; a changed file's rows are replaced in the same transaction that
+re-resolves every edge that could point into it; deleted files leave nothing behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from memory_lsp.index import gitmine, languages
+from memory_lsp.index.discover import Candidate, discover
+from memory_lsp.index.extract import FileFacts, content_hash, extract
+from memory_lsp.index.resolvers import ImportRow, ResolveContext, resolve, strip_quotes
+from memory_lsp.settings import Settings
+from memory_lsp.store import graph as g
+from memory_lsp.store.db import Store
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int, int], None]
+PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
+BATCH = 24
+
+
+@dataclass
+class Skip:
+    path: str
+    reason: str
+    size: int
+
+
+@dataclass
+class IndexReport:
+    files: int = 0
+    parsed: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+    recovered: str | None = None
+
+
+def parse_one(root: str, cand: Candidate, settings: Settings, data: bytes | None = None) -> FileFacts | Skip:
+    """Read, check and extract one file (runs in a worker process)."""
+    if data is None:
+        try:
+            with open(os.path.join(root, cand.path), "rb") as fh:
+                data = fh.read(settings.max_file_bytes + 1)
+        except OSError as exc:
+            return Skip(cand.path, f"unreadable: {exc.strerror}", cand.size)
+    if len(data) > settings.max_file_bytes:
+        return Skip(cand.path, "too_large", len(data))
+    if b"\0" in data[:8192]:
+        return Skip(cand.path, "binary", len(data))
+    lines = data.count(b"\n") + 1
+    if len(data) / lines > settings.max_line_bytes:
+        return Skip(cand.path, "minified", len(data))
+    try:
+        return extract(cand.path, data, cand.lang)
+    except Exception as exc:  # a grammar bug must cost one file, not the run
+        log.exception("extracting %s failed", cand.path)
+        return Skip(cand.path, f"extract_error: {type(exc).__name__}", len(data))
+
+
+def _parse_batch(args) -> list:
+    root, batch, settings = args
+    return [parse_one(root, cand, settings) for cand in batch]
+
+
+def run(store: Store, root: Path, settings: Settings, progress: Progress | None = None,
+        workers: int | None = None, only: dict[str, bytes | None] | None = None) -> IndexReport:
+    """Index `root`. `only` limits the run to some paths (None content = read from disk;
+    a path that no longer exists is deleted): the incremental path of editors and watchers."""
+    started = time.perf_counter()
+    report = IndexReport(recovered=store.recovered)
+    cur = store.conn
+    known = g.known_files(cur)
+    if only is None:
+        candidates, skipped = discover(root, settings)
+        present = {c.path for c in candidates}
+        deleted = [p for p in known if p not in present]
+        overrides: dict[str, bytes] = {}
+    else:
+        candidates, skipped, deleted, overrides = _only_candidates(root, only, settings, known)
+
+    to_parse = []
+    for cand in candidates:
+        old = known.get(cand.path)
+        if cand.path in overrides:
+            if old and old[0] == content_hash(overrides[cand.path]):
+                report.unchanged += 1
+                continue
+        elif old and old[1] == cand.size and old[2] == cand.mtime:
+            report.unchanged += 1
+            continue
+        to_parse.append(cand)
+    report.files = len(candidates)
+
+    results = _parse_all(str(root), to_parse, settings, overrides, workers, progress)
+    facts = [r for r in results if isinstance(r, FileFacts)]
+    unchanged_hash = [f for f in facts if known.get(f.path, (None,))[0] == f.hash]
+    skipped += [(r.path, r.reason, r.size) for r in results if isinstance(r, Skip)]
+    report.parsed = len(facts)
+    report.deleted = len(deleted)
+    for _, reason, _ in skipped:
+        report.skipped[reason.split(":")[0]] += 1
+
+    mtimes = {c.path: c.mtime for c in candidates}
+    with store.write_lock:
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            _write(store, cur, root, settings, known, facts, unchanged_hash, skipped, deleted,
+                   mtimes, full=only is None)
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+    if only is None:
+        _refresh_history(store, root, settings)
+    from memory_lsp.graph.scoring import refresh_scores
+
+    refresh_scores(store)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _only_candidates(root, only, settings, known):
+    candidates, skipped, deleted, overrides = [], [], [], {}
+    for rel, data in only.items():
+        lang = languages.classify(rel)
+        full = root / rel
+        if data is None and not full.is_file():
+            if rel in known:
+                deleted.append(rel)
+            continue
+        if lang is None:
+            continue
+        st = os.stat(full) if full.exists() else None
+        size = len(data) if data is not None else st.st_size
+        if size > settings.max_file_bytes:
+            skipped.append((rel, "too_large", size))
+            if rel in known:
+                deleted.append(rel)
+            continue
+        candidates.append(Candidate(rel, lang, size, st.st_mtime if st else time.time()))
+        if data is not None:
+            overrides[rel] = data
+    return candidates, skipped, deleted, overrides
+
+
+def _parse_all(root, to_parse, settings, overrides, workers, progress) -> list:
+    workers = settings.workers if workers is None else workers
+    total = len(to_parse)
+    if progress:
+        progress(0, total)
+    if workers <= 1 or total < PARALLEL_THRESHOLD:
+        out = []
+        for i, cand in enumerate(to_parse):
+            out.append(parse_one(root, cand, settings, overrides.get(cand.path)))
+            if progress and (i % 50 == 0 or i + 1 == total):
+                progress(i + 1, total)
+        return out
+    # biggest files first so that no worker is left with a large file at the end
+    ordered = sorted(to_parse, key=lambda c: -c.size)
+    batches = [ordered[i:i + BATCH] for i in range(0, len(ordered), BATCH)]
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    out = []
+    with multiprocessing.get_context(method).Pool(workers) as pool:
+        for part in pool.imap_unordered(_parse_batch, [(root, b, settings) for b in batches]):
+            out.extend(part)
+            if progress:
+                progress(len(out), total)
+    return out
+
+
+def _write(store, cur, root, settings, known, facts, unchanged_hash, skipped, deleted, mtimes, full):
+    changed = [f for f in facts if f not in unchanged_hash]
+    changed_paths = {f.path for f in changed}
+    gone = set(deleted) | changed_paths
+    first_run = not known
+    # names whose resolution may change: defined before or after in any touched file
+    names: set[str] = set()
+    saved_history = []
+    if gone and not first_run:
+        g.set_temp(store, cur, "_gone", gone)
+        names = g.names_defined_in(cur, "_gone")
+        saved_history = g.file_history(cur, "_gone")
+        g.delete_paths(cur, "_gone")
+        g.set_temp(store, cur, "_deleted", deleted)
+        g.delete_co_changes(cur, "_deleted")
+    if unchanged_hash:  # touched but identical: only the mtime moves
+        for f in unchanged_hash:
+            cur.execute("UPDATE files SET mtime = ? WHERE path = ?", [mtimes.get(f.path), f.path])
+    skip_paths = [s[0] for s in skipped]
+    if skip_paths:
+        g.set_temp(store, cur, "_skipped", skip_paths)
+        g.delete_paths(cur, "_skipped")
+    if full:
+        cur.execute("DELETE FROM skipped")
+    g.insert(store, cur, g.SKIP_COLUMNS, "skipped", skipped)
+    _insert_facts(store, cur, changed, mtimes)
+    g.restore_file_history(store, cur, saved_history)
+    for f in changed:
+        names.update(s[1] for s in f.symbols)
+
+    # imports: everything when the set of files changed (any import may now land elsewhere)
+    paths_changed = first_run or bool(deleted) or any(f.path not in known for f in changed)
+    all_paths = frozenset(r[0] for r in cur.execute("SELECT path FROM files").fetchall())
+    ctx = ResolveContext(root=root, paths=all_paths)
+    if paths_changed and not first_run:
+        before = g.import_targets(cur, None)
+        raw = [ImportRow(*r) for r in g.import_rows(cur, None)]
+        g.delete_imports(cur, None)
+    else:
+        before, raw = {}, []
+    raw += [ImportRow(f.path, *imp) for f in changed for imp in f.imports]
+    rows = _resolve_imports(raw, ctx)
+    g.insert(store, cur, g.IMPORT_COLUMNS, "imports", rows)
+    rebound = set(changed_paths)
+    if before:
+        after = g.import_targets(cur, None)
+        rebound |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    g.rebuild_import_edges(cur)
+
+    self_names = sorted({s for lang in languages.registry().values() for s in lang.self_names})
+    if first_run:
+        g.resolve_refs(cur, self_names, None, None)
+    elif rebound or names:
+        g.set_temp(store, cur, "_rebound", rebound)
+        g.set_temp(store, cur, "_names", names)
+        g.resolve_refs(cur, self_names, "_rebound", "_names")
+    g.rebuild_documents(cur)
+    same_dir = [lang.name for lang in languages.registry().values() if lang.test_asserts_same_dir]
+    g.rebuild_promotions(cur, same_dir)
+    store.set_meta("indexed_at", str(time.time()), cur)
+
+
+def _insert_facts(store, cur, facts: list[FileFacts], mtimes) -> None:
+    file_rows, symbol_rows, ref_rows, chunk_rows, mention_rows = [], [], [], [], []
+    for f in facts:
+        file_rows.append((f.path, f.lang, f.hash, f.size, mtimes.get(f.path), f.loc, f.is_test,
+                          ",".join(f.notes), ",".join(f.side_effects), f.mutations))
+        for qual, name, kind, start, end, parent, fp in f.symbols:
+            symbol_rows.append((f"{f.path}::{qual}", f.path, name, qual, kind, start, end, parent, fp))
+        for kind, src, src_class, name, receiver, line in f.refs:
+            ref_rows.append((f.path, kind, f"{f.path}::{src}" if src else f.path, src_class, name,
+                             receiver, line))
+        for qual, kind, start, end, text in f.chunks:
+            chunk_rows.append((f"{f.path}::{qual}:{start}", f.path, kind, qual, start, end,
+                               f"{f.path} | {kind} {qual} | lines {start}-{end}", text))
+        for heading, line, token in f.mentions:
+            mention_rows.append((f.path, heading, line, token))
+    g.insert(store, cur, g.FILE_COLUMNS, "files", file_rows)
+    g.insert(store, cur, g.SYMBOL_COLUMNS, "symbols", symbol_rows)
+    g.insert(store, cur, g.REF_COLUMNS, "refs", ref_rows)
+    g.insert(store, cur, g.CHUNK_COLUMNS, "chunks", chunk_rows)
+    g.insert(store, cur, g.MENTION_COLUMNS, "mentions", mention_rows)
+
+
+def _resolve_imports(raw: list[ImportRow], ctx: ResolveContext) -> list[tuple]:
+    by_family: dict[str, list[ImportRow]] = {}
+    for row in raw:
+        lang = languages.language_for(row.path)
+        if lang is not None:
+            by_family.setdefault(lang.resolver, []).append(row)
+    out = []
+    for family, rows in by_family.items():
+        try:
+            targets = resolve(family, rows, ctx)
+        except Exception:  # a resolver bug leaves imports unresolved, never the index broken
+            log.exception("resolving %s imports failed", family)
+            targets = [[] for _ in rows]
+        for row, found in zip(rows, targets):
+            binding = row.alias or (row.name if row.name and row.name != "*" else None) \
+                or _default_binding(family, row.module)
+            if not found:
+                out.append((row.path, row.line, row.module, row.name, row.alias, binding, None, None, "unresolved"))
+            for t in found:
+                out.append((row.path, row.line, row.module, row.name, row.alias, binding, t.path,
+                            t.is_module, t.strategy))
+    return out
+
+
+def _default_binding(family: str, module: str) -> str:
+    """The local name an import without alias creates: `import a.b` binds a.b; Go's "x/y" binds y."""
+    text = strip_quotes(module)
+    if family == "python":
+        return text
+    for sep in ("::", "/", "."):
+        text = text.rsplit(sep, 1)[-1]
+    return text
+
+
+def _refresh_history(store: Store, root: Path, settings: Settings) -> None:
+    head = gitmine.head(root)
+    if head is None or head == store.meta("git_head"):
+        return
+    known = set(g.known_files(store.conn))
+    history = gitmine.mine(root, known, settings.git_max_commits, settings.co_change_max_files)
+    rows = gitmine.co_change_edges(history, settings.co_change_min_support)
+    with store.write_lock:
+        cur = store.conn
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            g.replace_history(store, cur, rows, history.churn, history.last_change)
+            store.set_meta("git_head", head, cur)
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise

@@ -1,0 +1,98 @@
+"""Python imports: absolute, relative and package imports against the workspace's source roots.
+
+A source root is a folder whose top-level packages are importable: the workspace root, `src/`,
+and any folder that holds a package (a folder with `__init__.py`) without being a package
+itself. `import a.b.c` reaches the module a.b.c only (as grimp records it); `from a import b`
+reaches the module a.b when it exists, else a (b is then a name defined in a).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target
+
+
+def module_map(ctx: ResolveContext) -> dict[str, str]:
+    cached = ctx.cache.get("python.modules")
+    if cached is None:
+        cached = ctx.cache["python.modules"] = _build_module_map(ctx)
+    return cached
+
+
+def _build_module_map(ctx: ResolveContext) -> dict[str, str]:
+    py = [p for p in ctx.paths if p.endswith((".py", ".pyi"))]
+    packages = {posixpath.dirname(p) for p in py if posixpath.basename(p) in ("__init__.py", "__init__.pyi")}
+    roots = {""}
+    for pkg in packages:
+        parent = posixpath.dirname(pkg)
+        if parent not in packages:
+            roots.add(parent)
+    if "src" in ctx.dirs or any(p.startswith("src/") for p in py):
+        roots.add("src")
+    modules: dict[str, str] = {}
+    # shorter roots first, .py before .pyi: the first claim on a module name wins
+    for root in sorted(roots, key=lambda r: (r.count("/") + (r != ""), r)):
+        prefix = root + "/" if root else ""
+        for p in sorted(py, key=lambda p: p.endswith(".pyi")):
+            if not p.startswith(prefix):
+                continue
+            rel = p[len(prefix):]
+            stem = rel.rsplit(".", 1)[0]
+            parts = stem.split("/")
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if not parts or not all(part.isidentifier() for part in parts):
+                continue
+            # a module below the root must sit in a chain of packages to be importable
+            if not all(posixpath.join(root, *parts[:i]) in packages for i in range(1, len(parts))):
+                continue
+            modules.setdefault(".".join(parts), p)
+    return modules
+
+
+def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
+    modules = module_map(ctx)
+    by_path = ctx.cache.get("python.by_path")
+    if by_path is None:
+        by_path = ctx.cache["python.by_path"] = {v: k for k, v in modules.items()}
+    tops = {m.split(".")[0] for m in modules}
+    out = []
+    for row in rows:
+        module = row.module.strip()
+        if module == "__future__":
+            out.append(EXTERNAL)
+            continue
+        if module.startswith("."):
+            level = len(module) - len(module.lstrip("."))
+            own = by_path.get(row.path)
+            if own is None:
+                out.append([])
+                continue
+            package = own.split(".") if posixpath.basename(row.path).startswith("__init__.") \
+                else own.split(".")[:-1]
+            if level - 1 > len(package):
+                out.append([])
+                continue
+            base = package[:len(package) - (level - 1)]
+            rest = module.lstrip(".")
+            full = ".".join(base + ([rest] if rest else []))
+            strategy = "relative"
+        else:
+            full = module
+            strategy = "absolute"
+            if full.split(".")[0] not in tops:
+                out.append(EXTERNAL)
+                continue
+        out.append(_targets(full, row.name, modules, strategy))
+    return out
+
+
+def _targets(full: str, name: str | None, modules: dict[str, str], strategy: str) -> list[Target]:
+    if name and name != "*":
+        sub = f"{full}.{name}" if full else name
+        if sub in modules:
+            return [Target(modules[sub], True, "package" if strategy == "absolute" else strategy)]
+    if full in modules:
+        return [Target(modules[full], name is None or name == "*", strategy)]
+    return []

@@ -1,0 +1,278 @@
+"""SQL over the graph tables: replacing a file's rows, resolving names, promotions, reads.
+
+Every write function takes the transaction's cursor; the indexer decides when to commit.
+"""
+
+from __future__ import annotations
+
+from memory_lsp.store.db import Store
+
+FILE_COLUMNS = (["path", "lang", "hash", "size", "mtime", "loc", "is_test", "notes", "side_effects",
+                 "mutations"],
+                ["VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "DOUBLE", "INTEGER", "BOOLEAN", "VARCHAR",
+                 "VARCHAR", "INTEGER"])
+SYMBOL_COLUMNS = (["id", "path", "name", "qualname", "kind", "start_line", "end_line", "parent",
+                   "fingerprint"],
+                  ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER",
+                   "VARCHAR", "VARCHAR"])
+REF_COLUMNS = (["path", "kind", "src", "src_class", "name", "receiver", "line"],
+               ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"])
+IMPORT_COLUMNS = (["path", "line", "module", "name", "alias", "binding", "target", "is_module", "strategy"],
+                  ["VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR",
+                   "BOOLEAN", "VARCHAR"])
+EDGE_COLUMNS = (["src", "dst", "kind", "src_path", "dst_path", "line", "confidence", "strategy",
+                 "name", "support"],
+                ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "DOUBLE", "VARCHAR",
+                 "VARCHAR", "INTEGER"])
+CHUNK_COLUMNS = (["id", "path", "kind", "name", "start_line", "end_line", "prefix", "text"],
+                 ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER", "VARCHAR", "VARCHAR"])
+MENTION_COLUMNS = (["path", "heading", "line", "token"], ["VARCHAR", "VARCHAR", "INTEGER", "VARCHAR"])
+SKIP_COLUMNS = (["path", "reason", "size"], ["VARCHAR", "VARCHAR", "BIGINT"])
+
+DERIVED_KINDS = ("IMPORTS", "ASSERTS_ON", "DRIVES", "DOCUMENTS")
+
+
+def insert(store: Store, cur, columns: tuple, table: str, rows: list[tuple]) -> None:
+    store.bulk_insert(table, columns[0], columns[1], rows, cur=cur)
+
+
+def set_temp(store: Store, cur, name: str, values) -> None:
+    """A one-column temp table `name(v)` used to filter statements by a set of values."""
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE {name} (v VARCHAR)")
+    store.bulk_insert(name, ["v"], ["VARCHAR"], [(v,) for v in values], cur=cur)
+
+
+def known_files(cur) -> dict[str, tuple]:
+    return {r[0]: (r[1], r[2], r[3]) for r in cur.execute("SELECT path, hash, size, mtime FROM files").fetchall()}
+
+
+def names_defined_in(cur, temp: str) -> set[str]:
+    return {r[0] for r in cur.execute(f"SELECT DISTINCT name FROM symbols WHERE path IN (SELECT v FROM {temp})").fetchall()}
+
+
+def delete_paths(cur, temp: str) -> None:
+    """Remove every row a set of files contributed, and every edge that touches them."""
+    for table in ("files", "skipped", "symbols", "refs", "imports", "chunks", "mentions"):
+        cur.execute(f"DELETE FROM {table} WHERE path IN (SELECT v FROM {temp})")
+    cur.execute(f"DELETE FROM edges WHERE kind <> 'CO_CHANGES' AND (src_path IN (SELECT v FROM {temp}) "
+                f"OR dst_path IN (SELECT v FROM {temp}))")
+
+
+def import_rows(cur, temp: str | None) -> list[tuple]:
+    where = f"WHERE path IN (SELECT v FROM {temp})" if temp else ""
+    return cur.execute(f"SELECT DISTINCT path, line, module, name, alias FROM imports {where}").fetchall()
+
+
+def import_targets(cur, temp: str | None) -> dict[str, set]:
+    where = f"WHERE path IN (SELECT v FROM {temp})" if temp else ""
+    out: dict[str, set] = {}
+    for path, target, binding in cur.execute(f"SELECT path, target, binding FROM imports {where}").fetchall():
+        out.setdefault(path, set()).add((target, binding))
+    return out
+
+
+def delete_imports(cur, temp: str | None) -> None:
+    where = f"WHERE path IN (SELECT v FROM {temp})" if temp else ""
+    cur.execute(f"DELETE FROM imports {where}")
+
+
+def rebuild_import_edges(cur) -> None:
+    cur.execute("DELETE FROM edges WHERE kind = 'IMPORTS'")
+    cur.execute("""
+        INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
+        SELECT path, target, 'IMPORTS', path, target, min(line), 1.0, min(strategy), NULL, count(*)
+        FROM imports WHERE target IS NOT NULL AND target <> path GROUP BY path, target""")
+
+
+def resolve_refs(cur, self_names: list[str], path_temp: str | None, name_temp: str | None) -> None:
+    """Resolve call and base-class references to symbols, best strategy first.
+
+    1 self: `self.f()` inside a class -> that class's method (0.95)
+    2 same_file / import / module_attr: a definition in this file, an imported name, or a name
+      reached through an imported module (0.9)
+    3 name: the name is defined elsewhere in the workspace: unique 0.5, 2-5 candidates 0.5/n each
+    More than 5 candidates, or none: unresolved (counted, never guessed).
+    """
+    filters = []
+    if path_temp:
+        filters.append(f"path IN (SELECT v FROM {path_temp})")
+    if name_temp:
+        filters.append(f"name IN (SELECT v FROM {name_temp})")
+    where = f"WHERE {' OR '.join(filters)}" if filters else ""
+    if filters:
+        cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS') AND "
+                    f"({' OR '.join(f.replace('path IN', 'src_path IN') for f in filters)})")
+    selfs = ", ".join("'" + s.replace("'", "") + "'" for s in self_names) or "''"
+    cur.execute(f"""
+        INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
+        WITH r AS (SELECT path, kind, src, src_class, name, receiver, line FROM refs {where}),
+        common AS (SELECT name, count(*) AS n FROM symbols GROUP BY name HAVING count(*) <= 5),
+        cand AS (
+            SELECT r.*, s.id AS dst, s.path AS dst_path, 1 AS rank, 0.95 AS conf, 'self' AS strategy
+            FROM r JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
+            WHERE r.receiver IN ({selfs})
+            UNION ALL
+            SELECT r.*, s.id, s.path, 2, 0.9, 'same_file'
+            FROM r JOIN symbols s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
+            WHERE r.receiver IS NULL
+            UNION ALL
+            SELECT r.*, s.id, s.path, 2, 0.9, 'import'
+            FROM r JOIN imports i ON i.path = r.path AND NOT i.is_module AND i.binding = r.name
+                   JOIN symbols s ON s.path = i.target AND s.name = i.name AND s.parent IS NULL
+            WHERE r.receiver IS NULL
+            UNION ALL
+            SELECT r.*, s.id, s.path, 2, 0.9, 'module_attr'
+            FROM r JOIN imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
+                   JOIN symbols s ON s.path = i.target AND s.name = r.name AND s.parent IS NULL
+            UNION ALL
+            SELECT r.*, s.id, s.path, 3, 0.5, 'name'
+            FROM r JOIN common c ON c.name = r.name
+                   JOIN symbols s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method')
+            WHERE NOT EXISTS (SELECT 1 FROM imports x WHERE x.path = r.path AND x.target IS NULL
+                              AND x.binding = split_part(r.receiver, '.', 1))
+        ),
+        ranked AS (
+            SELECT *, min(rank) OVER w AS best,
+                   count(DISTINCT dst) OVER (PARTITION BY path, kind, src, name, receiver, line, rank) AS n
+            FROM cand WINDOW w AS (PARTITION BY path, kind, src, name, receiver, line)
+        )
+        SELECT DISTINCT src, dst, CASE WHEN kind = 'call' THEN 'CALLS' ELSE 'INHERITS' END,
+               path, dst_path, line,
+               CASE WHEN rank = 3 THEN conf / n ELSE conf END,
+               CASE WHEN rank = 3 AND n > 1 THEN 'name_ambiguous' WHEN rank = 3 THEN 'name_unique'
+                    ELSE strategy END,
+               name, 1
+        FROM ranked WHERE rank = best AND NOT (src = dst AND kind = 'inherit')""")
+
+
+def rebuild_documents(cur) -> None:
+    """Documentation that names a workspace file (path or unique path suffix) or symbol."""
+    cur.execute("DELETE FROM edges WHERE kind = 'DOCUMENTS'")
+    cur.execute("""
+        INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
+        WITH m AS (SELECT path, line, token, regexp_replace(token, '\\(.*\\)$', '') AS bare FROM mentions),
+        by_path AS (
+            SELECT m.path, f.path AS dst, f.path AS dst_path, m.line, m.token,
+                   count(*) OVER (PARTITION BY m.path, m.line, m.token) AS n
+            FROM m JOIN files f ON f.path = m.token OR f.path LIKE '%/' || m.token),
+        by_symbol AS (
+            SELECT m.path, s.id AS dst, s.path AS dst_path, m.line, m.token,
+                   count(*) OVER (PARTITION BY m.path, m.line, m.token) AS n
+            FROM m JOIN symbols s ON (s.qualname = m.bare OR (s.name = m.bare AND length(m.bare) >= 4))
+                                  AND s.kind <> 'section')
+        SELECT DISTINCT path, dst, 'DOCUMENTS', path, dst_path, line, 1.0 / n,
+               CASE WHEN n = 1 THEN 'exact' ELSE 'ambiguous' END, token, 1
+        FROM (SELECT * FROM by_path UNION ALL SELECT * FROM by_symbol)
+        WHERE n <= 3 AND dst_path <> path""")
+
+
+def rebuild_promotions(cur, same_dir_langs: list[str]) -> None:
+    """Seed 000's three promotions, recomputed from the IMPORTS edges after every run."""
+    cur.execute("DELETE FROM edges WHERE kind IN ('ASSERTS_ON', 'DRIVES')")
+    langs = ", ".join("'" + lang + "'" for lang in same_dir_langs) or "''"
+    cur.execute(f"""
+        INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
+        SELECT e.src_path, e.dst_path, 'ASSERTS_ON', e.src_path, e.dst_path, min(e.line), 1.0,
+               'test_import', NULL, 1
+        FROM edges e JOIN files t ON t.path = e.src_path AND t.is_test
+                     JOIN files c ON c.path = e.dst_path AND NOT c.is_test
+        WHERE e.kind = 'IMPORTS' GROUP BY e.src_path, e.dst_path
+        UNION ALL
+        SELECT t.path, c.path, 'ASSERTS_ON', t.path, c.path, NULL, 0.9, 'same_package', NULL, 1
+        FROM files t JOIN files c ON t.lang = c.lang AND t.path <> c.path AND NOT c.is_test
+             AND regexp_replace(t.path, '[^/]*$', '') = regexp_replace(c.path, '[^/]*$', '')
+        WHERE t.is_test AND t.lang IN ({langs})""")
+    cur.execute("""
+        INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
+        WITH imp AS (SELECT DISTINCT src_path, dst_path FROM edges WHERE kind = 'IMPORTS'),
+        fan AS (SELECT dst_path FROM imp GROUP BY dst_path HAVING count(*) >= 3),
+        mut AS (SELECT path FROM files WHERE mutations > 0)
+        SELECT imp.dst_path, imp.src_path, 'DRIVES', imp.dst_path, imp.src_path, NULL, 1.0,
+               CASE WHEN fan.dst_path IS NOT NULL AND mut.path IS NOT NULL THEN 'fan_in+mutation'
+                    WHEN fan.dst_path IS NOT NULL THEN 'fan_in' ELSE 'mutation' END, NULL, 1
+        FROM imp LEFT JOIN fan ON fan.dst_path = imp.dst_path LEFT JOIN mut ON mut.path = imp.dst_path
+        WHERE fan.dst_path IS NOT NULL OR mut.path IS NOT NULL""")
+
+
+def file_history(cur, temp: str) -> list[tuple]:
+    return cur.execute(f"SELECT path, churn, last_change FROM files WHERE path IN (SELECT v FROM {temp})").fetchall()
+
+
+def restore_file_history(store: Store, cur, rows: list[tuple]) -> None:
+    """Give re-parsed files back the git figures mined for them (history runs per HEAD only)."""
+    if not rows:
+        return
+    cur.execute("CREATE OR REPLACE TEMP TABLE _hist (path VARCHAR, churn INTEGER, last_change DOUBLE)")
+    store.bulk_insert("_hist", ["path", "churn", "last_change"], ["VARCHAR", "INTEGER", "DOUBLE"], rows, cur=cur)
+    cur.execute("UPDATE files SET churn = h.churn, last_change = h.last_change FROM _hist h WHERE files.path = h.path")
+
+
+def delete_co_changes(cur, temp: str) -> None:
+    cur.execute(f"DELETE FROM edges WHERE kind = 'CO_CHANGES' AND (src_path IN (SELECT v FROM {temp}) "
+                f"OR dst_path IN (SELECT v FROM {temp}))")
+
+
+def replace_history(store: Store, cur, co_change_rows: list[tuple], churn: dict, last_change: dict) -> None:
+    cur.execute("DELETE FROM edges WHERE kind = 'CO_CHANGES'")
+    insert(store, cur, EDGE_COLUMNS, "edges", co_change_rows)
+    cur.execute("UPDATE files SET churn = 0, last_change = NULL")
+    restore_file_history(store, cur, [(p, churn.get(p, 0), last_change.get(p))
+                                      for p in set(churn) | set(last_change)])
+
+
+def dependency_pairs(cur) -> list[tuple[str, str]]:
+    """(dependent file, file it depends on) for every causal edge between two files."""
+    return cur.execute("""
+        SELECT DISTINCT src_path, dst_path FROM edges
+        WHERE kind IN ('IMPORTS', 'CALLS', 'INHERITS') AND src_path <> dst_path""").fetchall()
+
+
+def write_scores(store: Store, cur, rows: list[tuple]) -> None:
+    """rows: (path, reach, score). Edge score = seed 000's formula over its two files' scores."""
+    cur.execute("CREATE OR REPLACE TEMP TABLE _scores (path VARCHAR, reach INTEGER, score DOUBLE)")
+    store.bulk_insert("_scores", ["path", "reach", "score"], ["VARCHAR", "INTEGER", "DOUBLE"], rows, cur=cur)
+    cur.execute("UPDATE files SET reach = s.reach, score = s.score FROM _scores s WHERE files.path = s.path")
+    cur.execute("""
+        UPDATE edges SET score = round(coalesce(a.score, 0) + coalesce(b.score, 0)
+            + CASE WHEN edges.kind IN ('IMPORTS', 'CALLS', 'INHERITS', 'DRIVES', 'ASSERTS_ON') THEN 1.0 ELSE 0 END
+            + CASE WHEN edges.kind = 'ASSERTS_ON' OR coalesce(a.side_effects, '') <> '' THEN 0.5 ELSE 0 END
+            + ln(1 + coalesce(edges.support, 1)) * 0.3, 4)
+        FROM files a, files b WHERE a.path = edges.src_path AND b.path = edges.dst_path""")
+
+
+def all_edges(cur) -> list[tuple]:
+    return cur.execute("""SELECT src, dst, kind, src_path, dst_path, line, confidence, strategy, score
+                          FROM edges""").fetchall()
+
+
+def symbol_by_id(cur, symbol_id: str):
+    return cur.execute("SELECT id, path, name, qualname, kind, start_line, end_line FROM symbols WHERE id = ?",
+                       [symbol_id]).fetchone()
+
+
+def symbols_of(cur, path: str) -> list[tuple]:
+    return cur.execute("SELECT id, name, qualname, kind, start_line, end_line FROM symbols WHERE path = ? "
+                       "ORDER BY start_line", [path]).fetchall()
+
+
+def file_row(cur, path: str):
+    return cur.execute("SELECT path, lang, is_test, score FROM files WHERE path = ?", [path]).fetchone()
+
+
+def test_paths(cur) -> set[str]:
+    return {r[0] for r in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
+
+
+def unresolved_refs(cur, names: list[str], exclude_dst: list[str]) -> int:
+    """Call sites naming one of `names` that no edge ties to the given targets: they may hide more."""
+    if not names:
+        return 0
+    return cur.execute("""
+        SELECT count(*) FROM refs r WHERE r.kind = 'call' AND list_contains(?, r.name)
+        AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
+                        AND e.line = r.line AND e.name = r.name AND list_contains(?, e.dst))""",
+                       [names, exclude_dst]).fetchone()[0]
+
+
+def unresolved_imports(cur) -> int:
+    return cur.execute("SELECT count(*) FROM imports WHERE strategy = 'unresolved'").fetchone()[0]

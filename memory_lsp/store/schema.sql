@@ -1,0 +1,48 @@
+-- memory-lsp index schema. The database is a cache: everything here is rebuilt from the
+-- workspace (and, for memories, from the event log). Bump SCHEMA_VERSION in db.py on change.
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR, value VARCHAR);
+
+-- one row per indexed file; side_effects and notes are comma-separated words
+CREATE TABLE IF NOT EXISTS files (
+    path VARCHAR, lang VARCHAR, hash VARCHAR, size BIGINT, mtime DOUBLE, loc INTEGER,
+    is_test BOOLEAN, notes VARCHAR, side_effects VARCHAR, mutations INTEGER,
+    churn INTEGER DEFAULT 0, last_change DOUBLE, reach INTEGER DEFAULT 0, score DOUBLE DEFAULT 0
+);
+
+-- files seen but not indexed, with why (binary, too_large, minified, symlink, unreadable)
+CREATE TABLE IF NOT EXISTS skipped (path VARCHAR, reason VARCHAR, size BIGINT);
+
+-- id = path::qualname
+CREATE TABLE IF NOT EXISTS symbols (
+    id VARCHAR, path VARCHAR, name VARCHAR, qualname VARCHAR, kind VARCHAR,
+    start_line INTEGER, end_line INTEGER, parent VARCHAR, fingerprint VARCHAR
+);
+
+-- raw references (calls, base classes) before name resolution; src = symbol id or file path
+CREATE TABLE IF NOT EXISTS refs (
+    path VARCHAR, kind VARCHAR, src VARCHAR, src_class VARCHAR, name VARCHAR,
+    receiver VARCHAR, line INTEGER
+);
+
+-- one row per imported binding and resolved target; target NULL = unresolved or external.
+-- binding = the local name the import creates (alias, imported name, or module's own name)
+CREATE TABLE IF NOT EXISTS imports (
+    path VARCHAR, line INTEGER, module VARCHAR, name VARCHAR, alias VARCHAR, binding VARCHAR,
+    target VARCHAR, is_module BOOLEAN, strategy VARCHAR
+);
+
+-- the graph. name = the referenced name for CALLS/INHERITS (lets a change re-resolve by name)
+CREATE TABLE IF NOT EXISTS edges (
+    src VARCHAR, dst VARCHAR, kind VARCHAR, src_path VARCHAR, dst_path VARCHAR,
+    line INTEGER, confidence DOUBLE, strategy VARCHAR, name VARCHAR, support INTEGER,
+    score DOUBLE DEFAULT 0
+);
+
+-- search units: functions and classes (never split), documentation sections
+CREATE TABLE IF NOT EXISTS chunks (
+    id VARCHAR, path VARCHAR, kind VARCHAR, name VARCHAR, start_line INTEGER,
+    end_line INTEGER, prefix VARCHAR, text VARCHAR
+);
+
+-- names that documentation mentions (backticked or path-like), resolved into DOCUMENTS edges
+CREATE TABLE IF NOT EXISTS mentions (path VARCHAR, heading VARCHAR, line INTEGER, token VARCHAR);

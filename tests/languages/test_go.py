@@ -1,0 +1,248 @@
+"""Go: what the query captures (extract), how imports resolve, and the indexed graph."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from memory_lsp.index.extract import extract
+from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target
+from memory_lsp.index.resolvers import go as go_resolver
+
+
+def _helpers():
+    # imported late: the extraction and resolver tests do not need the workspace service
+    return importlib.import_module("helpers")
+
+
+def facts(source: str, path: str = "server/server.go"):
+    return extract(path, source.encode(), "go")
+
+
+# ---- extraction -------------------------------------------------------------------------
+
+IMPORT_CASES = [
+    ('import "fmt"', [(2, '"fmt"', None, None)]),
+    ('import u "example.com/m/util"', [(2, '"example.com/m/util"', None, "u")]),
+    ('import (\n\t"os"\n\t_ "github.com/lib/pq"\n\t. "strings"\n)',
+     [(3, '"os"', None, None), (4, '"github.com/lib/pq"', None, "_"), (5, '"strings"', None, ".")]),
+]
+
+
+@pytest.mark.parametrize("source,expected", IMPORT_CASES, ids=[c[0] for c in IMPORT_CASES])
+def test_import_captures(source, expected):
+    assert sorted(facts("package m\n" + source + "\n").imports) == sorted(expected)
+
+
+SOURCE = """\
+package server
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+)
+
+type Base struct{}
+
+type Server struct {
+	Base
+	*Other
+	pkg.Embedded
+	name string
+}
+
+type Handler interface {
+	io.Reader
+	Serve(x int) error
+}
+
+type Stack[T any] struct{ items []T }
+type ID int
+type Alias = string
+
+func (s *Server) Handle() {
+	fmt.Println("hi")
+	s.name = "x"
+	s.count++
+	if true {
+		s.other = 1
+	}
+	helper()
+	s.log()
+}
+
+func (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }
+
+func (ID) String() string { return "" }
+
+func helper() {
+	exec.Command("ls").Run()
+	os.WriteFile("f", nil, 0o644)
+}
+"""
+
+
+def test_definitions():
+    syms = {(s[0], s[2], s[5]) for s in facts(SOURCE).symbols}
+    assert syms == {
+        ("Base", "struct", None), ("Server", "struct", None),
+        ("Handler", "interface", None), ("Handler.Serve", "method", "Handler"),
+        ("Stack", "struct", None), ("ID", "type", None), ("Alias", "type", None),
+        ("Server.Handle", "method", "Server"), ("Stack.Push", "method", "Stack"),
+        ("ID.String", "method", "ID"), ("helper", "function", None),
+    }
+
+
+def test_calls():
+    calls = {(r[1], r[2], r[3], r[4]) for r in facts(SOURCE).refs if r[0] == "call"}
+    assert ("Server.Handle", "Server", "Println", "fmt") in calls
+    assert ("Server.Handle", "Server", "helper", None) in calls
+    assert ("Server.Handle", "Server", "log", "s") in calls
+    assert ("helper", None, "Command", "exec") in calls
+    assert ("helper", None, "Run", 'exec.Command("ls")') in calls
+    assert ("Stack.Push", "Stack", "append", None) in calls
+
+
+def test_embedding_is_inheritance():
+    inherits = {(r[1], r[3], r[4]) for r in facts(SOURCE).refs if r[0] == "inherit"}
+    assert inherits == {("Server", "Base", None), ("Server", "Other", None),
+                        ("Server", "Embedded", "pkg"), ("Handler", "Reader", "io")}
+
+
+def test_mutations_and_side_effects():
+    f = facts(SOURCE)
+    # s.name = , s.count++ and s.items = ; the write inside `if` is out of the query's reach
+    assert f.mutations == 3
+    assert set(f.side_effects) == {"subprocess", "file_io"}
+    assert facts('package m\nimport "net/http"\n').side_effects == ["network"]
+    assert facts('package m\nimport "database/sql"\n').side_effects == ["database"]
+    assert facts('package m\nimport "net/url"\n').side_effects == []
+    assert facts('package m\nfunc f() { os.Open("x") }\n').side_effects == ["file_io"]
+
+
+def test_test_files():
+    assert facts("package server\n", "server/server_test.go").is_test
+    assert not facts("package server\n", "server/server.go").is_test
+
+
+# ---- import resolution --------------------------------------------------------------------
+
+def _ctx(tmp_path, files: dict[str, str]) -> ResolveContext:
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return ResolveContext(root=tmp_path, paths=frozenset(p for p in files if p.endswith(".go")))
+
+
+RESOLVE_CASES = [
+    ("main.go", '"example.com/m/util"', [Target("util/a.go", True, "go_package"),
+                                         Target("util/b.go", True, "go_package")]),
+    ("main.go", '"example.com/m"', [Target("main.go", True, "go_package")]),
+    ("main.go", '"example.com/m/missing"', []),
+    ("main.go", '"fmt"', EXTERNAL),
+    ("main.go", '"github.com/other/lib"', EXTERNAL),
+    ("main.go", '"github.com/vend/pkg"', [Target("vendor/github.com/vend/pkg/p.go", True, "go_vendor")]),
+    ("tools/gen/main.go", '"example.com/tools/internal/x"',
+     [Target("tools/internal/x/x.go", True, "go_package")]),
+    ("tools/gen/main.go", '"example.com/m/util"', [Target("util/a.go", True, "go_package"),
+                                                   Target("util/b.go", True, "go_package")]),
+]
+
+
+@pytest.mark.parametrize("importer,module,expected", RESOLVE_CASES, ids=[c[1] for c in RESOLVE_CASES])
+def test_resolve(tmp_path, importer, module, expected):
+    ctx = _ctx(tmp_path, {
+        "go.mod": "module example.com/m\n\ngo 1.22\n",
+        "main.go": "package main\n",
+        "util/a.go": "package util\n",
+        "util/b.go": "package util\n",
+        "util/a_test.go": "package util\n",
+        "vendor/github.com/vend/pkg/p.go": "package pkg\n",
+        # a nested module: its own go.mod, in a folder without .go files of its own
+        "tools/go.mod": 'module "example.com/tools"\n',
+        "tools/gen/main.go": "package main\n",
+        "tools/internal/x/x.go": "package x\n",
+    })
+    [found] = go_resolver.resolve([ImportRow(importer, 1, module, None, None)], ctx)
+    assert sorted(found) == sorted(expected)
+
+
+def test_resolve_without_go_mod(tmp_path):
+    ctx = _ctx(tmp_path, {"main.go": "package main\n", "util/a.go": "package util\n"})
+    assert go_resolver.resolve([ImportRow("main.go", 1, '"util"', None, None)], ctx) == [EXTERNAL]
+
+
+# ---- the indexed graph ----------------------------------------------------------------------
+
+WORKSPACE = {
+    "go.mod": "module example.com/m\n\ngo 1.22\n",
+    "util/util.go": "package util\n\nfunc Do() int { return 1 }\n",
+    "server/server.go": """\
+package server
+
+import "example.com/m/util"
+
+type Base struct{}
+
+func (b *Base) Close() {}
+
+type Server struct {
+	Base
+}
+
+func (s *Server) Handle() int {
+	return helper() + util.Do()
+}
+
+func helper() int { return 2 }
+""",
+    "server/extra.go": "package server\n\nfunc Extra() {}\n",
+    "server/server_test.go": """\
+package server
+
+import "testing"
+
+func TestHandle(t *testing.T) {
+	s := &Server{}
+	s.Handle()
+}
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    ws = _helpers().index_files(tmp_path_factory.mktemp("go"), WORKSPACE)
+    yield ws
+    close = getattr(ws, "close", None)
+    if close:
+        close()
+
+
+def test_graph_symbols(ws):
+    assert _helpers().symbols(ws, "server/server.go") == {
+        ("Base", "struct"), ("Base.Close", "method"), ("Server", "struct"),
+        ("Server.Handle", "method"), ("helper", "function"),
+    }
+
+
+def test_graph_imports(ws):
+    assert ("server/server.go", "util/util.go") in _helpers().file_edges(ws, "IMPORTS")
+
+
+def test_graph_calls(ws):
+    calls = _helpers().symbol_edges(ws, "CALLS")
+    assert ("server/server.go::Server.Handle", "server/server.go::helper") in calls
+    assert ("server/server.go::Server.Handle", "util/util.go::Do") in calls
+
+
+def test_graph_inherits(ws):
+    assert ("server/server.go::Server", "server/server.go::Base") in _helpers().symbol_edges(ws, "INHERITS")
+
+
+def test_graph_test_asserts_on_its_package(ws):
+    asserts = {e for e in _helpers().file_edges(ws, "ASSERTS_ON") if e[0] == "server/server_test.go"}
+    assert asserts == {("server/server_test.go", "server/server.go"),
+                       ("server/server_test.go", "server/extra.go")}

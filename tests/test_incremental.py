@@ -1,0 +1,107 @@
+"""Incremental indexing ends in exactly the graph a fresh full index builds."""
+
+import os
+
+from helpers import write_files
+from memory_lsp.service import Workspace
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": "class Base:\n    def run(self):\n        return helper()\n\ndef helper():\n    return 1\n",
+    "pkg/user.py": "from .base import Base, helper\n\nclass User(Base):\n    def go(self):\n        helper()\n",
+    "pkg/old_name.py": "from pkg.user import User\n\ndef make():\n    return User()\n",
+    "pkg/gone.py": "from pkg.base import helper\n\ndef uses():\n    helper()\n",
+    "tests/test_user.py": "from pkg.user import User\n\ndef test_go():\n    User().go()\n",
+    "README.md": "# Readme\nSee `pkg/gone.py` and `make`.\n",
+}
+
+# Columns that describe the graph (scores, mtimes and git figures move with the clock).
+SNAPSHOT = {
+    "files": "path, lang, hash, size, loc, is_test, notes, side_effects, mutations",
+    "symbols": "id, path, name, qualname, kind, start_line, end_line, parent, fingerprint",
+    "refs": "path, kind, src, src_class, name, receiver, line",
+    "imports": "path, line, module, name, alias, binding, target, is_module, strategy",
+    "edges": "src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support",
+    "chunks": "id, path, kind, name, start_line, end_line, prefix, text",
+    "mentions": "path, heading, line, token",
+    "skipped": "path, reason, size",
+}
+
+
+def snapshot(ws):
+    cur = ws.store.cursor()
+    return {t: sorted(cur.execute(f"SELECT {cols} FROM {t}").fetchall(), key=repr) for t, cols in SNAPSHOT.items()}
+
+
+def touch_later(path):
+    st = os.stat(path)
+    os.utime(path, (st.st_atime, st.st_mtime + 5))
+
+
+def test_edit_rename_delete_add_equals_fresh_index(tmp_path):
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    # edit: helper gets a new body and moves down two lines; User gains a method
+    (root / "pkg/base.py").write_text("import os\n\nclass Base:\n    def run(self):\n        return helper()\n\n"
+                                      "def helper():\n    return os.getcwd()\n")
+    (root / "pkg/user.py").write_text(FILES["pkg/user.py"] + "    def stop(self):\n        self.go()\n")
+    touch_later(root / "pkg/user.py")
+    os.rename(root / "pkg/old_name.py", root / "pkg/new_name.py")
+    os.remove(root / "pkg/gone.py")
+    (root / "pkg/added.py").write_text("from pkg.new_name import make\n\ndef again():\n    make()\n")
+    report = ws.index(workers=0)
+    assert (report.parsed, report.deleted) == (4, 2)
+    incremental = snapshot(ws)
+    ws.close()
+
+    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
+    fresh.index(workers=0)
+    assert snapshot(fresh) == incremental
+    fresh.close()
+    # nothing of the deleted or renamed-away files survives
+    assert not any("gone.py" in repr(row) or "old_name.py" in repr(row)
+                   for table in incremental.values() for row in table if "README" not in repr(row))
+
+
+def test_unchanged_files_are_not_parsed_again(tmp_path):
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    first = ws.index(workers=0)
+    assert first.parsed == len(FILES)
+    again = ws.index(workers=0)
+    assert (again.parsed, again.unchanged) == (0, len(FILES))
+    touch_later(root / "pkg/base.py")  # same content, new mtime: hashed, not re-parsed into new rows
+    before = snapshot(ws)
+    ws.index(workers=0)
+    assert snapshot(ws) == before
+    ws.close()
+
+
+def test_editor_buffer_reindex_replaces_one_file(tmp_path):
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    ws.reindex({"pkg/gone.py": b"def uses():\n    pass\n"})  # buffer text, not on disk
+    cur = ws.store.cursor()
+    assert cur.execute("SELECT count(*) FROM edges WHERE src_path = 'pkg/gone.py' AND kind = 'IMPORTS'").fetchone()[0] == 0
+    ws.reindex({"pkg/gone.py": None})  # disk content again
+    assert cur.execute("SELECT count(*) FROM edges WHERE src_path = 'pkg/gone.py' AND kind = 'IMPORTS'").fetchone()[0] == 1
+    os.remove(root / "pkg/gone.py")
+    ws.reindex({"pkg/gone.py": None})
+    assert cur.execute("SELECT count(*) FROM files WHERE path = 'pkg/gone.py'").fetchone()[0] == 0
+    ws.close()
+
+
+def test_parallel_and_serial_indexes_agree(tmp_path):
+    files = dict(FILES)
+    for i in range(80):  # enough files to start the worker pool
+        files[f"gen/m{i}.py"] = f"from pkg.base import helper\n\ndef f{i}():\n    return helper() + {i}\n"
+    root = write_files(tmp_path / "ws", files)
+    serial = Workspace.open(root, db=str(tmp_path / "a.duckdb"))
+    serial.index(workers=0)
+    parallel = Workspace.open(root, db=str(tmp_path / "b.duckdb"))
+    parallel.index(workers=2)
+    assert snapshot(serial) == snapshot(parallel)
+    serial.close()
+    parallel.close()

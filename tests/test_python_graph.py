@@ -1,0 +1,128 @@
+"""The Python graph on a small package: imports, calls, inheritance, promotions, docs."""
+
+import pytest
+
+from helpers import file_edges, index_files, symbol_edges, symbols
+
+FILES = {
+    "app/__init__.py": "",
+    "app/core.py": (
+        "import requests\n"
+        "class Base:\n"
+        "    def save(self):\n"
+        "        self.saved = True\n"
+        "def helper():\n"
+        "    return 1\n"
+    ),
+    "app/models.py": (
+        "from .core import Base, helper\n"
+        "from . import util\n"
+        "class User(Base):\n"
+        "    def save(self):\n"
+        "        helper()\n"
+        "        self.audit()\n"
+        "        util.log('x')\n"
+        "    def audit(self):\n"
+        "        pass\n"
+    ),
+    "app/util.py": "def log(msg):\n    print(msg)\n",
+    "app/sub/__init__.py": "",
+    "app/sub/deep.py": "from ..core import helper\nfrom ...outside import nothing\nimport app.util\n",
+    "app/views.py": "from app.models import User\nfrom app import core\n\ndef show():\n    User().save()\n",
+    "tests/test_models.py": "from app.models import User\n\ndef test_user():\n    User().save()\n",
+    "docs/guide.md": "# Guide\nThe `User` model lives in `app/models.py`.\n\n## Helpers\nSee `helper()`.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    ws = index_files(tmp_path_factory.mktemp("py"), FILES)
+    yield ws
+    ws.close()
+
+
+def test_symbols_have_qualified_names_kinds_and_lines(ws):
+    assert symbols(ws, "app/models.py") == {("User", "class"), ("User.save", "method"), ("User.audit", "method")}
+    row = ws.store.cursor().execute(
+        "SELECT start_line, end_line FROM symbols WHERE id = 'app/models.py::User.save'").fetchone()
+    assert row == (4, 7)
+
+
+def test_relative_absolute_and_package_imports_resolve(ws):
+    imports = file_edges(ws, "IMPORTS")
+    assert ("app/models.py", "app/core.py") in imports  # from .core import Base
+    assert ("app/models.py", "app/util.py") in imports  # from . import util (a module)
+    assert ("app/sub/deep.py", "app/core.py") in imports  # from ..core import helper
+    assert ("app/sub/deep.py", "app/util.py") in imports  # import app.util
+    assert ("app/views.py", "app/core.py") in imports  # from app import core
+    assert not any(dst == "app/__init__.py" for src, dst in imports if src == "app/views.py")
+
+
+def test_unresolvable_relative_import_is_counted(ws):
+    assert ws.doctor()["unresolved_imports"] == 1  # from ...outside: above the top package
+
+
+def test_calls_resolve_with_strategy_and_line(ws):
+    rows = ws.store.cursor().execute(
+        "SELECT src, dst, strategy, line, confidence FROM edges WHERE kind = 'CALLS'").fetchall()
+    by = {(r[0], r[1]): r for r in rows}
+    assert by[("app/models.py::User.save", "app/core.py::helper")][2:4] == ("import", 5)
+    assert by[("app/models.py::User.save", "app/models.py::User.audit")][2] == "self"
+    assert by[("app/models.py::User.save", "app/util.py::log")][2] == "module_attr"
+    assert ("app/views.py::show", "app/models.py::User") in by
+    # print() is a builtin: no edge, and counted as unresolved
+    assert not any(dst.endswith("::print") for _, dst in by)
+
+
+def test_inheritance(ws):
+    assert ("app/models.py::User", "app/core.py::Base") in symbol_edges(ws, "INHERITS")
+
+
+def test_promotions_and_side_effects(ws):
+    asserts = file_edges(ws, "ASSERTS_ON")
+    assert asserts == {("tests/test_models.py", "app/models.py")}
+    drives = ws.store.cursor().execute(
+        "SELECT src_path, dst_path, strategy FROM edges WHERE kind = 'DRIVES'").fetchall()
+    # core.py writes self.saved (mutation) and is imported by 3 files (fan-in)
+    assert ("app/core.py", "app/models.py", "fan_in+mutation") in drives
+    effects = ws.store.cursor().execute("SELECT side_effects, is_test FROM files WHERE path = 'app/core.py'").fetchone()
+    assert effects == ("network", False)
+
+
+def test_documents_edges_from_markdown(ws):
+    docs = symbol_edges(ws, "DOCUMENTS")
+    assert ("docs/guide.md", "app/models.py") in docs
+    assert ("docs/guide.md", "app/models.py::User") in docs
+    assert ("docs/guide.md", "app/core.py::helper") in docs
+    chunks = ws.store.cursor().execute(
+        "SELECT name FROM chunks WHERE path = 'docs/guide.md' ORDER BY start_line").fetchall()
+    assert chunks == [("Guide",), ("Helpers",)]
+
+
+def test_chunks_keep_whole_functions_with_context_prefix(ws):
+    prefix, text = ws.store.cursor().execute(
+        "SELECT prefix, text FROM chunks WHERE id LIKE 'app/models.py::User.save:%'").fetchone()
+    assert prefix == "app/models.py | method User.save | lines 4-7"
+    assert text.startswith("def save(self):") and text.endswith("util.log('x')")
+
+
+def test_impact_of_a_file_lists_dependents_paths_and_tests(ws):
+    result = ws.impact("app/core.py", depth=3)
+    by_path = {d["path"]: d for d in result["dependents"]}
+    assert by_path["app/models.py"]["depth"] == 1
+    assert by_path["app/views.py"]["depth"] in (1, 2)
+    assert by_path["tests/test_models.py"]["via"][0] == "app/core.py"
+    assert "tests/test_models.py" in result["tests"]
+
+
+def test_impact_of_a_symbol_follows_callers(ws):
+    result = ws.impact("app/core.py::helper", depth=2)
+    nodes = {(d["path"], d["symbol"]) for d in result["dependents"]}
+    assert ("app/models.py", "User.save") in nodes
+    assert result["tests"] == ["tests/test_models.py"]
+
+
+def test_scores_rank_the_most_depended_on_file_first(ws):
+    central = ws.summary()["central"]
+    assert central[0]["path"] == "app/core.py"
+    assert central[0]["dependents"] >= 4
