@@ -231,12 +231,13 @@ def _write(store, cur, root, settings, known, facts, unchanged_hash, skipped, de
     g.rebuild_import_edges(cur)
 
     self_names = sorted({s for lang in languages.registry().values() for s in lang.self_names})
+    implicit = [lang.name for lang in languages.registry().values() if lang.implicit_self]
     if first_run:
-        g.resolve_refs(cur, self_names, None, None)
+        g.resolve_refs(cur, self_names, implicit, None, None)
     elif rebound or names:
         g.set_temp(store, cur, "_rebound", rebound)
         g.set_temp(store, cur, "_names", names)
-        g.resolve_refs(cur, self_names, "_rebound", "_names")
+        g.resolve_refs(cur, self_names, implicit, "_rebound", "_names")
     g.rebuild_documents(cur)
     same_dir = [lang.name for lang in languages.registry().values() if lang.test_asserts_same_dir]
     g.rebuild_promotions(cur, same_dir)

@@ -36,6 +36,7 @@ class Language:
     test_files: tuple[str, ...] = ()
     side_effects: dict = field(default_factory=dict, hash=False, compare=False)
     test_asserts_same_dir: bool = False
+    implicit_self: bool = False  # a bare `f()` inside a class may call its own method (Java, C++, Ruby)
 
     def is_test(self, relpath: str) -> bool:
         """Test rules: a bare pattern matches the file name; `dir/*` matches any folder named dir."""

@@ -84,10 +84,12 @@ def rebuild_import_edges(cur) -> None:
         FROM imports WHERE target IS NOT NULL AND target <> path GROUP BY path, target""")
 
 
-def resolve_refs(cur, self_names: list[str], path_temp: str | None, name_temp: str | None) -> None:
+def resolve_refs(cur, self_names: list[str], implicit_self_langs: list[str], path_temp: str | None,
+                 name_temp: str | None) -> None:
     """Resolve call and base-class references to symbols, best strategy first.
 
-    1 self: `self.f()` inside a class -> that class's method (0.95)
+    1 self: `self.f()` inside a class -> that class's method (0.95); also a bare `f()` where
+      the language lets a method call its siblings without `this` (0.9)
     2 same_file / import / module_attr: a definition in this file, an imported name, or a name
       reached through an imported module (0.9)
     3 name: the name is defined elsewhere in the workspace: unique 0.5, 2-5 candidates 0.5/n each
@@ -103,6 +105,7 @@ def resolve_refs(cur, self_names: list[str], path_temp: str | None, name_temp: s
         cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS') AND "
                     f"({' OR '.join(f.replace('path IN', 'src_path IN') for f in filters)})")
     selfs = ", ".join("'" + s.replace("'", "") + "'" for s in self_names) or "''"
+    implicit = ", ".join("'" + lang + "'" for lang in implicit_self_langs) or "''"
     cur.execute(f"""
         INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
         WITH r AS (SELECT path, kind, src, src_class, name, receiver, line FROM refs {where}),
@@ -111,6 +114,11 @@ def resolve_refs(cur, self_names: list[str], path_temp: str | None, name_temp: s
             SELECT r.*, s.id AS dst, s.path AS dst_path, 1 AS rank, 0.95 AS conf, 'self' AS strategy
             FROM r JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
             WHERE r.receiver IN ({selfs})
+            UNION ALL
+            SELECT r.*, s.id, s.path, 1, 0.9, 'self'
+            FROM r JOIN files f ON f.path = r.path AND f.lang IN ({implicit})
+                   JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
+            WHERE r.receiver IS NULL
             UNION ALL
             SELECT r.*, s.id, s.path, 2, 0.9, 'same_file'
             FROM r JOIN symbols s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL

@@ -13,7 +13,7 @@ from memory_lsp.index.resolvers import java as java_resolver
 
 def _helpers():
     # imported late: the extraction and resolver tests do not need the workspace service
-    return importlib.import_module("tests.helpers")
+    return importlib.import_module("helpers")
 
 
 def facts(source: str, path: str = "src/main/java/com/x/A.java"):
@@ -201,3 +201,14 @@ def test_index_inheritance_imports_and_tests(tmp_path):
     assert not any(dst is None or dst.startswith("java") for _, dst in imports)
     assert (f"{CHILD}::Child.run", f"{UTIL}::Util.twice") in h.symbol_edges(ws, "CALLS")
     assert ("src/test/java/com/x/ChildTest.java", CHILD) in h.file_edges(ws, "ASSERTS_ON")
+
+
+def test_bare_call_to_a_sibling_method_resolves_to_it(tmp_path):
+    ws = _helpers().index_files(tmp_path, {
+        "src/A.java": "class A {\n  void a() { b(); }\n  void b() {}\n}\n",
+        "src/B.java": "class B {\n  void b() {}\n}\n",
+    })
+    calls = _helpers().symbol_edges(ws, "CALLS")
+    assert ("src/A.java::A.a", "src/A.java::A.b") in calls
+    assert ("src/A.java::A.a", "src/B.java::B.b") not in calls
+    ws.close()

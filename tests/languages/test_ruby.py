@@ -13,7 +13,7 @@ from memory_lsp.index.resolvers import ruby as ruby_resolver
 
 def _helpers():
     # imported late: the extraction and resolver tests do not need the workspace service
-    return importlib.import_module("tests.helpers")
+    return importlib.import_module("helpers")
 
 
 def facts(source: str, path: str = "lib/a.rb"):
