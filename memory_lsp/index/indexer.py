@@ -78,7 +78,11 @@ def _parse_batch(args) -> list:
 def run(store: Store, root: Path, settings: Settings, progress: Progress | None = None,
         workers: int | None = None, only: dict[str, bytes | None] | None = None) -> IndexReport:
     """Index `root`. `only` limits the run to some paths (None content = read from disk;
-    a path that no longer exists is deleted): the incremental path of editors and watchers."""
+    a path that no longer exists is deleted): the incremental path of editors and watchers.
+
+    Parsed files are written while the workers parse the rest, all in one transaction that
+    ends with resolution and promotions: a reader never sees half a run.
+    """
     started = time.perf_counter()
     report = IndexReport(recovered=store.recovered)
     cur = store.conn
@@ -103,26 +107,26 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
             continue
         to_parse.append(cand)
     report.files = len(candidates)
-
-    results = _parse_all(str(root), to_parse, settings, overrides, workers, progress)
-    facts = [r for r in results if isinstance(r, FileFacts)]
-    unchanged_hash = [f for f in facts if known.get(f.path, (None,))[0] == f.hash]
-    skipped += [(r.path, r.reason, r.size) for r in results if isinstance(r, Skip)]
-    report.parsed = len(facts)
     report.deleted = len(deleted)
-    for _, reason, _ in skipped:
-        report.skipped[reason.split(":")[0]] += 1
 
-    mtimes = {c.path: c.mtime for c in candidates}
     with store.write_lock:
         cur.execute("BEGIN TRANSACTION")
         try:
-            _write(store, cur, root, settings, known, facts, unchanged_hash, skipped, deleted,
-                   mtimes, full=only is None)
+            writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates})
+            writer.remove(deleted, deleted=True)
+            if only is None:
+                cur.execute("DELETE FROM skipped")
+            for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress):
+                writer.add(batch)
+            writer.add([Skip(*s) for s in skipped])
+            writer.finish(root)
             cur.execute("COMMIT")
         except BaseException:
             cur.execute("ROLLBACK")
             raise
+    report.parsed = writer.parsed
+    for _, reason, _ in writer.skipped:
+        report.skipped[reason.split(":")[0]] += 1
     if only is None:
         _refresh_history(store, root, settings)
     from memory_lsp.graph.scoring import refresh_scores
@@ -156,92 +160,107 @@ def _only_candidates(root, only, settings, known):
     return candidates, skipped, deleted, overrides
 
 
-def _parse_all(root, to_parse, settings, overrides, workers, progress) -> list:
+def _parse_all(root, to_parse, settings, overrides, workers, progress):
+    """Yield parse results in batches, from worker processes when there are enough files."""
     workers = settings.workers if workers is None else workers
     total = len(to_parse)
     if progress:
         progress(0, total)
     if workers <= 1 or total < PARALLEL_THRESHOLD:
-        out = []
-        for i, cand in enumerate(to_parse):
-            out.append(parse_one(root, cand, settings, overrides.get(cand.path)))
-            if progress and (i % 50 == 0 or i + 1 == total):
-                progress(i + 1, total)
-        return out
+        for start in range(0, total, BATCH):
+            yield [parse_one(root, cand, settings, overrides.get(cand.path))
+                   for cand in to_parse[start:start + BATCH]]
+            if progress:
+                progress(min(start + BATCH, total), total)
+        return
     # biggest files first so that no worker is left with a large file at the end
     ordered = sorted(to_parse, key=lambda c: -c.size)
     batches = [ordered[i:i + BATCH] for i in range(0, len(ordered), BATCH)]
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    out = []
+    done = 0
     with multiprocessing.get_context(method).Pool(workers) as pool:
         for part in pool.imap_unordered(_parse_batch, [(root, b, settings) for b in batches]):
-            out.extend(part)
+            done += len(part)
+            yield part
             if progress:
-                progress(len(out), total)
-    return out
+                progress(done, total)
 
 
-def _write(store, cur, root, settings, known, facts, unchanged_hash, skipped, deleted, mtimes, full):
-    changed = [f for f in facts if f not in unchanged_hash]
-    changed_paths = {f.path for f in changed}
-    gone = set(deleted) | changed_paths
-    first_run = not known
-    # names whose resolution may change: defined before or after in any touched file
-    names: set[str] = set()
-    saved_history = []
-    if gone and not first_run:
-        g.set_temp(store, cur, "_gone", gone)
-        names = g.names_defined_in(cur, "_gone")
-        saved_history = g.file_history(cur, "_gone")
-        g.delete_paths(cur, "_gone")
-        g.set_temp(store, cur, "_deleted", deleted)
-        g.delete_co_changes(cur, "_deleted")
-    if unchanged_hash:  # touched but identical: only the mtime moves
-        for f in unchanged_hash:
-            cur.execute("UPDATE files SET mtime = ? WHERE path = ?", [mtimes.get(f.path), f.path])
-    skip_paths = [s[0] for s in skipped]
-    if skip_paths:
-        g.set_temp(store, cur, "_skipped", skip_paths)
-        g.delete_paths(cur, "_skipped")
-    if full:
-        cur.execute("DELETE FROM skipped")
-    g.insert(store, cur, g.SKIP_COLUMNS, "skipped", skipped)
-    _insert_facts(store, cur, changed, mtimes)
-    g.restore_file_history(store, cur, saved_history)
-    for f in changed:
-        names.update(s[1] for s in f.symbols)
+class _Writer:
+    """Applies one run's results inside its transaction, then re-resolves what they touch."""
 
-    # imports: everything when the set of files changed (any import may now land elsewhere)
-    paths_changed = first_run or bool(deleted) or any(f.path not in known for f in changed)
-    all_paths = frozenset(r[0] for r in cur.execute("SELECT path FROM files").fetchall())
-    ctx = ResolveContext(root=root, paths=all_paths)
-    if paths_changed and not first_run:
-        before = g.import_targets(cur, None)
-        raw = [ImportRow(*r) for r in g.import_rows(cur, None)]
-        g.delete_imports(cur, None)
-    else:
-        before, raw = {}, []
-    raw += [ImportRow(f.path, *imp) for f in changed for imp in f.imports]
-    rows = _resolve_imports(raw, ctx)
-    g.insert(store, cur, g.IMPORT_COLUMNS, "imports", rows)
-    rebound = set(changed_paths)
-    if before:
-        after = g.import_targets(cur, None)
-        rebound |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
-    g.rebuild_import_edges(cur)
+    def __init__(self, store: Store, cur, known: dict, mtimes: dict):
+        self.store, self.cur, self.known, self.mtimes = store, cur, known, mtimes
+        self.first_run = not known
+        self.names: set[str] = set()  # names whose resolution may change: defined before or after
+        self.changed: set[str] = set()  # files whose rows were replaced
+        self.paths_moved = False  # a path appeared or vanished: any import may land elsewhere now
+        self.imports: list[ImportRow] = []
+        self.parsed = 0
+        self.skipped: list[tuple] = []
 
-    self_names = sorted({s for lang in languages.registry().values() for s in lang.self_names})
-    implicit = [lang.name for lang in languages.registry().values() if lang.implicit_self]
-    if first_run:
-        g.resolve_refs(cur, self_names, implicit, None, None)
-    elif rebound or names:
-        g.set_temp(store, cur, "_rebound", rebound)
-        g.set_temp(store, cur, "_names", names)
-        g.resolve_refs(cur, self_names, implicit, "_rebound", "_names")
-    g.rebuild_documents(cur)
-    same_dir = [lang.name for lang in languages.registry().values() if lang.test_asserts_same_dir]
-    g.rebuild_promotions(cur, same_dir)
-    store.set_meta("indexed_at", str(time.time()), cur)
+    def remove(self, paths, deleted: bool = False) -> list[tuple]:
+        """Delete the rows of `paths`; return their git figures to give back to re-parsed files."""
+        paths = [p for p in paths if p in self.known]
+        if not paths:
+            return []
+        g.set_temp(self.store, self.cur, "_gone", paths)
+        self.names |= g.names_defined_in(self.cur, "_gone")
+        history = g.file_history(self.cur, "_gone")
+        g.delete_paths(self.cur, "_gone")
+        if deleted:
+            g.delete_co_changes(self.cur, "_gone")
+            self.paths_moved = True
+        return history
+
+    def add(self, results: list) -> None:
+        facts = [r for r in results if isinstance(r, FileFacts)]
+        skips = [(r.path, r.reason, r.size) for r in results if isinstance(r, Skip)]
+        self.parsed += len(facts)
+        same = [f for f in facts if self.known.get(f.path, (None,))[0] == f.hash]
+        for f in same:  # touched but identical: only the mtime moves
+            self.cur.execute("UPDATE files SET mtime = ? WHERE path = ?", [self.mtimes.get(f.path), f.path])
+        new = [f for f in facts if f not in same]
+        history = self.remove([f.path for f in new] + [s[0] for s in skips])
+        if any(s[0] in self.known for s in skips):
+            self.paths_moved = True
+        _insert_facts(self.store, self.cur, new, self.mtimes)
+        g.restore_file_history(self.store, self.cur, history)
+        g.insert(self.store, self.cur, g.SKIP_COLUMNS, "skipped", skips)
+        self.skipped += skips
+        for f in new:
+            self.names.update(s[1] for s in f.symbols)
+            self.changed.add(f.path)
+            self.paths_moved = self.paths_moved or f.path not in self.known
+            self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
+
+    def finish(self, root: Path) -> None:
+        store, cur = self.store, self.cur
+        raw, before = self.imports, {}
+        if self.paths_moved and not self.first_run:  # re-resolve every import against the new file set
+            before = g.import_targets(cur, None)
+            raw = raw + [ImportRow(*r) for r in g.import_rows(cur, None)]
+            g.delete_imports(cur, None)
+        all_paths = frozenset(r[0] for r in cur.execute("SELECT path FROM files").fetchall())
+        g.insert(store, cur, g.IMPORT_COLUMNS, "imports", _resolve_imports(raw, ResolveContext(root, all_paths)))
+        rebound = set(self.changed)
+        if before:
+            after = g.import_targets(cur, None)
+            rebound |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+        g.rebuild_import_edges(cur)
+
+        registry = languages.registry().values()
+        self_names = sorted({s for lang in registry for s in lang.self_names})
+        implicit = [lang.name for lang in registry if lang.implicit_self]
+        if self.first_run:
+            g.resolve_refs(cur, self_names, implicit, None, None)
+        elif rebound or self.names:
+            g.set_temp(store, cur, "_rebound", rebound)
+            g.set_temp(store, cur, "_names", self.names)
+            g.resolve_refs(cur, self_names, implicit, "_rebound", "_names")
+        g.rebuild_documents(cur)
+        g.rebuild_promotions(cur, [lang.name for lang in registry if lang.test_asserts_same_dir])
+        store.set_meta("indexed_at", str(time.time()), cur)
 
 
 def _insert_facts(store, cur, facts: list[FileFacts], mtimes) -> None:

@@ -84,16 +84,19 @@ def rebuild_import_edges(cur) -> None:
         FROM imports WHERE target IS NOT NULL AND target <> path GROUP BY path, target""")
 
 
+MAX_NAME_CANDIDATES = 3
+
+
 def resolve_refs(cur, self_names: list[str], implicit_self_langs: list[str], path_temp: str | None,
                  name_temp: str | None) -> None:
-    """Resolve call and base-class references to symbols, best strategy first.
+    """Resolve call and base-class references to symbols; precise strategies first.
 
-    1 self: `self.f()` inside a class -> that class's method (0.95); also a bare `f()` where
-      the language lets a method call its siblings without `this` (0.9)
-    2 same_file / import / module_attr: a definition in this file, an imported name, or a name
-      reached through an imported module (0.9)
-    3 name: the name is defined elsewhere in the workspace: unique 0.5, 2-5 candidates 0.5/n each
-    More than 5 candidates, or none: unresolved (counted, never guessed).
+    precise (0.9-0.95): `self.f()` inside a class -> that class's method (also a bare `f()`
+      where the language lets methods call siblings without `this`); a definition in the same
+      file; an imported name; a name reached through an imported module (`mod.f()`).
+    by name, only where nothing precise matched: the name is defined elsewhere in the
+      workspace: unique 0.5, up to 3 candidates 0.5/n each; more, or a receiver bound to an
+      external import (`os.path.join`): unresolved, counted, never guessed.
     """
     filters = []
     if path_temp:
@@ -106,51 +109,58 @@ def resolve_refs(cur, self_names: list[str], implicit_self_langs: list[str], pat
                     f"({' OR '.join(f.replace('path IN', 'src_path IN') for f in filters)})")
     selfs = ", ".join("'" + s.replace("'", "") + "'" for s in self_names) or "''"
     implicit = ", ".join("'" + lang + "'" for lang in implicit_self_langs) or "''"
+    columns = "src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support"
+    kind = "CASE WHEN r.kind = 'call' THEN 'CALLS' ELSE 'INHERITS' END"
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs {where}")
     cur.execute(f"""
-        INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
-        WITH r AS (SELECT path, kind, src, src_class, name, receiver, line FROM refs {where}),
-        common AS (SELECT name, count(*) AS n FROM symbols GROUP BY name HAVING count(*) <= 5),
-        cand AS (
-            SELECT r.*, s.id AS dst, s.path AS dst_path, 1 AS rank, 0.95 AS conf, 'self' AS strategy
-            FROM r JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
-            WHERE r.receiver IN ({selfs})
-            UNION ALL
-            SELECT r.*, s.id, s.path, 1, 0.9, 'self'
-            FROM r JOIN files f ON f.path = r.path AND f.lang IN ({implicit})
-                   JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
-            WHERE r.receiver IS NULL
-            UNION ALL
-            SELECT r.*, s.id, s.path, 2, 0.9, 'same_file'
-            FROM r JOIN symbols s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
-            WHERE r.receiver IS NULL
-            UNION ALL
-            SELECT r.*, s.id, s.path, 2, 0.9, 'import'
-            FROM r JOIN imports i ON i.path = r.path AND NOT i.is_module AND i.binding = r.name
-                   JOIN symbols s ON s.path = i.target AND s.name = i.name AND s.parent IS NULL
-            WHERE r.receiver IS NULL
-            UNION ALL
-            SELECT r.*, s.id, s.path, 2, 0.9, 'module_attr'
-            FROM r JOIN imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
-                   JOIN symbols s ON s.path = i.target AND s.name = r.name AND s.parent IS NULL
-            UNION ALL
-            SELECT r.*, s.id, s.path, 3, 0.5, 'name'
-            FROM r JOIN common c ON c.name = r.name
-                   JOIN symbols s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method')
-            WHERE NOT EXISTS (SELECT 1 FROM imports x WHERE x.path = r.path AND x.target IS NULL
-                              AND x.binding = split_part(r.receiver, '.', 1))
-        ),
-        ranked AS (
-            SELECT *, min(rank) OVER w AS best,
-                   count(DISTINCT dst) OVER (PARTITION BY path, kind, src, name, receiver, line, rank) AS n
-            FROM cand WINDOW w AS (PARTITION BY path, kind, src, name, receiver, line)
-        )
-        SELECT DISTINCT src, dst, CASE WHEN kind = 'call' THEN 'CALLS' ELSE 'INHERITS' END,
-               path, dst_path, line,
-               CASE WHEN rank = 3 THEN conf / n ELSE conf END,
-               CASE WHEN rank = 3 AND n > 1 THEN 'name_ambiguous' WHEN rank = 3 THEN 'name_unique'
-                    ELSE strategy END,
-               name, 1
-        FROM ranked WHERE rank = best AND NOT (src = dst AND kind = 'inherit')""")
+        CREATE OR REPLACE TEMP TABLE _precise AS
+        SELECT DISTINCT r.src, s.id AS dst, {kind} AS kind, r.path, s.path AS dst_path, r.line,
+               0.95 AS confidence, 'self' AS strategy, r.name
+        FROM _refs r JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
+        WHERE r.receiver IN ({selfs})
+        UNION ALL
+        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, 0.9, 'self', r.name
+        FROM _refs r JOIN files f ON f.path = r.path AND f.lang IN ({implicit})
+               JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
+        WHERE r.receiver IS NULL
+        UNION ALL
+        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, 0.9, 'same_file', r.name
+        FROM _refs r JOIN symbols s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
+        WHERE r.receiver IS NULL
+        UNION ALL
+        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, 0.9, 'import', r.name
+        FROM _refs r JOIN imports i ON i.path = r.path AND NOT i.is_module AND i.binding = r.name
+               JOIN symbols s ON s.path = i.target AND s.name = i.name AND s.parent IS NULL
+        WHERE r.receiver IS NULL
+        UNION ALL
+        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, 0.9, 'module_attr', r.name
+        FROM _refs r JOIN imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
+               JOIN symbols s ON s.path = i.target AND s.name = r.name AND s.parent IS NULL""")
+    cur.execute(f"""
+        INSERT INTO edges ({columns})
+        SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
+        FROM _precise GROUP BY src, dst, kind, path, dst_path, line, name""")
+    cur.execute(f"""
+        INSERT INTO edges ({columns})
+        WITH counts AS (
+            SELECT name, count(*) AS n_any, count(*) FILTER (WHERE kind <> 'method') AS n_plain
+            FROM symbols GROUP BY name HAVING count(*) <= {MAX_NAME_CANDIDATES * 4}),
+        external AS (SELECT DISTINCT path, binding FROM imports WHERE target IS NULL),
+        open_refs AS (
+            SELECT r.* FROM _refs r
+            ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
+                 ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
+            ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1))
+        SELECT DISTINCT r.src, s.id, {kind}, r.path, s.path, r.line,
+               0.5 / CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END,
+               CASE WHEN (CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END) = 1
+                    THEN 'name_unique' ELSE 'name_ambiguous' END, r.name, 1
+        FROM open_refs r JOIN counts c ON c.name = r.name
+             JOIN symbols s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method')
+        WHERE (CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END) <= {MAX_NAME_CANDIDATES}
+          AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
+    cur.execute("DROP TABLE _refs")
+    cur.execute("DROP TABLE _precise")
 
 
 def rebuild_documents(cur) -> None:
