@@ -105,3 +105,23 @@ def test_parallel_and_serial_indexes_agree(tmp_path):
     assert snapshot(serial) == snapshot(parallel)
     serial.close()
     parallel.close()
+
+
+def test_body_edits_and_new_functions_equal_fresh_index(tmp_path):
+    """Edits that keep a file's imports: only edges from or into it are rebuilt."""
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    ws.reindex({"pkg/base.py": FILES["pkg/base.py"].replace("return 1", "return 2").encode()})
+    ws.reindex({"pkg/user.py": (FILES["pkg/user.py"] + "\ndef make():\n    return helper()\n").encode()})
+    ws.reindex({"README.md": b"# Readme\nSee `pkg/user.py` and `make` and `uses`.\n"})
+    for rel in ("pkg/base.py", "pkg/user.py", "README.md"):
+        (root / rel).write_bytes({"pkg/base.py": FILES["pkg/base.py"].replace("return 1", "return 2").encode(),
+                                  "pkg/user.py": (FILES["pkg/user.py"] + "\ndef make():\n    return helper()\n").encode(),
+                                  "README.md": b"# Readme\nSee `pkg/user.py` and `make` and `uses`.\n"}[rel])
+    incremental = snapshot(ws)
+    ws.close()
+    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
+    fresh.index(workers=0)
+    assert snapshot(fresh) == incremental
+    fresh.close()

@@ -127,11 +127,11 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     report.parsed = writer.parsed
     for _, reason, _ in writer.skipped:
         report.skipped[reason.split(":")[0]] += 1
-    if only is None:
+    if only is None:  # whole-workspace runs; an editor's per-file runs leave this to a full run
         _refresh_history(store, root, settings)
-    from memory_lsp.graph.scoring import refresh_scores
+        from memory_lsp.graph.scoring import refresh_scores
 
-    refresh_scores(store)
+        refresh_scores(store)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -196,6 +196,8 @@ class _Writer:
         self.changed: set[str] = set()  # files whose rows were replaced
         self.paths_moved = False  # a path appeared or vanished: any import may land elsewhere now
         self.imports: list[ImportRow] = []
+        self.old_shapes: dict[str, tuple] = {}  # what other files' edges depend on, before
+        self.new_shapes: dict[str, tuple] = {}
         self.parsed = 0
         self.skipped: list[tuple] = []
 
@@ -206,6 +208,7 @@ class _Writer:
             return []
         g.set_temp(self.store, self.cur, "_gone", paths)
         self.names |= g.names_defined_in(self.cur, "_gone")
+        self.old_shapes.update(g.file_shapes(self.cur, "_gone"))
         history = g.file_history(self.cur, "_gone")
         g.delete_paths(self.cur, "_gone")
         if deleted:
@@ -233,6 +236,8 @@ class _Writer:
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known
             self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
+            self.new_shapes[f.path] = (frozenset(imp[1:] for imp in f.imports), f.is_test, f.mutations > 0,
+                                       frozenset(s[0] for s in f.symbols))
 
     def finish(self, root: Path) -> None:
         store, cur = self.store, self.cur
@@ -247,19 +252,37 @@ class _Writer:
         if before:
             after = g.import_targets(cur, None)
             rebound |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
-        g.rebuild_import_edges(cur)
+        # Only the edges from or into touched files need rebuilding, unless a file's imports,
+        # test status or mutation flag changed (fan-in counts and promotions may then change
+        # anywhere) or its symbols did (documentation mentions may resolve elsewhere).
+        everywhere = self.first_run or self.paths_moved
+
+        def differs(part: slice) -> bool:
+            return any((self.old_shapes.get(p) or ())[part] != (self.new_shapes.get(p) or ())[part]
+                       for p in self.changed)
+
+        touched = "_touched"
+        g.set_temp(store, cur, touched, self.changed)
+        structural = None if everywhere or differs(slice(0, 3)) else touched
+        g.rebuild_import_edges(cur, structural)
 
         registry = languages.registry().values()
         self_names = sorted({s for lang in registry for s in lang.self_names})
         implicit = [lang.name for lang in registry if lang.implicit_self]
         if self.first_run:
-            g.resolve_refs(cur, self_names, implicit, None, None)
+            g.resolve_refs(cur, self_names, implicit, None)
         elif rebound or self.names:
+            # a reference elsewhere can reach a touched file's names only through an import of
+            # it, or by name alone where the name is rare enough to be resolved that way
             g.set_temp(store, cur, "_rebound", rebound)
             g.set_temp(store, cur, "_names", self.names)
-            g.resolve_refs(cur, self_names, implicit, "_rebound", "_names")
-        g.rebuild_documents(cur)
-        g.rebuild_promotions(cur, [lang.name for lang in registry if lang.test_asserts_same_dir])
+            g.set_temp(store, cur, "_importers", g.importers_of(cur, "_rebound") | rebound)
+            g.set_temp(store, cur, "_rare", g.rare_names(cur, "_names", g.MAX_NAME_CANDIDATES * 8))
+            g.resolve_refs(cur, self_names, implicit,
+                           "{path} IN (SELECT v FROM _rebound) OR (name IN (SELECT v FROM _names) AND "
+                           "({path} IN (SELECT v FROM _importers) OR name IN (SELECT v FROM _rare)))")
+        g.rebuild_documents(cur, None if everywhere or differs(slice(3, 4)) else touched)
+        g.rebuild_promotions(cur, [lang.name for lang in registry if lang.test_asserts_same_dir], structural)
         store.set_meta("indexed_at", str(time.time()), cur)
 
 

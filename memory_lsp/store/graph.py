@@ -76,19 +76,20 @@ def delete_imports(cur, temp: str | None) -> None:
     cur.execute(f"DELETE FROM imports {where}")
 
 
-def rebuild_import_edges(cur) -> None:
-    cur.execute("DELETE FROM edges WHERE kind = 'IMPORTS'")
-    cur.execute("""
+def rebuild_import_edges(cur, touched: str | None = None) -> None:
+    """IMPORTS edges (one per file pair) from the resolved import rows; `touched` limits them."""
+    cur.execute(f"DELETE FROM edges WHERE kind = 'IMPORTS' AND {_touching(touched)}")
+    only = f"AND (path IN (SELECT v FROM {touched}) OR target IN (SELECT v FROM {touched}))" if touched else ""
+    cur.execute(f"""
         INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
         SELECT path, target, 'IMPORTS', path, target, min(line), 1.0, min(strategy), NULL, count(*)
-        FROM imports WHERE target IS NOT NULL AND target <> path GROUP BY path, target""")
+        FROM imports WHERE target IS NOT NULL AND target <> path {only} GROUP BY path, target""")
 
 
 MAX_NAME_CANDIDATES = 3
 
 
-def resolve_refs(cur, self_names: list[str], implicit_self_langs: list[str], path_temp: str | None,
-                 name_temp: str | None) -> None:
+def resolve_refs(cur, self_names: list[str], implicit_self_langs: list[str], scope: str | None) -> None:
     """Resolve call and base-class references to symbols; precise strategies first.
 
     precise (0.9-0.95): `self.f()` inside a class -> that class's method (also a bare `f()`
@@ -97,16 +98,12 @@ def resolve_refs(cur, self_names: list[str], implicit_self_langs: list[str], pat
     by name, only where nothing precise matched: the name is defined elsewhere in the
       workspace: unique 0.5, up to 3 candidates 0.5/n each; more, or a receiver bound to an
       external import (`os.path.join`): unresolved, counted, never guessed.
+    `scope` limits the work to some references (a SQL predicate over `{path}` and `name`).
     """
-    filters = []
-    if path_temp:
-        filters.append(f"path IN (SELECT v FROM {path_temp})")
-    if name_temp:
-        filters.append(f"name IN (SELECT v FROM {name_temp})")
-    where = f"WHERE {' OR '.join(filters)}" if filters else ""
-    if filters:
-        cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS') AND "
-                    f"({' OR '.join(f.replace('path IN', 'src_path IN') for f in filters)})")
+    where = ""
+    if scope:  # a predicate over {path} and name: only these references are resolved again
+        where = "WHERE " + scope.format(path="path")
+        cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS') AND ({scope.format(path='src_path')})")
     selfs = ", ".join("'" + s.replace("'", "") + "'" for s in self_names) or "''"
     implicit = ", ".join("'" + lang + "'" for lang in implicit_self_langs) or "''"
     columns = "src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support"
@@ -163,10 +160,17 @@ def resolve_refs(cur, self_names: list[str], implicit_self_langs: list[str], pat
     cur.execute("DROP TABLE _precise")
 
 
-def rebuild_documents(cur) -> None:
-    """Documentation that names a workspace file (path or unique path suffix) or symbol."""
-    cur.execute("DELETE FROM edges WHERE kind = 'DOCUMENTS'")
-    cur.execute("""
+def _touching(temp: str | None) -> str:
+    return f"(src_path IN (SELECT v FROM {temp}) OR dst_path IN (SELECT v FROM {temp}))" if temp else "TRUE"
+
+
+def rebuild_documents(cur, touched: str | None = None) -> None:
+    """Documentation that names a workspace file (path or unique path suffix) or symbol.
+
+    `touched` (a temp table of paths) limits the rebuild to edges from or into those files."""
+    cur.execute(f"DELETE FROM edges WHERE kind = 'DOCUMENTS' AND {_touching(touched)}")
+    source_filter = _touching(touched).replace("src_path", "path")
+    cur.execute(f"""
         INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
         WITH m AS (SELECT path, line, token, regexp_replace(token, '\\(.*\\)$', '') AS bare FROM mentions),
         by_path AS (
@@ -181,15 +185,19 @@ def rebuild_documents(cur) -> None:
         SELECT DISTINCT path, dst, 'DOCUMENTS', path, dst_path, line, 1.0 / n,
                CASE WHEN n = 1 THEN 'exact' ELSE 'ambiguous' END, token, 1
         FROM (SELECT * FROM by_path UNION ALL SELECT * FROM by_symbol)
-        WHERE n <= 3 AND dst_path <> path""")
+        WHERE n <= 3 AND dst_path <> path AND {source_filter}""")
 
 
-def rebuild_promotions(cur, same_dir_langs: list[str]) -> None:
-    """Seed 000's three promotions, recomputed from the IMPORTS edges after every run."""
-    cur.execute("DELETE FROM edges WHERE kind IN ('ASSERTS_ON', 'DRIVES')")
+def rebuild_promotions(cur, same_dir_langs: list[str], touched: str | None = None) -> None:
+    """Seed 000's three promotions, recomputed from the IMPORTS edges after every run.
+
+    `touched` limits the rebuild to edges from or into those files (valid when no file's
+    imports, test status or mutation flag changed, so fan-in counts are what they were)."""
+    cur.execute(f"DELETE FROM edges WHERE kind IN ('ASSERTS_ON', 'DRIVES') AND {_touching(touched)}")
+    cur.execute("CREATE OR REPLACE TEMP TABLE _promoted AS SELECT * FROM edges LIMIT 0")
     langs = ", ".join("'" + lang + "'" for lang in same_dir_langs) or "''"
     cur.execute(f"""
-        INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
+        INSERT INTO _promoted (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
         SELECT e.src_path, e.dst_path, 'ASSERTS_ON', e.src_path, e.dst_path, min(e.line), 1.0,
                'test_import', NULL, 1
         FROM edges e JOIN files t ON t.path = e.src_path AND t.is_test
@@ -201,7 +209,7 @@ def rebuild_promotions(cur, same_dir_langs: list[str]) -> None:
              AND regexp_replace(t.path, '[^/]*$', '') = regexp_replace(c.path, '[^/]*$', '')
         WHERE t.is_test AND t.lang IN ({langs})""")
     cur.execute("""
-        INSERT INTO edges (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
+        INSERT INTO _promoted (src, dst, kind, src_path, dst_path, line, confidence, strategy, name, support)
         WITH imp AS (SELECT DISTINCT src_path, dst_path FROM edges WHERE kind = 'IMPORTS'),
         fan AS (SELECT dst_path FROM imp GROUP BY dst_path HAVING count(*) >= 3),
         mut AS (SELECT path FROM files WHERE mutations > 0)
@@ -210,6 +218,34 @@ def rebuild_promotions(cur, same_dir_langs: list[str]) -> None:
                     WHEN fan.dst_path IS NOT NULL THEN 'fan_in' ELSE 'mutation' END, NULL, 1
         FROM imp LEFT JOIN fan ON fan.dst_path = imp.dst_path LEFT JOIN mut ON mut.path = imp.dst_path
         WHERE fan.dst_path IS NOT NULL OR mut.path IS NOT NULL""")
+    cur.execute(f"INSERT INTO edges SELECT * FROM _promoted WHERE {_touching(touched)}")
+    cur.execute("DROP TABLE _promoted")
+
+
+def file_shapes(cur, temp: str) -> dict[str, tuple]:
+    """What other files' edges depend on: imports, test status, mutation flag, symbol names."""
+    shapes = {}
+    for path, is_test, mutates in cur.execute(
+            f"SELECT path, is_test, mutations > 0 FROM files WHERE path IN (SELECT v FROM {temp})").fetchall():
+        shapes[path] = [set(), is_test, mutates, set()]
+    for path, line, module, name, alias in cur.execute(
+            f"SELECT DISTINCT path, line, module, name, alias FROM imports WHERE path IN (SELECT v FROM {temp})").fetchall():
+        shapes[path][0].add((module, name, alias))
+    for path, qualname in cur.execute(
+            f"SELECT path, qualname FROM symbols WHERE path IN (SELECT v FROM {temp})").fetchall():
+        shapes[path][3].add(qualname)
+    return {p: (frozenset(v[0]), v[1], v[2], frozenset(v[3])) for p, v in shapes.items()}
+
+
+def importers_of(cur, temp: str) -> set[str]:
+    return {r[0] for r in cur.execute(
+        f"SELECT DISTINCT path FROM imports WHERE target IN (SELECT v FROM {temp})").fetchall()}
+
+
+def rare_names(cur, temp: str, limit: int) -> set[str]:
+    """Names of `temp` defined at most `limit` times: only these can resolve by name alone."""
+    return {r[0] for r in cur.execute(
+        f"SELECT name FROM symbols WHERE name IN (SELECT v FROM {temp}) GROUP BY name HAVING count(*) <= {limit}").fetchall()}
 
 
 def file_history(cur, temp: str) -> list[tuple]:
