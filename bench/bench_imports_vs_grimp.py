@@ -1,17 +1,27 @@
 """Benchmark c: Python IMPORTS edges against grimp (ground truth), module level.
 
 For each package, a copy of its source (bench/corpora.py) is indexed by memory-lsp, and grimp
-builds its import graph from the SAME copy (a child process with the copy's parent folder first
-on sys.path; the child checks that grimp's package really is the copy). Both graphs are reduced
-to internal module -> module edges (pkg/a/b.py -> pkg.a.b, pkg/a/__init__.py -> pkg.a), without
-self-edges. Precision and recall of our edges against grimp's are reported per package, and every
-disagreeing edge is classified from the import statement that made it (Python's `ast` gives the
-statement's context: `if TYPE_CHECKING`, try/except, function body).
+builds its import graph from the SAME copy (a child process puts the copy's parent folder first
+on sys.path; if the package was already imported at interpreter start-up, grimp reads the
+installed one and the run checks that it holds exactly the copy's .py files). Both graphs are
+reduced to internal module -> module edges (pkg/a/b.py -> pkg.a.b, pkg/a/__init__.py -> pkg.a)
+without self-edges (grimp keeps `from . import attr` in pkg/__init__.py as pkg -> pkg; our edges
+table never holds a file -> same file edge).
 
-    python bench/bench_imports_vs_grimp.py [--packages email asyncio json concurrent xml django]
-                                           [--examples 2] [--json-only]
+Two scores per package:
+  all    every IMPORTS edge of ours, including those from .pyi stubs and from .py files outside a
+         package chain (folders without __init__.py), which grimp never scans;
+  scope  only edges between .py files of modules grimp knows: the like-for-like comparison.
+Every disagreeing edge is classified from the import statement behind it (Python's `ast` gives
+the statement and its context: `if TYPE_CHECKING`, try/except, function body).
 
-Needs `pip install grimp` (the `bench` extra) and the third-party package (django) installed.
+    python bench/bench_imports_vs_grimp.py                       # email asyncio json concurrent xml django
+    python bench/bench_imports_vs_grimp.py --packages numpy pip setuptools lib2to3 probe
+
+`probe` is a small generated package with one import construct per line (TYPE_CHECKING, try,
+function-level, multi-line, missing submodule, stub-only module, namespace folder, dynamic
+import...), to see how each side treats each construct. Needs `pip install grimp` (the `bench`
+extra) and the third-party packages named (django) installed.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from importlib.metadata import version
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -31,12 +42,10 @@ import corpora  # noqa: E402
 
 DEFAULT_PACKAGES = ["email", "asyncio", "json", "concurrent", "xml", "django"]
 
-# Runs in a child: grimp must import the copy, not the installed package, so the copy's parent
-# folder goes first on sys.path before anything else is imported.
 GRIMP_CHILD = r"""
 import sys
 parent, name = sys.argv[1], sys.argv[2]
-sys.path.insert(0, parent)
+sys.path.insert(0, parent)  # before anything else is imported
 import importlib.util, json, os, time
 t0 = time.perf_counter()
 import grimp
@@ -50,9 +59,66 @@ for m in sorted(graph.modules):
         for det in graph.get_import_details(importer=m, imported=d):
             details.append([m, d, det["line_number"], det["line_contents"]])
 print(json.dumps({"modules": sorted(graph.modules), "edges": edges, "details": details,
-                  "origin": origin, "grimp": grimp.__version__ if hasattr(grimp, "__version__") else "",
-                  "seconds": time.perf_counter() - t0}))
+                  "origin": origin, "seconds": time.perf_counter() - t0}))
 """
+
+# One construct per line; grimp's verdict in the comments (checked with grimp 3.19).
+PROBE = {
+    "__init__.py": "from . import a\nfrom . import attr_only\nfrom .sub import *\nattr_only = 1\n",
+    "a.py": """\
+from __future__ import annotations
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from probe.b import T
+try:
+    import probe.fast
+except ImportError:
+    import probe.slow as fast
+import probe.sub.mod as m, probe.c
+from probe.sub import (
+    mod2,
+    value,
+)
+from probe.sub \\
+    import mod3
+import importlib
+importlib.import_module("probe.dyn")
+__import__("probe.dyn2")
+from probe import b, not_a_module
+import probe.missing
+from probe.missing2 import x
+import probe.sub.notthere
+from probe.sub.notthere import y
+import probe.ns.nsmod
+from probe.ns import nsmod2
+from .. import too_high
+def f():
+    from . import lazy
+class K:
+    import probe.klass
+import probe.stub
+from probe.deep.inner import leaf
+from probe.deep import inner
+""",
+    **{f"{m}.py": "X = 1\n" for m in ("b", "c", "fast", "slow", "dyn", "dyn2", "lazy", "klass")},
+    "sub/__init__.py": "value = 1\n",
+    "sub/mod.py": "", "sub/mod2.py": "", "sub/mod3.py": "",
+    "ns/nsmod.py": "", "ns/nsmod2.py": "",  # ns/ has no __init__.py
+    "stub.pyi": "def foo() -> None: ...\n",  # a compiled module's stub: no .py
+    "deep/__init__.py": "", "deep/inner/__init__.py": "", "deep/inner/leaf.py": "",
+}
+
+
+def package_root(name: str) -> Path:
+    if name != "probe":
+        return corpora.package_copy(name)
+    dest = corpora.CACHE / "probe"
+    for rel, text in PROBE.items():
+        path = dest / "probe" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+    return dest
 
 
 def module_of(path: str) -> str | None:
@@ -67,17 +133,17 @@ def module_of(path: str) -> str | None:
 
 def run_grimp(root: Path, name: str) -> dict:
     out = subprocess.run([sys.executable, "-c", GRIMP_CHILD, str(root), name],
-                         capture_output=True, text=True, cwd="/")
+                         capture_output=True, text=True, cwd="/", env={**os.environ, "RUST_BACKTRACE": "0"})
     if out.returncode:
-        raise SystemExit(f"grimp failed on {name}:\n{out.stderr}")
+        raise SystemExit(f"grimp failed on {name}:\n{out.stderr[-2000:]}")
     result = json.loads(out.stdout.strip().splitlines()[-1])
     copy = (root / name).resolve()
     if Path(result["origin"]) != copy:
-        # already imported at interpreter start-up (importlib, encodings...): grimp read the
-        # installed package, which is fine only if it holds exactly the files of the copy
+        # imported at interpreter start-up (importlib...): grimp read the installed package,
+        # which is fine only when it holds exactly the copy's files
         if _py_tree(Path(result["origin"])) != _py_tree(copy):
             raise SystemExit(f"grimp read {result['origin']}, which differs from the copy {copy}")
-        result["origin"] += " (installed; same .py files as the copy)"
+        result["origin"] += " (installed; identical .py files)"
     return result
 
 
@@ -97,21 +163,23 @@ def run_ours(root: Path, name: str) -> dict:
     files = [r[0] for r in cur.execute("SELECT path FROM files WHERE lang = 'python'").fetchall()]
     edges = cur.execute("SELECT DISTINCT src_path, dst_path FROM edges WHERE kind = 'IMPORTS'").fetchall()
     rows = cur.execute("SELECT path, line, module, name, target, strategy FROM imports").fetchall()
-    skipped = cur.execute("SELECT path, reason FROM skipped").fetchall()
+    skipped = dict(cur.execute("SELECT path, reason FROM skipped").fetchall())
     ws.close()
     return {"files": files, "edges": edges, "imports": rows, "skipped": skipped, "seconds": seconds}
 
 
 # -- statement context --------------------------------------------------------------------------
 
-class _Contexts:
-    """Per file: the ast import statement at each line and what encloses it."""
+class Statements:
+    """Per file: the ast import statement starting at each line and what encloses it."""
 
     def __init__(self, root: Path):
         self.root = root
         self._cache: dict[str, dict[int, tuple[ast.AST, list[str]]]] = {}
 
-    def at(self, path: str, line: int) -> tuple[ast.AST | None, list[str]]:
+    def at(self, path: str | None, line: int) -> tuple[ast.AST | None, list[str]]:
+        if path is None:
+            return None, []
         if path not in self._cache:
             self._cache[path] = self._index(path)
         return self._cache[path].get(line, (None, []))
@@ -126,14 +194,15 @@ class _Contexts:
         def walk(node, ctx):
             for child in ast.iter_child_nodes(node):
                 c = ctx
-                if isinstance(node, ast.If) and child in node.body and _is_type_checking(node.test):
-                    c = ctx + ["TYPE_CHECKING"]
-                elif isinstance(node, ast.If):
-                    c = ctx + ["if"]
+                if isinstance(node, ast.If):
+                    type_checking = child in node.body and _is_type_checking(node.test)
+                    c = ctx + ["TYPE_CHECKING" if type_checking else "if"]
                 elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
                     c = ctx + ["try"]
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     c = ctx + ["function"]
+                elif isinstance(node, ast.ClassDef):
+                    c = ctx + ["class"]
                 if isinstance(child, (ast.Import, ast.ImportFrom)):
                     out[child.lineno] = (child, c)
                 walk(child, c)
@@ -147,117 +216,129 @@ def _is_type_checking(test: ast.AST) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _stmt_text(node: ast.AST | None) -> str:
-    return ast.unparse(node) if node is not None else "?"
+def _excluded_by(rel: str) -> str | None:
+    from memory_lsp.index.discover import _Ignore
+    from memory_lsp.settings import DEFAULT_EXCLUDES
+
+    return next((pat for pat in DEFAULT_EXCLUDES if _Ignore.from_lines([pat]).ignored(rel, False)), None)
 
 
-# -- classification -------------------------------------------------------------------------------
+# -- comparison ------------------------------------------------------------------------------------
 
-def classify_missing(src: str, dst: str, lines: list[int], ctx: _Contexts, path_of: dict[str, str],
-                     our_rows_at: dict, modules: set[str]) -> str:
-    """A grimp edge we lack: why."""
-    if src not in path_of or dst not in path_of:
-        return "module not indexed by us (discovery excluded or skipped the file)"
-    path = path_of[src]
-    for line in lines:
-        node, where = ctx.at(path, line)
-        rows = our_rows_at.get((path, line), [])
+class Compare:
+    def __init__(self, name: str, root: Path, ours: dict, grimp: dict):
+        self.name, self.root, self.ours, self.grimp = name, root, ours, grimp
+        self.stmts = Statements(root)
+        self.grimp_modules = set(grimp["modules"])
+        self.path_of: dict[str, str] = {}  # module -> our .py file (else .pyi)
+        for f in sorted(ours["files"], key=lambda p: p.endswith(".pyi")):
+            m = module_of(f)
+            if m is not None:
+                self.path_of.setdefault(m, f)
+        self.rows_at = defaultdict(list)  # (path, line) -> our import rows
+        self.rows_of_edge = defaultdict(list)  # (src module, dst module) -> our import rows
+        for row in ours["imports"]:
+            self.rows_at[(row[0], row[1])].append(row)
+            if row[4] and row[4] != row[0]:
+                self.rows_of_edge[(module_of(row[0]), module_of(row[4]))].append(row)
+        self.grimp_lines = defaultdict(list)
+        self.grimp_at = defaultdict(set)
+        for a, b, line, _text in grimp["details"]:
+            self.grimp_lines[(a, b)].append(line)
+            self.grimp_at[(a, line)].add(b)
+
+    def edges(self, scope: bool) -> tuple[set, set]:
+        ours = set()
+        for s, d in self.ours["edges"]:
+            ms, md = module_of(s), module_of(d)
+            if not ms or not md or ms == md:
+                continue
+            if scope and not (s.endswith(".py") and d.endswith(".py")
+                              and ms in self.grimp_modules and md in self.grimp_modules):
+                continue
+            ours.add((ms, md))
+        return ours, {(a, b) for a, b in self.grimp["edges"] if a != b}
+
+    # an edge of grimp's that we lack
+    def why_missing(self, src: str, dst: str) -> tuple[str, str | None, int]:
+        lines = sorted(self.grimp_lines.get((src, dst), [])) or [0]
+        for mod in (src, dst):
+            if mod not in self.path_of:
+                rel = mod.replace(".", "/")
+                rel = next((r for r in (rel + ".py", rel + "/__init__.py") if (self.root / r).exists()), rel)
+                reason = self.ours["skipped"].get(rel)
+                pat = _excluded_by(rel)
+                return ((f"file skipped by our indexer ({reason})" if reason else
+                         f"file excluded by our discovery (default exclude '{pat}')" if pat else
+                         "module not indexed by us"), rel, 0)
+        path = self.path_of[src]
+        line = lines[0]
+        node, _ = self.stmts.at(path, line)
+        rows = self.rows_at.get((path, line), [])
         if not rows:
-            return "statement not captured by our query"
-        targets = {r[4] for r in rows}
-        if targets == {None}:
-            if any(r[5] == "unresolved" for r in rows):
-                return "resolver: left unresolved"
-            return "resolver: treated as external"
-        if isinstance(node, ast.ImportFrom) and node.level and dst not in {module_of(t) for t in targets if t}:
-            return "resolver: relative import resolved elsewhere"
-    return "resolver: statement resolved to other module(s)"
+            return "statement not captured by our query", path, line
+        if isinstance(node, ast.Import) and any(
+                r[2].rsplit(".", 1)[0] == dst and r[2] not in self.grimp_modules for r in rows):
+            if any(r[4] and r[4].endswith(".pyi") for r in rows):
+                return ("`import a.b.c`, a.b.c has only a .pyi stub (compiled module): we point at the "
+                        "stub, grimp falls back to the package a.b", path, line)
+            return ("`import a.b.c`, a.b.c has no source file (compiled or virtual module): grimp falls "
+                    "back to the package a.b, we leave it unresolved", path, line)
+        if all(r[4] is None for r in rows):
+            return f"our resolver: {rows[0][5]}", path, line
+        return "our resolver: same statement, other module", path, line
 
-
-def classify_extra(src: str, dst: str, rows: list[tuple], ctx: _Contexts, grimp_at: dict,
-                   modules: set[str]) -> str:
-    """An edge of ours grimp lacks: why (rows = our import rows src -> dst)."""
-    if src not in modules or dst not in modules:
-        return "module grimp does not know (not importable for grimp)"
-    for path, line, module, name, _target, strategy in rows:
-        node, where = ctx.at(path, line)
-        grimp_here = grimp_at.get((src, line), set())
+    # an edge of ours that grimp lacks
+    def why_extra(self, src: str, dst: str) -> tuple[str, str | None, int]:
+        rows = sorted(self.rows_of_edge.get((src, dst), []), key=lambda r: (r[0].endswith(".pyi"), r[1]))
+        if not rows:
+            return "no import row behind the edge", None, 0
+        path, line, target = rows[0][0], rows[0][1], rows[0][4]
+        if path.endswith(".pyi"):
+            return "importer is a .pyi stub (grimp reads .py files only)", path, line
+        if src not in self.grimp_modules:
+            return ("importer is outside a package chain (a folder without __init__.py on the way): "
+                    "grimp does not scan it", path, line)
+        if target.endswith(".pyi") and dst not in self.grimp_modules:
+            return "target is a stub-only module (.pyi of a compiled module): unknown to grimp", path, line
+        node, _ = self.stmts.at(path, line)
         if node is None:
-            return "no import statement at that line (query matched something else)"
-        if grimp_here:
-            return "same statement, grimp resolved to another module"
-        return "grimp records nothing for this statement"
-    return "?"
+            return "our query matched no import statement", path, line
+        if self.grimp_at.get((src, line)):
+            return "same statement, grimp resolved to another module", path, line
+        return "grimp records nothing for this statement", path, line
 
-
-def compare(name: str, ours: dict, grimp: dict, root: Path, examples: int) -> dict:
-    path_of = {}
-    for f in ours["files"]:
-        m = module_of(f)
-        if m is not None:
-            path_of.setdefault(m, f)
-    modules = set(grimp["modules"])
-    our_edges = set()
-    for s, d in ours["edges"]:
-        ms, md = module_of(s), module_of(d)
-        if ms and md and ms != md:
-            our_edges.add((ms, md))
-    grimp_edges = {(a, b) for a, b in grimp["edges"] if a != b}
-    tp = our_edges & grimp_edges
-    fp = our_edges - grimp_edges
-    fn = grimp_edges - our_edges
-
-    ctx = _Contexts(root)
-    our_rows_at = defaultdict(list)
-    our_rows_edge = defaultdict(list)
-    for row in ours["imports"]:
-        our_rows_at[(row[0], row[1])].append(row)
-        if row[4]:
-            our_rows_edge[(module_of(row[0]), module_of(row[4]))].append(row)
-    grimp_lines = defaultdict(list)
-    grimp_at = defaultdict(set)
-    for a, b, line, _text in grimp["details"]:
-        grimp_lines[(a, b)].append(line)
-        grimp_at[(a, line)].add(b)
-
-    classes: dict[str, dict] = {}
-
-    def add(side, cls, edge, path, line):
-        node, where = ctx.at(path, line) if path else (None, [])
-        key = f"{side}: {cls}"
-        entry = classes.setdefault(key, {"count": 0, "contexts": Counter(), "examples": []})
-        entry["count"] += 1
-        entry["contexts"]["/".join(where) or "module level"] += 1
-        if len(entry["examples"]) < examples:
-            entry["examples"].append({"edge": f"{edge[0]} -> {edge[1]}", "at": f"{path}:{line}",
-                                      "statement": _stmt_text(node), "context": "/".join(where)})
-
-    for edge in sorted(fn):
-        lines = sorted(grimp_lines.get(edge, [])) or [0]
-        cls = classify_missing(edge[0], edge[1], lines, ctx, path_of, our_rows_at, modules)
-        add("missing", cls, edge, path_of.get(edge[0]), lines[0])
-    for edge in sorted(fp):
-        rows = sorted(our_rows_edge.get(edge, []), key=lambda r: r[1])
-        cls = classify_extra(edge[0], edge[1], rows, ctx, grimp_at, modules)
-        add("extra", cls, edge, rows[0][0] if rows else None, rows[0][1] if rows else 0)
-    for entry in classes.values():
-        entry["contexts"] = dict(entry["contexts"].most_common())
-
-    our_modules = set(path_of)
-    return {
-        "package": name,
-        "modules": {"ours": len(our_modules), "grimp": len(modules),
-                    "only_ours": sorted(our_modules - modules)[:10],
-                    "only_grimp": sorted(modules - our_modules)[:10]},
-        "edges": {"ours": len(our_edges), "grimp": len(grimp_edges), "true_positives": len(tp),
-                  "extra": len(fp), "missing": len(fn)},
-        "precision": round(len(tp) / len(our_edges), 4) if our_edges else None,
-        "recall": round(len(tp) / len(grimp_edges), 4) if grimp_edges else None,
-        "disagreements": dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"])),
-        "skipped_by_us": ours["skipped"][:10],
-        "grimp_read": grimp["origin"],
-        "seconds": {"ours_index": round(ours["seconds"], 2), "grimp": round(grimp["seconds"], 2)},
-    }
+    def run(self, examples: int) -> dict:
+        out = {"package": self.name, "grimp_read": self.grimp["origin"],
+               "modules": {"ours": len(self.path_of), "grimp": len(self.grimp_modules),
+                           "ours_not_grimp": len(set(self.path_of) - self.grimp_modules),
+                           "grimp_not_ours": len(self.grimp_modules - set(self.path_of))}}
+        for scope in (False, True):
+            ours, truth = self.edges(scope)
+            tp = ours & truth
+            out["scope" if scope else "all"] = {
+                "ours": len(ours), "grimp": len(truth), "true_positives": len(tp),
+                "extra": len(ours - truth), "missing": len(truth - ours),
+                "precision": round(len(tp) / len(ours), 4) if ours else None,
+                "recall": round(len(tp) / len(truth), 4) if truth else None}
+        ours, truth = self.edges(False)
+        classes: dict[str, dict] = {}
+        for side, edges, why in (("missing", truth - ours, self.why_missing), ("extra", ours - truth, self.why_extra)):
+            for edge in sorted(edges):
+                cls, path, line = why(*edge)
+                node, where = self.stmts.at(path, line)
+                entry = classes.setdefault(f"{side}: {cls}", {"count": 0, "contexts": Counter(), "examples": []})
+                entry["count"] += 1
+                entry["contexts"]["/".join(where) or "module level"] += 1
+                if len(entry["examples"]) < examples:
+                    entry["examples"].append({
+                        "edge": f"{edge[0]} -> {edge[1]}", "at": f"{path}:{line}" if line else path,
+                        "statement": ast.unparse(node) if node is not None else None})
+        for entry in classes.values():
+            entry["contexts"] = dict(entry["contexts"].most_common())
+        out["disagreements"] = dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"]))
+        out["seconds"] = {"ours_index": round(self.ours["seconds"], 2), "grimp": round(self.grimp["seconds"], 2)}
+        return out
 
 
 def main() -> None:
@@ -268,30 +349,29 @@ def main() -> None:
     args = ap.parse_args()
     results = []
     for name in args.packages:
-        root = corpora.package_copy(name)
-        ours = run_ours(root, name)
-        grimp = run_grimp(root, name)
-        results.append(compare(name, ours, grimp, root, args.examples))
-    import grimp as grimp_mod  # noqa: F401  (version only)
-    from importlib.metadata import version
-
-    out = {"machine": {"nproc": os.cpu_count(), "python": sys.version.split()[0],
-                       "grimp": version("grimp")},
-           "packages": results}
-    print(json.dumps(out, indent=2))
+        root = package_root(name)
+        results.append(Compare(name, root, run_ours(root, name), run_grimp(root, name)).run(args.examples))
+    print(json.dumps({"machine": {"nproc": os.cpu_count(), "python": sys.version.split()[0],
+                                  "grimp": version("grimp")},
+                      "packages": results}, indent=2))
     if args.json_only:
         return
-    print()
-    print(f"{'package':<12}{'modules':>8}{'ours':>7}{'grimp':>7}{'TP':>7}{'prec':>8}{'recall':>8}")
+    print(f"\n{'package':<12}{'modules':>8} | {'ours':>6}{'grimp':>7}{'TP':>7}{'prec':>7}{'recall':>7} |"
+          f" {'ours':>6}{'grimp':>7}{'TP':>7}{'prec':>7}{'recall':>7}")
+    print(f"{'':<12}{'':>8} | {'all edges':^34} | {'in grimp scope (.py, package chain)':^34}")
     for r in results:
-        e = r["edges"]
-        print(f"{r['package']:<12}{r['modules']['grimp']:>8}{e['ours']:>7}{e['grimp']:>7}"
-              f"{e['true_positives']:>7}{r['precision'] or 0:>8.3f}{r['recall'] or 0:>8.3f}")
+        cells = []
+        for key in ("all", "scope"):
+            e = r[key]
+            cells.append(f"{e['ours']:>6}{e['grimp']:>7}{e['true_positives']:>7}"
+                         f"{e['precision'] or 0:>7.3f}{e['recall'] or 0:>7.3f}")
+        print(f"{r['package']:<12}{r['modules']['grimp']:>8} | {cells[0]} | {cells[1]}")
     print()
     for r in results:
         for cls, entry in r["disagreements"].items():
             ex = entry["examples"][0]
-            print(f"{r['package']:<12}{entry['count']:>5}  {cls}  e.g. {ex['edge']} ({ex['at']}: {ex['statement']})")
+            print(f"{r['package']:<12}{entry['count']:>5}  {cls}\n{'':<19}e.g. {ex['edge']}  "
+                  f"[{ex['at']}: {ex['statement']}]")
 
 
 if __name__ == "__main__":

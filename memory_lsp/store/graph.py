@@ -141,8 +141,10 @@ def resolve_refs(cur, self_names: list[str], implicit_self_langs: list[str], sco
         INSERT INTO edges ({columns})
         WITH counts AS (
             SELECT name, count(*) AS n_any, count(*) FILTER (WHERE kind <> 'method') AS n_plain
-            FROM symbols GROUP BY name HAVING count(*) <= {MAX_NAME_CANDIDATES * 4}),
-        external AS (SELECT DISTINCT path, binding FROM imports WHERE target IS NULL),
+            FROM symbols WHERE name IN (SELECT name FROM _refs)
+            GROUP BY name HAVING count(*) <= {MAX_NAME_CANDIDATES * 4}),
+        external AS (SELECT DISTINCT path, binding FROM imports
+                     WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
         open_refs AS (
             SELECT r.* FROM _refs r
             ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
