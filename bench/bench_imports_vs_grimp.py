@@ -8,11 +8,13 @@ reduced to internal module -> module edges (pkg/a/b.py -> pkg.a.b, pkg/a/__init_
 without self-edges (grimp keeps `from . import attr` in pkg/__init__.py as pkg -> pkg; our edges
 table never holds a file -> same file edge).
 
-Two scores per package:
-  all    every IMPORTS edge of ours, including those from .pyi stubs and from .py files outside a
-         package chain (folders without __init__.py), which grimp never scans;
-  scope  only edges between .py files of modules grimp knows: the like-for-like comparison.
-Every disagreeing edge is classified from the import statement behind it (Python's `ast` gives
+Three scores per package:
+  all         every IMPORTS edge of ours, including those from .pyi stubs and from .py files
+              outside a package chain (folders without __init__.py), which grimp never scans;
+  scope       only edges between .py files of modules grimp knows: the like-for-like comparison;
+  statements  (importer, imported, line) triples in that scope: which statement made the edge
+              (an edge both sides have may still come from different statements).
+Every disagreeing edge (and statement) is classified from the import statement behind it (Python's `ast` gives
 the statement and its context: `if TYPE_CHECKING`, try/except, function body).
 
     python bench/bench_imports_vs_grimp.py                       # email asyncio json concurrent xml django
@@ -99,9 +101,12 @@ class K:
 import probe.stub
 from probe.deep.inner import leaf
 from probe.deep import inner
+import probe.sub
+from . import sub
+from .sub.mod import X
 """,
     **{f"{m}.py": "X = 1\n" for m in ("b", "c", "fast", "slow", "dyn", "dyn2", "lazy", "klass")},
-    "sub/__init__.py": "value = 1\n",
+    "sub/__init__.py": "value = 1\nmod2 = 'an attribute that shadows the submodule'\n",
     "sub/mod.py": "", "sub/mod2.py": "", "sub/mod3.py": "",
     "ns/nsmod.py": "", "ns/nsmod2.py": "",  # ns/ has no __init__.py
     "stub.pyi": "def foo() -> None: ...\n",  # a compiled module's stub: no .py
@@ -260,28 +265,31 @@ class Compare:
         return ours, {(a, b) for a, b in self.grimp["edges"] if a != b}
 
     # an edge of grimp's that we lack
-    def why_missing(self, src: str, dst: str) -> tuple[str, str | None, int]:
-        lines = sorted(self.grimp_lines.get((src, dst), [])) or [0]
+    def why_missing(self, src: str, dst: str, line: int | None = None) -> tuple[str, str | None, int]:
+        lines = [line] if line else sorted(self.grimp_lines.get((src, dst), [])) or [0]
         for mod in (src, dst):
             if mod not in self.path_of:
                 rel = mod.replace(".", "/")
                 rel = next((r for r in (rel + ".py", rel + "/__init__.py") if (self.root / r).exists()), rel)
                 reason = self.ours["skipped"].get(rel)
                 pat = _excluded_by(rel)
-                return ((f"file skipped by our indexer ({reason})" if reason else
-                         f"file excluded by our discovery (default exclude '{pat}')" if pat else
-                         "module not indexed by us"), rel, 0)
+                cls = (f"file skipped by our indexer ({reason})" if reason else
+                       f"file excluded by our discovery (default exclude '{pat}')" if pat else
+                       "module not indexed by us")
+                if src in self.path_of:  # show the importing statement
+                    return cls, self.path_of[src], lines[0]
+                return cls, rel, 0
         path = self.path_of[src]
         line = lines[0]
         node, _ = self.stmts.at(path, line)
         rows = self.rows_at.get((path, line), [])
         if not rows:
             return "statement not captured by our query", path, line
+        if any(r[4] and r[4].endswith(".pyi") and module_of(r[4]) not in self.grimp_modules for r in rows):
+            return ("a.b.c has only a .pyi stub (compiled module): for `import a.b.c` / `from a.b import c` "
+                    "we point at the stub, grimp at the package a.b", path, line)
         if isinstance(node, ast.Import) and any(
                 r[2].rsplit(".", 1)[0] == dst and r[2] not in self.grimp_modules for r in rows):
-            if any(r[4] and r[4].endswith(".pyi") for r in rows):
-                return ("`import a.b.c`, a.b.c has only a .pyi stub (compiled module): we point at the "
-                        "stub, grimp falls back to the package a.b", path, line)
             return ("`import a.b.c`, a.b.c has no source file (compiled or virtual module): grimp falls "
                     "back to the package a.b, we leave it unresolved", path, line)
         if all(r[4] is None for r in rows):
@@ -289,8 +297,9 @@ class Compare:
         return "our resolver: same statement, other module", path, line
 
     # an edge of ours that grimp lacks
-    def why_extra(self, src: str, dst: str) -> tuple[str, str | None, int]:
-        rows = sorted(self.rows_of_edge.get((src, dst), []), key=lambda r: (r[0].endswith(".pyi"), r[1]))
+    def why_extra(self, src: str, dst: str, line: int | None = None) -> tuple[str, str | None, int]:
+        rows = sorted((r for r in self.rows_of_edge.get((src, dst), []) if line is None or r[1] == line),
+                      key=lambda r: (r[0].endswith(".pyi"), r[1]))
         if not rows:
             return "no import row behind the edge", None, 0
         path, line, target = rows[0][0], rows[0][1], rows[0][4]
@@ -301,6 +310,9 @@ class Compare:
                     "grimp does not scan it", path, line)
         if target.endswith(".pyi") and dst not in self.grimp_modules:
             return "target is a stub-only module (.pyi of a compiled module): unknown to grimp", path, line
+        if dst not in self.grimp_modules:
+            return ("target lies under a folder that holds a package without being one: a source root "
+                    "for our resolver (top-level import), an external import for grimp", path, line)
         node, _ = self.stmts.at(path, line)
         if node is None:
             return "our query matched no import statement", path, line
@@ -321,9 +333,52 @@ class Compare:
                 "extra": len(ours - truth), "missing": len(truth - ours),
                 "precision": round(len(tp) / len(ours), 4) if ours else None,
                 "recall": round(len(tp) / len(truth), 4) if truth else None}
+        ours_st, truth_st = self.statements()
+        tp = ours_st & truth_st
+        out["statements"] = {
+            "ours": len(ours_st), "grimp": len(truth_st), "true_positives": len(tp),
+            "extra": len(ours_st - truth_st), "missing": len(truth_st - ours_st),
+            "precision": round(len(tp) / len(ours_st), 4) if ours_st else None,
+            "recall": round(len(tp) / len(truth_st), 4) if truth_st else None}
+        out["statements"]["agreed_by_construct"] = self.constructs(tp)
         ours, truth = self.edges(False)
+        out["disagreements"] = self.classify(truth - ours, ours - truth, examples)
+        out["statement_disagreements"] = self.classify(truth_st - ours_st, ours_st - truth_st, examples)
+        out["seconds"] = {"ours_index": round(self.ours["seconds"], 2), "grimp": round(self.grimp["seconds"], 2)}
+        return out
+
+    def statements(self) -> tuple[set, set]:
+        """(importer, imported, line) triples in grimp's scope: which statement made which edge."""
+        ours = set()
+        for path, line, _m, _n, target, _s in self.ours["imports"]:
+            if not (target and path.endswith(".py") and target.endswith(".py")):
+                continue
+            ms, md = module_of(path), module_of(target)
+            if ms != md and ms in self.grimp_modules and md in self.grimp_modules:
+                ours.add((ms, md, line))
+        return ours, {(a, b, line) for a, b, line, _t in self.grimp["details"] if a != b}
+
+    def constructs(self, triples: set) -> dict:
+        """What the agreed statements were: relative or absolute, and where they sit."""
+        seen, counts = set(), Counter()
+        for src, _dst, line in triples:
+            path = self.path_of.get(src)
+            if (path, line) in seen:
+                continue
+            seen.add((path, line))
+            node, where = self.stmts.at(path, line)
+            if node is None:
+                continue
+            kind = "from . import" if isinstance(node, ast.ImportFrom) and node.level else \
+                "from x import" if isinstance(node, ast.ImportFrom) else "import x"
+            counts[kind] += 1
+            for w in set(where) or {"module level"}:
+                counts[w] += 1
+        return dict(counts.most_common())
+
+    def classify(self, missing: set, extra: set, examples: int) -> dict:
         classes: dict[str, dict] = {}
-        for side, edges, why in (("missing", truth - ours, self.why_missing), ("extra", ours - truth, self.why_extra)):
+        for side, edges, why in (("missing", missing, self.why_missing), ("extra", extra, self.why_extra)):
             for edge in sorted(edges):
                 cls, path, line = why(*edge)
                 node, where = self.stmts.at(path, line)
@@ -336,9 +391,7 @@ class Compare:
                         "statement": ast.unparse(node) if node is not None else None})
         for entry in classes.values():
             entry["contexts"] = dict(entry["contexts"].most_common())
-        out["disagreements"] = dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"]))
-        out["seconds"] = {"ours_index": round(self.ours["seconds"], 2), "grimp": round(self.grimp["seconds"], 2)}
-        return out
+        return dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"]))
 
 
 def main() -> None:
@@ -356,23 +409,20 @@ def main() -> None:
                       "packages": results}, indent=2))
     if args.json_only:
         return
-    print(f"\n{'package':<12}{'modules':>8} | {'ours':>6}{'grimp':>7}{'TP':>7}{'prec':>7}{'recall':>7} |"
-          f" {'ours':>6}{'grimp':>7}{'TP':>7}{'prec':>7}{'recall':>7}")
-    print(f"{'':<12}{'':>8} | {'all edges':^34} | {'in grimp scope (.py, package chain)':^34}")
+    heads = {"all": "all edges", "scope": "edges in grimp's scope", "statements": "statements in scope"}
+    print(f"\n{'':<12}{'':>8}" + "".join(f" | {h:^34}" for h in heads.values()))
+    print(f"{'package':<12}{'modules':>8}" + f" | {'ours':>6}{'grimp':>7}{'TP':>7}{'prec':>7}{'recall':>7}" * 3)
     for r in results:
-        cells = []
-        for key in ("all", "scope"):
-            e = r[key]
-            cells.append(f"{e['ours']:>6}{e['grimp']:>7}{e['true_positives']:>7}"
-                         f"{e['precision'] or 0:>7.3f}{e['recall'] or 0:>7.3f}")
-        print(f"{r['package']:<12}{r['modules']['grimp']:>8} | {cells[0]} | {cells[1]}")
-    print()
-    for r in results:
-        for cls, entry in r["disagreements"].items():
-            ex = entry["examples"][0]
-            print(f"{r['package']:<12}{entry['count']:>5}  {cls}\n{'':<19}e.g. {ex['edge']}  "
-                  f"[{ex['at']}: {ex['statement']}]")
-
+        cells = "".join(f" | {r[k]['ours']:>6}{r[k]['grimp']:>7}{r[k]['true_positives']:>7}"
+                        f"{r[k]['precision'] or 0:>7.3f}{r[k]['recall'] or 0:>7.3f}" for k in heads)
+        print(f"{r['package']:<12}{r['modules']['grimp']:>8}{cells}")
+    for key, title in (("disagreements", "edges"), ("statement_disagreements", "statements in scope")):
+        print(f"\ndisagreements, {title}:" + ("" if any(r[key] for r in results) else " none"))
+        for r in results:
+            for cls, entry in r[key].items():
+                ex = entry["examples"][0]
+                print(f"{r['package']:<12}{entry['count']:>5}  {cls}\n{'':<19}e.g. {ex['edge']}  "
+                      f"[{ex['at']}: {ex['statement']}]")
 
 if __name__ == "__main__":
     main()

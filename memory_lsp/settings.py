@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# .gitignore syntax. Build outputs and vendored trees only at the top: deeper folders with
+# these names are often real code (pip has a package `pip/_internal/operations/build`).
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".memory", "node_modules", ".venv", "venv", "__pycache__",
-    ".mypy_cache", ".pytest_cache", ".tox", "dist", "build", "target", "vendor", "third_party",
-    ".idea", ".vscode", "*.min.js", "*.min.css", "*.bundle.js", "*.generated.*",
+    ".mypy_cache", ".pytest_cache", ".tox", "/dist/", "/build/", "/target/", "/vendor/",
+    "/third_party/", ".idea", ".vscode", "*.min.js", "*.min.css", "*.bundle.js", "*.generated.*",
 )
 
 

@@ -91,3 +91,22 @@ def test_damaged_wal_is_recovered(tmp_path):
     again.index(workers=0)
     assert again.doctor()["counts"]["symbols"] == 1
     again.close()
+
+
+def test_nested_folders_named_like_build_outputs_are_indexed(tmp_path):
+    root = write_files(tmp_path / "ws", {
+        "build/out.py": "x = 1\n",
+        "pkg/__init__.py": "",
+        "pkg/build/__init__.py": "",
+        "pkg/build/tracker.py": "y = 2\n",
+        "pkg/user.py": "from pkg.build.tracker import y\nimport pkg.compiled_ext\n",
+    })
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    paths = {r[0] for r in ws.store.cursor().execute("SELECT path FROM files").fetchall()}
+    assert "pkg/build/tracker.py" in paths and "build/out.py" not in paths
+    targets = {r[0] for r in ws.store.cursor().execute(
+        "SELECT dst_path FROM edges WHERE kind = 'IMPORTS' AND src_path = 'pkg/user.py'").fetchall()}
+    # a submodule with no source (compiled): the edge goes to its package, as grimp records it
+    assert targets == {"pkg/build/tracker.py", "pkg/__init__.py"}
+    ws.close()

@@ -120,8 +120,8 @@ class _Ignore:
             if negated:
                 line = line[1:]
             dir_only = line.endswith("/")
-            line = line.strip("/") if dir_only else line
-            anchored = "/" in line.rstrip("/")
+            line = line.rstrip("/")
+            anchored = "/" in line  # a leading or middle slash anchors to the .gitignore's folder
             line = line.lstrip("/")
             rules.append((re.compile(_glob_to_regex(line, anchored)), negated, dir_only))
         return cls(rules)

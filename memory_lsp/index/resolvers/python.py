@@ -95,4 +95,7 @@ def _targets(full: str, name: str | None, modules: dict[str, str], strategy: str
             return [Target(modules[sub], True, "package" if strategy == "absolute" else strategy)]
     if full in modules:
         return [Target(modules[full], name is None or name == "*", strategy)]
+    parent = full.rpartition(".")[0]
+    if name is None and parent in modules:  # `import a.b.c` with no source for c: grimp records a.b
+        return [Target(modules[parent], False, strategy)]
     return []
