@@ -103,7 +103,8 @@ class Workspace:
                             "lines": d.lines}
                            for d in deps],
             "tests": tests,
-            "unresolved": g.unresolved_refs(cur, names, targets),
+            # call sites with the same names that no edge ties to the target: they may hide more
+            "unresolved": max(0, g.call_sites_named(cur, names) - self.impact_graph().resolved_call_sites(targets)),
         }
 
     # -- reports ---------------------------------------------------------------------------

@@ -65,6 +65,10 @@ class ImpactGraph:
         cur = store.cursor()
         return cls(g.all_edges(cur), g.test_paths(cur))
 
+    def resolved_call_sites(self, targets: list[str]) -> int:
+        """Distinct call sites (file, line) that CALLS edges tie to any of `targets`."""
+        return len({(s.node, s.line) for t in targets for s in self.dependents.get(t, ()) if s.kind == "CALLS"})
+
     def walk(self, target: str, target_path: str, depth: int) -> tuple[list[Dependent], list[str]]:
         """Breadth first from the target; each node keeps its first (shortest, best-scored) path."""
         seen = {target: None}

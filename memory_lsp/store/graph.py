@@ -319,15 +319,12 @@ def test_paths(cur) -> set[str]:
     return {r[0] for r in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
 
 
-def unresolved_refs(cur, names: list[str], exclude_dst: list[str]) -> int:
-    """Call sites naming one of `names` that no edge ties to the given targets: they may hide more."""
+def call_sites_named(cur, names: list[str]) -> int:
+    """How many call sites in the workspace call one of `names` (resolved or not)."""
     if not names:
         return 0
-    return cur.execute("""
-        SELECT count(*) FROM refs r WHERE r.kind = 'call' AND list_contains(?, r.name)
-        AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
-                        AND e.line = r.line AND e.name = r.name AND list_contains(?, e.dst))""",
-                       [names, exclude_dst]).fetchone()[0]
+    return cur.execute("SELECT count(*) FROM refs WHERE kind = 'call' AND name IN (SELECT unnest(?::VARCHAR[]))",
+                       [names]).fetchone()[0]
 
 
 def unresolved_imports(cur) -> int:
