@@ -7,11 +7,12 @@ code 2; tracebacks are for bugs only.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
 from memory_lsp import __version__
+from memory_lsp import cli_memory
+from memory_lsp.cli_output import emit
 from memory_lsp.errors import UserError
 
 
@@ -42,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=10)
     p.add_argument("--example", action="store_true", help="also show the impact of the most central file")
     p.set_defaults(func=cmd_stats)
+
+    cli_memory.add_commands(sub, common)
     return parser
 
 
@@ -65,10 +68,6 @@ def _open(args):
     return Workspace.open(root, db=args.db)
 
 
-def _emit(args, data: dict, text: str) -> None:
-    print(json.dumps(data, indent=2, default=str) if args.json else text)
-
-
 def cmd_index(args) -> int:
     ws = _open(args)
     try:
@@ -88,7 +87,7 @@ def cmd_index(args) -> int:
         if report.skipped:
             lines.append("skipped: " + ", ".join(f"{n} {r}" for r, n in report.skipped.most_common()))
         lines += _summary_lines(summary, central=False)
-        _emit(args, data, "\n".join(lines))
+        emit(args, data, "\n".join(lines))
     finally:
         ws.close()
     return 0
@@ -112,7 +111,7 @@ def cmd_impact(args) -> int:
         if result["unresolved"]:
             lines.append(f"note: {result['unresolved']} call sites with the same names were not resolved "
                          "to this target and could hide more dependents")
-        _emit(args, result, "\n".join(lines))
+        emit(args, result, "\n".join(lines))
     finally:
         ws.close()
     return 0
@@ -132,7 +131,12 @@ def cmd_doctor(args) -> int:
         lines.append("skipped: " + (", ".join(f"{n} {r}" for r, n in d["skipped"].items()) or "none"))
         lines.append("partially indexed: " + (", ".join(f"{n} {r}" for r, n in d["partially_indexed"].items()) or "none"))
         lines.append(f"unresolved: {d['unresolved_imports']} workspace imports, {d['unresolved_calls']} call sites")
-        _emit(args, d, "\n".join(lines))
+        log = d["memory_log"]
+        lines.append(f"memory log: {log['events']} events, {log['memories']} memories, {log['duplicates']} duplicate lines"
+                     + (", last line torn (a writer was killed or is writing)" if log["torn_tail"] else ""))
+        lines += [f"  skipped {s}" for s in log["skipped_lines"]]
+        lines += [f"  quarantined fragment: {q}" for q in log["quarantined"]]
+        emit(args, d, "\n".join(lines))
     finally:
         ws.close()
     return 0
@@ -151,7 +155,7 @@ def cmd_stats(args) -> int:
                          f"{len(result['dependents'])} dependents, {len(result['tests'])} tests")
             for d in result["dependents"][:5]:
                 lines.append(f"  [{d['depth']}] {d['path']}  via {' <- '.join(d['edge_kinds'])}")
-        _emit(args, summary, "\n".join(lines))
+        emit(args, summary, "\n".join(lines))
     finally:
         ws.close()
     return 0

@@ -13,11 +13,16 @@ from pathlib import Path
 from memory_lsp.errors import UserError
 from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.index import indexer
+from memory_lsp.memory import citations as cites
+from memory_lsp.memory import gitmined
+from memory_lsp.memory.book import MemoryBook, select
+from memory_lsp.memory.model import Memory, iso, parse_time
+from memory_lsp.paths import MEMORY_DIR, relpath, workspace_root
 from memory_lsp.settings import Settings
 from memory_lsp.store import SCHEMA_VERSION, Store
 from memory_lsp.store import graph as g
+from memory_lsp.store import memories as mem_rows
 
-MEMORY_DIR = ".memory"
 MEMORY_GITIGNORE = "# the index is a cache rebuilt from the workspace: never commit it\nindex.duckdb*\n*.broken-*\n"
 
 
@@ -27,13 +32,11 @@ class Workspace:
         self.store = store
         self.settings = settings
         self._impact: ImpactGraph | None = None
+        self.book = MemoryBook(root)
 
     @classmethod
     def open(cls, root: str | os.PathLike, db: str | None = None, settings: Settings | None = None) -> "Workspace":
-        root = Path(root).expanduser()
-        if not root.is_dir():
-            raise UserError(f"not a workspace folder: {root}")
-        root = root.resolve()
+        root = workspace_root(root)
         if db is None:
             memory = root / MEMORY_DIR
             memory.mkdir(exist_ok=True)
@@ -50,6 +53,7 @@ class Workspace:
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
         report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers)
         self._impact = None
+        self.sync_memories(code_changed=True)
         return report
 
     def reindex(self, paths: dict[str, bytes | None]) -> indexer.IndexReport:
@@ -57,17 +61,55 @@ class Workspace:
         only = {self.relpath(p): data for p, data in paths.items()}
         report = indexer.run(self.store, self.root, self.settings, only=only)
         self._impact = None
+        self.sync_memories(code_changed=True)
         return report
 
     def relpath(self, path: str | os.PathLike) -> str:
-        """A workspace-relative posix path for a user-given path; outside the workspace is an error."""
-        p = Path(path)
-        full = Path(os.path.normpath(p if p.is_absolute() else self.root / p))
-        try:
-            rel = Path(os.path.normpath(full)).relative_to(self.root)
-        except ValueError:
-            raise UserError(f"{path} is outside the workspace {self.root}") from None
-        return rel.as_posix()
+        return relpath(self.root, path)
+
+    # -- memories ----------------------------------------------------------------------------
+    def sync_memories(self, code_changed: bool = False) -> None:
+        """Rebuild the memory projection if the log or the code changed since the last time.
+
+        Every citation is re-resolved against the index; one whose code moved to another file or
+        name gets a `citation.reanchored` event, so the move survives in the shared log.
+        """
+        if not code_changed and self.store.meta("memory_log") == self.book.log.signature():
+            return
+        base = gitmined.couplings(mem_rows.strong_co_changes(
+            self.store, gitmined.MIN_SHARED_COMMITS, gitmined.MIN_CONFIDENCE))
+        lookup = cites.IndexLookup(self.store, self.root)
+        for _attempt in range(2):  # a second pass applies the re-anchor events of the first
+            signature = self.book.log.signature()
+            memories = list(self.book.load(base=base).memories.values())
+            moved = []
+            for m in memories:
+                for i, c in enumerate(m.citations):
+                    cites.resolve(c, lookup)
+                    if m.valid_to is None and c.state == "valid" and cites.moved(c):
+                        moved.append((m, i, cites.reanchored(c, lookup)))
+            for m, i, citation in moved:
+                self.book.record_reanchor(m, i, citation)
+            if not moved:
+                break
+        mem_rows.replace_all(self.store, memories)
+        self.store.set_meta("memory_log", signature)
+
+    def memories(self, **filters) -> list[Memory]:
+        """Memories from the projection (kept in step with the log), filtered as `select` does."""
+        if filters.get("at"):  # the past: replay the log up to then (citation states are today's)
+            loaded = self.book.load(until=iso(parse_time(filters["at"])))
+            memories = list(loaded.memories.values())
+            lookup = cites.IndexLookup(self.store, self.root)
+            for m in memories:
+                for c in m.citations:
+                    cites.resolve(c, lookup)
+        else:
+            self.sync_memories()
+            memories = [Memory.from_json(d) for d in mem_rows.all_docs(self.store)]
+        if filters.get("file"):
+            filters["file"] = self.relpath(filters["file"])
+        return select(memories, **filters)
 
     # -- impact ----------------------------------------------------------------------------
     def impact_graph(self) -> ImpactGraph:
@@ -147,4 +189,5 @@ class Workspace:
             "partially_indexed": {n: c for n, c in notes},
             "unresolved_imports": g.unresolved_imports(cur),
             "unresolved_calls": unresolved_calls,
+            "memory_log": self.book.health(),
         }

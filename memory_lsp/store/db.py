@@ -22,9 +22,11 @@ from memory_lsp.errors import IndexBusy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # version -> SQL that upgrades the previous version to it; a gap means "rebuild"
-MIGRATIONS: dict[int, str] = {}
+MIGRATIONS: dict[int, str] = {
+    2: "SELECT 1",  # v2 adds the memories and citations tables, created by schema.sql
+}
 TABLES = ("files", "skipped", "symbols", "refs", "imports", "edges", "chunks", "mentions")
 
 

@@ -46,3 +46,19 @@ CREATE TABLE IF NOT EXISTS chunks (
 
 -- names that documentation mentions (backticked or path-like), resolved into DOCUMENTS edges
 CREATE TABLE IF NOT EXISTS mentions (path VARCHAR, heading VARCHAR, line INTEGER, token VARCHAR);
+
+-- memories: a projection of .memory/events.jsonl (plus git-mined couplings), rebuilt by replay.
+-- doc = the memory as JSON (what the CLI prints); the other columns are for filtering and search
+CREATE TABLE IF NOT EXISTS memories (
+    id VARCHAR, type VARCHAR, text VARCHAR, priority VARCHAR, priority_rank INTEGER,
+    confidence DOUBLE, tags VARCHAR, scope VARCHAR, source VARCHAR, pinned BOOLEAN,
+    needs_review BOOLEAN, created VARCHAR, updated VARCHAR, valid_to VARCHAR,
+    superseded_by VARCHAR, state VARCHAR, doc VARCHAR
+);
+
+-- one row per citation; cur_* = where the cited code is today (NULL when orphaned)
+CREATE TABLE IF NOT EXISTS citations (
+    memory_id VARCHAR, idx INTEGER, kind VARCHAR, path VARCHAR, symbol VARCHAR,
+    start_line INTEGER, end_line INTEGER, fingerprint VARCHAR, state VARCHAR,
+    cur_path VARCHAR, cur_symbol VARCHAR, cur_start INTEGER, cur_end INTEGER
+);

@@ -1,0 +1,134 @@
+"""Auto-capture: memory candidates from free text an agent passes in (a transcript, notes).
+
+Regex patterns pick the sentences (seed 004); an importance score keeps the novel and salient
+ones (seed 002). No model calls: `similarity` is pluggable, lexical by default.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+THRESHOLD = 0.3
+DUPLICATE = 0.88  # as consolidation: closer than this to an earlier candidate is the same memory
+
+_PREFERENCE = re.compile(r"\b(i|we)\s+(?:really\s+|much\s+|always\s+)?(?:prefer|like|love|hate|dislike)\b"
+                         r"|\b(?:always|never)\s+use\b|\bi always\b|\bmy favou?rite\b", re.I)
+_CONSTRAINT = re.compile(r"\bmust\b|\brequired\b|\b(?:don't|do not) ever\b|\bnever\b(?!\s+use\b)"
+                         r"|\bforbidden\b", re.I)
+_CORRECTION = re.compile(r"^(?:actually|no)\b\s*[,:]|\bactually,|\bnot\b[^.]{1,80}?\bbut\b"
+                         r"|\bthat'?s (?:wrong|incorrect|not right)\b|\binstead\b", re.I)
+# content before speech act: "Actually, you must X" is a rule and "No, I prefer X" a preference
+PATTERNS = (
+    ("preference", _PREFERENCE, "preference", "medium"),
+    ("constraint", _CONSTRAINT, "policy", "critical"),
+    ("correction", _CORRECTION, "fact", "high"),
+)
+
+_ROLE = re.compile(r"^\s*(?:>\s*)*(?:(?:user|human|assistant|ai|agent|system|claude)\s*:\s*)?"
+                   r"(?:[-*+]\s+)?", re.I)
+_DISCOURSE = re.compile(r"^(?:actually|no)\s*[,:]\s*", re.I)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf)\.$", re.I)
+
+_IDENTIFIER = re.compile(r"`[^`]+`|\b[a-z0-9]+_[a-z0-9_]+\b|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[a-z]+[A-Z]\w*"
+                         r"|\w/\w|\.py\b")
+_CAPITALIZED = re.compile(r"(?<=\s)[A-Z][a-z]+\b")  # not the first word; "I" has no lowercase
+_NUMBER = re.compile(r"\b\d")
+_TECHNICAL = re.compile(r"`[^`]+`|\b[A-Za-z_]\w*\.[A-Za-z_]\w*")
+_TOKEN = re.compile(r"[a-z0-9_]+")
+_STOP = frozenset("""a an and are as at be been but by do does for from has have i if in into is it
+its me my of on or our so that the their them then there these they this to was we were will with
+you your""".split())
+
+
+@dataclass
+class Candidate:
+    text: str
+    type: str
+    priority: str
+    pattern: str
+    salience: float
+    novelty: float
+    importance: float
+
+
+def clean(text: str) -> str:
+    """Seed 002 cleaning: NFC, stripped, runs of blank lines collapsed to one."""
+    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").strip()
+    return re.sub(r"\n\s*\n+", "\n\n", text)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`, one line at most each, without role prefixes or fenced code."""
+    sentences: list[str] = []
+    in_fence = False
+    for line in clean(text).split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence  # code is not a statement about the project
+            continue
+        line = _ROLE.sub("", line).strip()
+        if in_fence or not line:
+            continue
+        pieces: list[str] = []
+        for piece in _SENTENCE_END.split(line):
+            if pieces and _ABBREVIATION.search(pieces[-1]):
+                pieces[-1] += " " + piece
+            else:
+                pieces.append(piece)
+        sentences += [p.strip() for p in pieces if p.strip()]
+    return sentences
+
+
+def capture(text: str, existing: list[str], threshold: float = THRESHOLD,
+            similarity: Callable[[str, str], float] | None = None) -> list[Candidate]:
+    similarity = similarity or lexical_similarity
+    kept: list[Candidate] = []
+    for sentence in split_sentences(text):
+        fired = next(((name, kind, priority) for name, regex, kind, priority in PATTERNS
+                      if regex.search(sentence.replace("\u2019", "'"))), None)
+        if fired is None:
+            continue
+        name, kind, priority = fired
+        body = _DISCOURSE.sub("", sentence) if name == "correction" else sentence
+        if any(similarity(body, c.text) > DUPLICATE for c in kept):
+            continue
+        sal = salience(sentence)
+        novelty = 1.0 - max((similarity(body, e) for e in existing), default=0.0)
+        novelty = min(1.0, max(0.0, novelty))
+        # rounded so that float noise does not decide a candidate on the threshold
+        importance = round(novelty * 0.6 + sal * 0.4, 4)
+        if importance >= threshold:
+            kept.append(Candidate(body, kind, priority, name, sal, round(novelty, 4), importance))
+    return kept
+
+
+def salience(sentence: str) -> float:
+    """Seed 002 content signals, adapted to code: identifiers count as named entities."""
+    score = 0.0
+    if _IDENTIFIER.search(sentence) or _CAPITALIZED.search(sentence):
+        score += 0.3
+    if _NUMBER.search(sentence):
+        score += 0.2
+    if _PREFERENCE.search(sentence):
+        score += 0.4
+    if _TECHNICAL.search(sentence):
+        score += 0.1
+    return round(min(score, 1.0), 4)
+
+
+def lexical_similarity(a: str, b: str) -> float:
+    """Cosine of word counts, stop words dropped; 0 when either side has no words left."""
+    ca, cb = _words(a), _words(b)
+    dot = sum(n * cb[w] for w, n in ca.items())
+    norm = math.sqrt(sum(n * n for n in ca.values())) * math.sqrt(sum(n * n for n in cb.values()))
+    return min(1.0, dot / norm) if norm else 0.0
+
+
+def _words(text: str) -> Counter:
+    return Counter(w for w in _TOKEN.findall(text.lower()) if w not in _STOP)

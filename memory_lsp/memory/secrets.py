@@ -1,0 +1,201 @@
+"""Secret scanner: runs before a memory is stored in the event log, exported or injected.
+
+Provider-specific rules (the token shapes of gitleaks and GitHub secret scanning) almost never
+match ordinary text, so their findings block the write. Generic assignments and high-entropy
+strings are noisy: they only warn, but redact() masks them too. Call strip_invisible() first:
+a zero-width character inside a token splits it and hides it from every rule.
+Offsets, lines and columns count Python characters (code points), not UTF-16 units.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+BLOCK, WARN = "block", "warn"
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    description: str
+    start: int
+    end: int
+    line: int
+    column: int
+    severity: str
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    # ASCII: \w and \b mean what the token alphabets mean, not any Unicode letter
+    return re.compile(pattern, re.ASCII)
+
+
+_PEM_BEGIN = r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+_ASSIGN_OP = r"""["']?\s*(?::=|=>|[:=])\s*"""
+
+# (rule, description, pattern): the secret is the first group that matched, else the whole match
+_RULES = [
+    # a base64 body must follow, so naming the header in prose is no finding; a key cut short
+    # still leaks, so without a footer the finding runs to the end of the text
+    ("private-key", "Private key", _re(
+        _PEM_BEGIN + r"(?=[\s\S]{0,200}?[A-Za-z0-9+/]{40})[\s\S]*?(?:" + _PEM_END + r"|\Z)")),
+    ("gcp-service-account", "GCP service account private key", _re(
+        r'"type"\s*:\s*"service_account"[\s\S]{0,4000}?"private_key"\s*:\s*"([^"]{64,})"')),
+    ("aws-access-key-id", "AWS access key ID", _re(
+        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
+    ("aws-secret-access-key", "AWS secret access key", _re(
+        r"(?i:\b(?:aws_?)?secret_?access_?key)" + _ASSIGN_OP
+        + r"""["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""")),
+    ("github-token", "GitHub token", _re(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{82,})\b")),
+    ("gitlab-token", "GitLab personal access token", _re(r"\bglpat-[\w-]{20,}(?![\w-])")),
+    ("slack-token", "Slack token", _re(r"\bxox[abeoprs]-\d{6,}-[A-Za-z0-9-]{10,}")),
+    ("slack-webhook", "Slack webhook URL", _re(
+        r"(?:https?://)?hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}")),
+    ("stripe-key", "Stripe secret key", _re(r"\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{24,}\b")),
+    ("anthropic-api-key", "Anthropic API key", _re(r"\bsk-ant-(?:api|admin)\d\d-[\w-]{80,}")),
+    # sk-learn, sk-image-1 and kebab-case names: real keys are long and mix digits and capitals
+    ("openai-api-key", "OpenAI API key", _re(
+        r"\bsk-(?!ant-)(?=[\w-]*\d)(?=[\w-]*[A-Z])[\w-]{20,}(?![\w-])")),
+    ("gcp-api-key", "Google API key", _re(r"\bAIza[\w-]{35}(?![\w-])")),
+    ("npm-token", "npm access token", _re(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("pypi-token", "PyPI upload token", _re(
+        r"\bpypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[\w-]{50,}")),
+    ("huggingface-token", "Hugging Face access token", _re(
+        r"\bhf_(?=[A-Za-z]*[a-z])(?=[A-Za-z]*[A-Z])[A-Za-z]{34,}\b")),
+    ("jwt", "JSON Web Token", _re(r"\beyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}")),
+    ("url-credentials", "Password in a URL", _re(
+        r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:([^\s/@]+)@[\w\[.-]")),
+    ("twilio-api-key", "Twilio API key", _re(r"\bSK[0-9a-f]{32}\b")),
+    ("sendgrid-api-key", "SendGrid API key", _re(r"\bSG\.[\w-]{22}\.[\w-]{43}(?![\w-])")),
+    ("azure-storage-key", "Azure storage account key", _re(r"(?i:AccountKey)=([A-Za-z0-9+/]{86}==)")),
+]
+
+_PLACEHOLDER = _re(
+    r"(?i)^(?:changeme|change_me|password|passwd|pass|pwd|secret|token|dummy|placeholder|redacted"
+    r"|none|null|nil|true|false)$"
+    r"|^[<{\[].*[>}\]]$|^\$\{?\w+\}?$|^%\(\w+\)s$|^[\d.]+$|^[*x.]+$"  # <key> {key} ${KEY} $KEY %(k)s
+    r"|([*x#0])\1{3,}|example|your[_-]")  # xxxx, ****, 0000; AWS docs' ...EXAMPLE keys
+
+_ASSIGN = _re(
+    r"(?i)\b[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"
+    r"|auth[_-]?key)s?" + _ASSIGN_OP + r"""(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`,;&)}\]]+))""")
+# an unquoted dotted name, call or subscript (settings.KEY, getenv(, os.environ[) fetches
+# the secret rather than being it
+_CODE_REF = _re(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:[(\[].*)?")
+
+_CANDIDATE = _re(r"(?<![\w+/=-])[\w+/-]{32,}={0,2}(?![\w+/=-])")
+_URL = _re(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+_UUID = _re(r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_HEX = _re(r"[0-9a-fA-F]+")
+_CLASS_RUN = _re(r"[A-Z]*[a-z]+|[A-Z]+|[0-9]+")
+
+# Characters that render as nothing or reorder what is shown: a reviewer approves text that
+# looks harmless while an agent still reads the hidden part (e.g. ASCII smuggled as Unicode tags).
+_INVISIBLE = re.compile(
+    "[\U000E0000-\U000E007F\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C"
+    "\u200B-\u200D\u2060\uFEFF\u180E\u00AD]")
+
+
+def scan(text: str) -> list[Finding]:
+    """Every secret in text, sorted by start; of overlapping findings the block one, then the longest."""
+    found = []
+    for rule, description, pattern in _RULES:
+        for m in pattern.finditer(text):
+            start, end = _secret_span(m)
+            if not _PLACEHOLDER.search(text[start:end]):
+                found.append(_finding(text, rule, description, start, end, BLOCK))
+    found += _assignments(text)
+    found += _high_entropy(text)
+    kept: list[Finding] = []
+    # stable sort: on a tie the earlier rule (provider, then assignment, then entropy) wins
+    for f in sorted(found, key=lambda f: (f.severity != BLOCK, f.start - f.end)):
+        if all(f.end <= k.start or k.end <= f.start for k in kept):
+            kept.append(f)
+    return sorted(kept, key=lambda f: f.start)
+
+
+def blocking(findings) -> list[Finding]:
+    return [f for f in findings if f.severity == BLOCK]
+
+
+def redact(text: str, findings: list[Finding] | None = None) -> str:
+    """text with every finding, block or warn, replaced by [REDACTED:<rule>]."""
+    if findings is None:
+        findings = scan(text)
+    out, pos = [], 0
+    for f in sorted(findings, key=lambda f: f.start):
+        if f.end <= pos:
+            continue
+        out += [text[pos:max(f.start, pos)], f"[REDACTED:{f.rule}]"]
+        pos = f.end
+    return "".join(out) + text[pos:]
+
+
+def describe(f: Finding) -> str:
+    return f"{f.description} ({f.rule}) at line {f.line}, column {f.column}"
+
+
+def strip_invisible(text: str) -> tuple[str, int]:
+    """(text without invisible characters, how many were removed)."""
+    return _INVISIBLE.subn("", text)
+
+
+def _secret_span(m: re.Match[str]) -> tuple[int, int]:
+    for i in range(1, m.re.groups + 1):
+        if m.group(i) is not None:
+            return m.span(i)
+    return m.span()
+
+
+def _finding(text: str, rule: str, description: str, start: int, end: int, severity: str) -> Finding:
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    return Finding(rule, description, start, end, line, column, severity)
+
+
+def _assignments(text: str) -> list[Finding]:
+    out = []
+    for m in _ASSIGN.finditer(text):
+        start, end = _secret_span(m)
+        value = text[start:end]
+        if len("".join(value.split())) < 8 or _PLACEHOLDER.search(value):
+            continue
+        if m.group(3) is not None and _CODE_REF.fullmatch(value) and (
+                re.search(r"[.(\[]", value) or not re.search(r"\d", value)):
+            continue
+        out.append(_finding(text, "generic-secret-assignment", "Possible secret in an assignment",
+                            start, end, WARN))
+    return out
+
+
+def _high_entropy(text: str) -> list[Finding]:
+    urls = [m.span() for m in _URL.finditer(text)]
+    out = []
+    for m in _CANDIDATE.finditer(text):
+        if any(a <= m.start() < b for a, b in urls) or not _random_looking(m.group()):
+            continue
+        out.append(_finding(text, "high-entropy-string", "High-entropy string",
+                            m.start(), m.end(), WARN))
+    return out
+
+
+def _random_looking(s: str) -> bool:
+    if not (re.search(r"[A-Za-z]", s) and re.search(r"\d", s)) or _UUID.search(s):
+        return False
+    if _HEX.fullmatch(s):
+        # commit SHAs (7 to 40 hex) are everyday memory content
+        return len(s) > 40 and _entropy(s) >= 3.0
+    # words, identifiers and paths come in long runs of one character class (src/memory_lsp,
+    # batch_of_200); random text switches class every one or two characters
+    runs = _CLASS_RUN.findall(s)
+    return sum(map(len, runs)) / len(runs) < 4 and _entropy(s) >= 4.0
+
+
+def _entropy(s: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())

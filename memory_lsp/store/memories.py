@@ -1,0 +1,63 @@
+"""The memory projection in DuckDB: written whole from a replay, read back as memories.
+
+The event log is the truth; these rows are rebuilt from it whenever the log or the code changes
+(hundreds of memories replay in milliseconds, so the projection is simply replaced).
+"""
+
+from __future__ import annotations
+
+import json
+
+from memory_lsp.memory.model import PRIORITIES, Memory
+from memory_lsp.store.db import Store
+
+MEMORY_COLUMNS = (
+    ["id", "type", "text", "priority", "priority_rank", "confidence", "tags", "scope", "source", "pinned",
+     "needs_review", "created", "updated", "valid_to", "superseded_by", "state", "doc"],
+    ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "DOUBLE", "VARCHAR", "VARCHAR", "VARCHAR",
+     "BOOLEAN", "BOOLEAN", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"])
+CITATION_COLUMNS = (
+    ["memory_id", "idx", "kind", "path", "symbol", "start_line", "end_line", "fingerprint", "state",
+     "cur_path", "cur_symbol", "cur_start", "cur_end"],
+    ["VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER", "VARCHAR", "VARCHAR",
+     "VARCHAR", "VARCHAR", "INTEGER", "INTEGER"])
+
+
+def replace_all(store: Store, memories: list[Memory]) -> None:
+    rows, cites = [], []
+    for m in memories:
+        rows.append((m.id, m.type, m.text, m.priority, PRIORITIES.get(m.priority, 1), m.confidence, ",".join(m.tags),
+                     m.scope, m.source, m.pinned, m.needs_review, m.created, m.updated, m.valid_to,
+                     m.superseded_by, m.state, json.dumps(m.to_json(), ensure_ascii=False)))
+        for i, c in enumerate(m.citations):
+            now = c.current or {}
+            cites.append((m.id, i, c.kind, c.path, c.symbol, c.start_line, c.end_line, c.fingerprint, c.state,
+                          now.get("path"), now.get("symbol"), now.get("start_line"), now.get("end_line")))
+    with store.write_lock:
+        cur = store.conn
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            cur.execute("DELETE FROM memories")
+            cur.execute("DELETE FROM citations")
+            store.bulk_insert("memories", *MEMORY_COLUMNS, rows, cur=cur)
+            store.bulk_insert("citations", *CITATION_COLUMNS, cites, cur=cur)
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+
+
+def all_docs(store: Store) -> list[dict]:
+    """Every memory (valid or not) as its JSON document, most important first."""
+    return [json.loads(doc) for (doc,) in store.cursor().execute(
+        "SELECT doc FROM memories ORDER BY priority_rank DESC, created, id").fetchall()]
+
+
+def strong_co_changes(store: Store, min_support: int, min_confidence: float) -> list[tuple]:
+    """(path, partner, shared commits, commits of path, confidence, last change of either)."""
+    return store.cursor().execute("""
+        SELECT e.src_path, e.dst_path, e.support, f.churn, e.confidence,
+               greatest(coalesce(f.last_change, 0), coalesce(g.last_change, 0))
+        FROM edges e JOIN files f ON f.path = e.src_path LEFT JOIN files g ON g.path = e.dst_path
+        WHERE e.kind = 'CO_CHANGES' AND e.support >= ? AND e.confidence >= ?
+        ORDER BY e.src_path, e.dst_path""", [min_support, min_confidence]).fetchall()
