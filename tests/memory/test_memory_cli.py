@@ -221,3 +221,23 @@ def test_git_mined_couplings_become_causal_dependency_memories(tmp_path):
     ok("feedback", "-w", str(root), mined[0]["id"], "wrong")  # verdicts on mined memories are kept
     (again,) = [m for m in listed(root) if m["id"] == mined[0]["id"]]
     assert again["feedback"]["wrong"] == 1
+
+
+def test_doctor_reports_a_torn_line_and_reading_still_works(root):
+    m = teach(root, "invoices are immutable once sent", "--type", "decision")
+    with open(root / ".memory" / "events.jsonl", "a") as f:
+        f.write('{"v":1,"id":"01KILLED","ts":"2026-11-')
+    assert [x["id"] for x in listed(root)] == [m["id"]]
+    report = json.loads(ok("doctor", "-w", str(root), "--json").stdout)["memory_log"]
+    assert report["torn_tail"] and report["events"] == 1 and "torn last line" in report["skipped_lines"][0]
+    assert "last line torn" in ok("doctor", "-w", str(root)).stdout
+    teach(root, "tax is computed per line", "--type", "fact")  # the next writer moves the fragment aside
+    report = json.loads(ok("doctor", "-w", str(root), "--json").stdout)["memory_log"]
+    assert not report["torn_tail"] and report["events"] == 2 and len(report["quarantined"]) == 1
+
+
+def test_scoped_memories_apply_to_matching_files(root):
+    teach(root, "money code avoids floats", "--type", "policy", "--scope", "billing/*.py")
+    teach(root, "tax and invoice share rounding", "--type", "gotcha", "--scope", "billing/tax.py,billing/invoice.py")
+    assert len(listed(root, "--file", "billing/invoice.py")) == 2
+    assert len(listed(root, "--file", "billing/__init__.py")) == 1
