@@ -48,6 +48,17 @@ def add_commands(sub, common) -> None:
     p.add_argument("--all", action="store_true", help="include forgotten (superseded, invalidated) memories")
     p.set_defaults(func=cmd_memories)
 
+    p = sub.add_parser("edit", parents=[common], help="change a memory's text, type, tags, scope, priority or citations")
+    p.add_argument("id")
+    p.add_argument("--text")
+    p.add_argument("--type", choices=list(TYPES), metavar="TYPE")
+    p.add_argument("--tag", action="append", help="replaces the tags (repeat for several)")
+    p.add_argument("--scope")
+    p.add_argument("--priority")
+    p.add_argument("--cite", action="append", help="replaces the citations (repeat for several)")
+    p.add_argument("--redact", action="store_true")
+    p.set_defaults(func=cmd_edit)
+
     p = sub.add_parser("forget", parents=[common], help="retire a memory (superseded; nothing is deleted)")
     p.add_argument("id")
     p.add_argument("--reason", required=True)
@@ -211,6 +222,12 @@ def _write(args, action) -> int:
         reader.notify()
     emit(args, {"id": m.id, "ok": True}, f"{args.command}: {m.id}")
     return 0
+
+
+def cmd_edit(args) -> int:
+    return _write(args, lambda book, ms, r: book.edit(ms, args.id, text=args.text, type_=args.type, tags=args.tag,
+                                                     scope=args.scope, priority=args.priority, cite=args.cite,
+                                                     redact=args.redact, lookup=r.lookup()))
 
 
 def cmd_forget(args) -> int:

@@ -125,6 +125,31 @@ class MemoryBook:
             return check_text(secrets.redact(text, findings)), [], [secrets.describe(f) for f in findings]
         return text, [secrets.describe(f) for f in findings], []
 
+    def edit(self, memories: dict[str, Memory], ref: str, text: str | None = None, type_: str | None = None,
+             tags: list[str] | None = None, scope: str | None = None, priority: str | None = None,
+             cite: list[str] | None = None, redact: bool = False, lookup: cites.CodeLookup | None = None) -> Memory:
+        """Change a memory in place (a typo, a better type); its history stays in the log."""
+        m = self.find(memories, ref)
+        changes: dict = {}
+        if text is not None:
+            changes["text"] = self.clean(text, redact)[0]
+        if type_ is not None:
+            changes["type"] = check_type(type_)
+            changes["priority"] = TYPES[type_][0]  # a new type brings its priority unless one is given
+        if tags is not None:
+            changes["tags"] = check_tags(tags)
+        if scope is not None:
+            changes["scope"] = check_scope(scope)
+        if priority is not None:
+            changes["priority"] = check_priority(priority)
+        if cite is not None:
+            lookup = lookup or cites.FileLookup(self.root)
+            changes["citations"] = [cites.anchor(lookup, relpath(self.root, p), s, a, b).to_event()
+                                    for p, s, a, b in map(cites.parse_spec, cite)]
+        if not changes:
+            raise UserError("nothing to change: give --text, --type, --tag, --scope, --priority or --cite")
+        return self._append(m, "memory.edited", **changes)
+
     def forget(self, memories: dict[str, Memory], ref: str, reason: str, by: str | None = None,
                invalidate: bool = False) -> Memory:
         """Close a memory's validity window; nothing is deleted (`memories --at` still shows it)."""

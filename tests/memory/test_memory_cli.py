@@ -241,3 +241,16 @@ def test_scoped_memories_apply_to_matching_files(root):
     teach(root, "tax and invoice share rounding", "--type", "gotcha", "--scope", "billing/tax.py,billing/invoice.py")
     assert len(listed(root, "--file", "billing/invoice.py")) == 2
     assert len(listed(root, "--file", "billing/__init__.py")) == 1
+
+
+def test_edit_changes_text_type_and_citations_and_keeps_history(root):
+    mid = teach(root, "tax is rounded per invoise", "--type", "fact")["id"]
+    ok("edit", "-w", str(root), mid, "--text", "tax is rounded per invoice", "--type", "gotcha",
+       "--cite", "billing/tax.py::tax")
+    (m,) = listed(root)
+    assert (m["text"], m["type"], m["priority"], m["citations"][0]["symbol"]) == (
+        "tax is rounded per invoice", "gotcha", "high", "tax")
+    kinds = [json.loads(line)["kind"] for line in (root / ".memory" / "events.jsonl").read_text().splitlines()]
+    assert kinds == ["memory.created", "memory.edited"]
+    done = cli("edit", "-w", str(root), mid)
+    assert done.returncode == 2 and "nothing to change" in done.stderr
