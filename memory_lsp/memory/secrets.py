@@ -19,6 +19,9 @@ BLOCK, WARN = "block", "warn"
 
 @dataclass(frozen=True)
 class Finding:
+    """One secret: start/end are offsets into the scanned text, line and column count from 1,
+    severity is "block" (provider-specific rules) or "warn" (generic and high-entropy rules)."""
+
     rule: str
     description: str
     start: int
@@ -35,6 +38,8 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 _PEM_BEGIN = r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+_TOKEN_START = r"(?<![\w-])"  # not \b: in a-a-a-... every dash would restart a scan
+_SCHEME = r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://"
 _ASSIGN_OP = r"""["']?\s*(?::=|=>|[:=])\s*"""
 
 # (rule, description, pattern): the secret is the first group that matched, else the whole match
@@ -51,24 +56,24 @@ _RULES = [
         r"(?i:\b(?:aws_?)?secret_?access_?key)" + _ASSIGN_OP
         + r"""["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""")),
     ("github-token", "GitHub token", _re(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{82,})\b")),
-    ("gitlab-token", "GitLab personal access token", _re(r"\bglpat-[\w-]{20,}(?![\w-])")),
-    ("slack-token", "Slack token", _re(r"\bxox[abeoprs]-\d{6,}-[A-Za-z0-9-]{10,}")),
+    ("gitlab-token", "GitLab personal access token", _re(_TOKEN_START + r"glpat-[\w-]{20,}(?![\w-])")),
+    ("slack-token", "Slack token", _re(_TOKEN_START + r"xox[abeoprs]-\d{6,}-[A-Za-z0-9-]{10,}")),
     ("slack-webhook", "Slack webhook URL", _re(
         r"(?:https?://)?hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}")),
     ("stripe-key", "Stripe secret key", _re(r"\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{24,}\b")),
-    ("anthropic-api-key", "Anthropic API key", _re(r"\bsk-ant-(?:api|admin)\d\d-[\w-]{80,}")),
+    ("anthropic-api-key", "Anthropic API key", _re(_TOKEN_START + r"sk-ant-(?:api|admin)\d\d-[\w-]{80,}")),
     # sk-learn, sk-image-1 and kebab-case names: real keys are long and mix digits and capitals
     ("openai-api-key", "OpenAI API key", _re(
-        r"\bsk-(?!ant-)(?=[\w-]*\d)(?=[\w-]*[A-Z])[\w-]{20,}(?![\w-])")),
+        _TOKEN_START + r"sk-(?!ant-)(?=[\w-]*\d)(?=[\w-]*[A-Z])[\w-]{20,}(?![\w-])")),
     ("gcp-api-key", "Google API key", _re(r"\bAIza[\w-]{35}(?![\w-])")),
     ("npm-token", "npm access token", _re(r"\bnpm_[A-Za-z0-9]{36}\b")),
     ("pypi-token", "PyPI upload token", _re(
         r"\bpypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[\w-]{50,}")),
     ("huggingface-token", "Hugging Face access token", _re(
         r"\bhf_(?=[A-Za-z]*[a-z])(?=[A-Za-z]*[A-Z])[A-Za-z]{34,}\b")),
-    ("jwt", "JSON Web Token", _re(r"\beyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}")),
+    ("jwt", "JSON Web Token", _re(_TOKEN_START + r"eyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}")),
     ("url-credentials", "Password in a URL", _re(
-        r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:([^\s/@]+)@[\w\[.-]")),
+        _SCHEME + r"[^\s:/@]*:([^\s/@]+)@[\w\[.-]")),
     ("twilio-api-key", "Twilio API key", _re(r"\bSK[0-9a-f]{32}\b")),
     ("sendgrid-api-key", "SendGrid API key", _re(r"\bSG\.[\w-]{22}\.[\w-]{43}(?![\w-])")),
     ("azure-storage-key", "Azure storage account key", _re(r"(?i:AccountKey)=([A-Za-z0-9+/]{86}==)")),
@@ -81,14 +86,14 @@ _PLACEHOLDER = _re(
     r"|([*x#0])\1{3,}|example|your[_-]")  # xxxx, ****, 0000; AWS docs' ...EXAMPLE keys
 
 _ASSIGN = _re(
-    r"(?i)\b[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"
+    r"(?i)(?<![\w.-])[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"
     r"|auth[_-]?key)s?" + _ASSIGN_OP + r"""(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`,;&)}\]]+))""")
 # an unquoted dotted name, call or subscript (settings.KEY, getenv(, os.environ[) fetches
 # the secret rather than being it
 _CODE_REF = _re(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:[(\[].*)?")
 
 _CANDIDATE = _re(r"(?<![\w+/=-])[\w+/-]{32,}={0,2}(?![\w+/=-])")
-_URL = _re(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+_URL = _re(_SCHEME + r"\S+")
 _UUID = _re(r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _HEX = _re(r"[0-9a-fA-F]+")
 _CLASS_RUN = _re(r"[A-Z]*[a-z]+|[A-Z]+|[0-9]+")
