@@ -11,7 +11,7 @@ import sys
 import time
 
 from memory_lsp import __version__
-from memory_lsp import cli_memory
+from memory_lsp import cli_memory, cli_retrieval
 from memory_lsp.cli_output import emit
 from memory_lsp.errors import UserError
 
@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_stats)
 
     cli_memory.add_commands(sub, common)
+    cli_retrieval.add_commands(sub, common, _open)
     return parser
 
 

@@ -22,6 +22,7 @@ from memory_lsp.settings import Settings
 from memory_lsp.store import SCHEMA_VERSION, Store
 from memory_lsp.store import graph as g
 from memory_lsp.store import memories as mem_rows
+from memory_lsp.store import search as search_sql
 
 MEMORY_GITIGNORE = "# the index is a cache rebuilt from the workspace: never commit it\nindex.duckdb*\n*.broken-*\n"
 
@@ -33,6 +34,7 @@ class Workspace:
         self.settings = settings
         self._impact: ImpactGraph | None = None
         self.book = MemoryBook(root)
+        self._retriever = None
 
     @classmethod
     def open(cls, root: str | os.PathLike, db: str | None = None, settings: Settings | None = None) -> "Workspace":
@@ -53,6 +55,7 @@ class Workspace:
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
         report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers)
         self._impact = None
+        search_sql.mark_dirty(self.store)
         self.sync_memories(code_changed=True)
         return report
 
@@ -61,6 +64,7 @@ class Workspace:
         only = {self.relpath(p): data for p, data in paths.items()}
         report = indexer.run(self.store, self.root, self.settings, only=only)
         self._impact = None
+        search_sql.mark_dirty(self.store)
         self.sync_memories(code_changed=True)
         return report
 
@@ -94,6 +98,7 @@ class Workspace:
                 break
         mem_rows.replace_all(self.store, memories)
         self.store.set_meta("memory_log", signature)
+        search_sql.mark_dirty(self.store)
 
     def memories(self, **filters) -> list[Memory]:
         """Memories from the projection (kept in step with the log), filtered as `select` does."""
@@ -110,6 +115,32 @@ class Workspace:
         if filters.get("file"):
             filters["file"] = self.relpath(filters["file"])
         return select(memories, **filters)
+
+    # -- retrieval ---------------------------------------------------------------------------
+    def retriever(self):
+        if self._retriever is None:
+            from memory_lsp.retrieval.search import Retriever  # numpy and the model load on first use
+
+            self._retriever = Retriever(self.store)
+        return self._retriever
+
+    def embed_pending(self, limit: int | None = None, progress=None, should_stop=None) -> dict:
+        self.sync_memories()
+        return self.retriever().embed_pending(limit=limit, progress=progress, should_stop=should_stop)
+
+    def search(self, query: str, kind: str = "all", k: int = 10, files: list[str] = (), mode: str = "hybrid",
+               include_orphaned: bool = False) -> dict:
+        if not query.strip():
+            raise UserError("an empty query: say what to look for")
+        if kind not in ("all", "memory", "code"):
+            raise UserError(f"unknown kind {kind!r}; use memory, code or all")
+        if mode not in ("hybrid", "bm25", "vector"):
+            raise UserError(f"unknown mode {mode!r}; use hybrid, bm25 or vector")
+        if k < 1:
+            raise UserError(f"k must be at least 1, got {k}")
+        self.sync_memories()
+        return self.retriever().search(query, kind=kind, k=k, files=[self.relpath(f) for f in files], mode=mode,
+                                       include_orphaned=include_orphaned)
 
     # -- impact ----------------------------------------------------------------------------
     def impact_graph(self) -> ImpactGraph:

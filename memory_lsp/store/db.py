@@ -22,10 +22,11 @@ from memory_lsp.errors import IndexBusy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # version -> SQL that upgrades the previous version to it; a gap means "rebuild"
 MIGRATIONS: dict[int, str] = {
     2: "SELECT 1",  # v2 adds the memories and citations tables, created by schema.sql
+    3: "SELECT 1",  # v3 adds the vectors table
 }
 TABLES = ("files", "skipped", "symbols", "refs", "imports", "edges", "chunks", "mentions")
 

