@@ -114,7 +114,8 @@ class Store:
         view = f"_bulk_{table}"
         cur.register(view, arrays)
         try:
-            select = ", ".join(f"c{i}::{t}" for i, t in enumerate(types))
+            # a type is a cast target, or an expression around the column such as "unhex({})"
+            select = ", ".join(t.format(f"c{i}") if "{}" in t else f"c{i}::{t}" for i, t in enumerate(types))
             cur.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select} FROM {view}")
         finally:
             cur.unregister(view)

@@ -95,9 +95,11 @@ def write_vectors(store: Store, model: str, rows: list[tuple]) -> None:
     with store.write_lock:
         cur = store.conn
         cur.execute("DELETE FROM vectors WHERE item_id IN (SELECT unnest(?::VARCHAR[]))", [[r[0] for r in rows]])
-        # row by row: numpy object columns turn bytes into text; a batch is a few dozen rows anyway
-        cur.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?)",
-                        [(i, k, h, model, np.asarray(v, dtype=np.float32).tobytes()) for i, k, h, v in rows])
+        # as hex text: numpy object columns cannot carry bytes, and row-by-row inserts are slow
+        store.bulk_insert("vectors", ["item_id", "kind", "hash", "model", "vec"],
+                          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "unhex({})"],
+                          [(i, k, h, model, np.asarray(v, dtype=np.float32).tobytes().hex()) for i, k, h, v in rows],
+                          cur=cur)
     _bump(store)
 
 
