@@ -8,6 +8,12 @@ Reported per mode, overall and per category (identifier, paraphrase, structural)
 recall@5 (fraction of the expected labels in the top 5, averaged over queries) and MRR@10
 (reciprocal rank of the first expected label in the top 10, 0 when none).
 
+The dataset is checked before anything runs (and `--validate-only` stops there): every label
+exists in the index, every memory's citations anchor, structural labels equal what the graph
+says (`relation` is recomputed: callers, callees, subclasses, bases or importers) and no
+paraphrase shares a content word (Porter stems, as the BM25 index stems) with what the index
+holds for its answers.
+
     python bench/bench_retrieval_eval.py [--modes bm25,vector,hybrid] [--limit N] [--validate-only]
 """
 
@@ -268,12 +274,19 @@ def mean(xs: list[float]) -> float:
 
 def run_mode(ws: Workspace, queries: list[dict], ids: dict[str, str], mode: str) -> dict:
     per_query, times = [], []
+    keys = {mid: f"memory:{key}" for key, mid in ids.items()}
     for q in queries:
         t = time.perf_counter()
         out = ws.search(q["query"], kind="all", k=K, mode=mode)
         times.append((time.perf_counter() - t) * 1000)
-        recall, rr = score(out["results"], q["expected"], ids)
-        per_query.append({"query": q["query"], "category": q["category"], "recall@5": recall, "mrr@10": rr})
+        results = out["results"]
+        recall, rr = score(results, q["expected"], ids)
+        ranks = {lab: next((i for i, r in enumerate(results[:K], 1) if matches(r, lab, ids)), None)
+                 for lab in q["expected"]}
+        top = [keys.get(r.get("id"), f"memory:{r.get('id')}") if r.get("kind") == "memory"
+               else f"code:{r.get('path')}::{r.get('symbol')}" for r in results[:5]]
+        per_query.append({"query": q["query"], "category": q["category"], "recall@5": recall, "mrr@10": rr,
+                          "ranks": ranks, "top5": top})
     summary = {"all": {"n": len(per_query), "recall@5": mean([p["recall@5"] for p in per_query]),
                        "mrr@10": mean([p["mrr@10"] for p in per_query])}}
     for cat in CATEGORIES:
@@ -320,7 +333,7 @@ def main() -> int:
               f"{stats['chunks']} chunks, {stats['edges']} edges (indexed in {stats['index_s']} s); "
               f"{len(ids)} memories; {len(data['queries'])} queries ({counts})", flush=True)
         if problems:
-            print(f"{len(problems)} invalid labels:\n  " + "\n  ".join(problems), file=sys.stderr)
+            print(f"{len(problems)} dataset problems:\n  " + "\n  ".join(problems), file=sys.stderr)
             return 1
         print("all labels valid")
         if args.validate_only:
@@ -332,9 +345,9 @@ def main() -> int:
         embed_s = None
         if hasattr(ws, "embed_pending"):
             t = time.perf_counter()
-            ws.embed_pending()
+            embedded = ws.embed_pending()
             embed_s = round(time.perf_counter() - t, 2)
-            print(f"embed_pending: {embed_s} s", flush=True)
+            print(f"embed_pending: {embed_s} s {embedded if isinstance(embedded, dict) else ''}", flush=True)
         else:
             print("Workspace.embed_pending does not exist: vectors are not computed here", flush=True)
 
