@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import statistics
 import sys
@@ -42,10 +43,16 @@ def stats(ms: list[float]) -> dict:
     return {"n": len(ms), "p50_ms": round(statistics.median(ms), 2), "p99_ms": round(percentile(ms, 99), 2)}
 
 
+def step(name: str, out: dict | None = None) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {name} {json.dumps(out) if out else ''}", file=sys.stderr, flush=True)
+
+
 def main() -> None:
+    faulthandler.dump_traceback_later(240, repeat=True)  # a stage that hangs says where
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--throughput", type=int, default=512, help="chunks for the throughput comparison")
+    ap.add_argument("--no-search", action="store_true", help="stop before the large search test")
     args = ap.parse_args()
     out: dict = {}
     root = corpora.stdlib_copy()
@@ -59,6 +66,7 @@ def main() -> None:
     out["index_s"] = round(t_index, 2)
     out["fts_build_s"] = round(out["fresh_index_to_first_bm25_s"] - t_index, 2)
 
+    step('query embedding')
     embedder = Embedder()
     embedder.encode(["warm up"])
     ms = []
@@ -68,6 +76,7 @@ def main() -> None:
         ms.append((time.perf_counter() - t) * 1000)
     out["query_embedding"] = stats(ms)
 
+    step('throughput')
     # throughput: the indexer's path vs a bare session on the same texts and batches
     items = sql.pending_items(ws.store, embedder.model_id, args.throughput)
     texts = [text for *_, text in items]
@@ -90,6 +99,9 @@ def main() -> None:
     out["stdlib_items"] = total_items
     out["projected_vectors_complete_s"] = round(t_index + out["fts_build_s"] + total_items / ours)
 
+    step('padding to N items', out)
+    if args.no_search:
+        return
     # search over >= N items: copies of the real chunks, random vectors for those not embedded
     cur = ws.store.conn
     copies = 0
@@ -101,6 +113,7 @@ def main() -> None:
     t = time.perf_counter()
     sql.ensure_fts(ws.store)
     out["fts_build_100k_s"] = round(time.perf_counter() - t, 2)
+    step('random vectors')
     missing = cur.execute("SELECT id FROM chunks WHERE id NOT IN (SELECT item_id FROM vectors)").fetchall()
     rng = np.random.default_rng(0)
     vecs = rng.standard_normal((len(missing), 384)).astype(np.float32)
@@ -109,6 +122,7 @@ def main() -> None:
         sql.write_vectors(ws.store, embedder.model_id, [(m[0], "code", "random", v) for m, v in
                                                          zip(missing[start:start + 5000], vecs[start:start + 5000])])
     n_items = cur.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    step('searches')
     ws.search("warm up the vector matrix")
     search_ms, embed_ms = [], []
     for q in QUERIES * 10:
