@@ -53,6 +53,13 @@ def discover(root: Path, settings: Settings) -> tuple[list[Candidate], list[tupl
     return candidates, skipped
 
 
+def excluded(rel: str, settings: Settings) -> bool:
+    """Would `discover` leave this path out by its exclude globs? (a watcher's question)"""
+    rules = _Ignore.from_lines(list(DEFAULT_EXCLUDES) + list(settings.excludes))
+    parts = rel.split("/")
+    return any(rules.ignored("/".join(parts[:i]), is_dir=i < len(parts)) for i in range(1, len(parts) + 1))
+
+
 def _git_files(root: Path) -> list[str] | None:
     try:
         out = subprocess.run(

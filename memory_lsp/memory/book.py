@@ -20,7 +20,7 @@ from memory_lsp.memory import capture as capturing
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory import rules, secrets
 from memory_lsp.memory.eventlog import EventLog, ReadReport
-from memory_lsp.memory.model import (INITIAL_CONFIDENCE, PRIORITIES, TYPES, UNREVIEWED_SOURCES, VERDICTS, Memory, check_priority,
+from memory_lsp.memory.model import (INITIAL_CONFIDENCE, PRIORITIES, TYPES, UNREVIEWED_SOURCES, VERDICTS, Memory, check_match, check_priority,
                                      check_scope, check_source, check_tags, check_text, check_type, iso, parse_time)
 from memory_lsp.memory.replay import replay
 from memory_lsp.paths import MEMORY_DIR, relpath
@@ -88,11 +88,12 @@ class MemoryBook:
     def teach(self, text: str, type_: str, cite: list[str] = (), tags: list[str] = (), scope: str | None = None,
               pin: bool = False, priority: str | None = None, source: str = "user_taught", redact: bool = False,
               provenance: dict | None = None, lookup: cites.CodeLookup | None = None,
-              confidence: float | None = None, existing: dict[str, Memory] | None = None) -> Written:
+              confidence: float | None = None, existing: dict[str, Memory] | None = None,
+              match: str | None = None) -> Written:
         check_type(type_)
         check_source(source)
         priority = check_priority(priority or TYPES[type_][0])
-        tags, scope = check_tags(list(tags)), check_scope(scope)
+        tags, scope, match = check_tags(list(tags)), check_scope(scope), check_match(match)
         text, warnings, redacted = self.clean(text, redact, extra=" ".join(tags))
         lookup = lookup or cites.FileLookup(self.root)
         citations = [cites.anchor(lookup, relpath(self.root, p), s, a, b)
@@ -106,7 +107,8 @@ class MemoryBook:
             "memory.created", "", type=type_, text=text, priority=priority,
             confidence=INITIAL_CONFIDENCE[source] if confidence is None else round(confidence, 4),
             tags=tags, scope=scope, source=source, pinned=pin, needs_review=source in UNREVIEWED_SOURCES,
-            citations=[c.to_event() for c in citations], provenance=provenance)
+            citations=[c.to_event() for c in citations], provenance=provenance,
+            **({"match": match} if match else {}))
         event["memory"] = event["id"]  # a memory is named after the event that created it
         self.log.append(event)
         memory = replay([event])[event["id"]]
@@ -127,7 +129,8 @@ class MemoryBook:
 
     def edit(self, memories: dict[str, Memory], ref: str, text: str | None = None, type_: str | None = None,
              tags: list[str] | None = None, scope: str | None = None, priority: str | None = None,
-             cite: list[str] | None = None, redact: bool = False, lookup: cites.CodeLookup | None = None) -> Memory:
+             cite: list[str] | None = None, redact: bool = False, lookup: cites.CodeLookup | None = None,
+             match: str | None = None) -> Memory:
         """Change a memory in place (a typo, a better type); its history stays in the log."""
         m = self.find(memories, ref)
         changes: dict = {}
@@ -142,12 +145,14 @@ class MemoryBook:
             changes["scope"] = check_scope(scope)
         if priority is not None:
             changes["priority"] = check_priority(priority)
+        if match is not None:
+            changes["match"] = check_match(match)
         if cite is not None:
             lookup = lookup or cites.FileLookup(self.root)
             changes["citations"] = [cites.anchor(lookup, relpath(self.root, p), s, a, b).to_event()
                                     for p, s, a, b in map(cites.parse_spec, cite)]
         if not changes:
-            raise UserError("nothing to change: give --text, --type, --tag, --scope, --priority or --cite")
+            raise UserError("nothing to change: give --text, --type, --tag, --scope, --priority, --match or --cite")
         return self._append(m, "memory.edited", **changes)
 
     def forget(self, memories: dict[str, Memory], ref: str, reason: str, by: str | None = None,

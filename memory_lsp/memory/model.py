@@ -103,6 +103,7 @@ class Memory:
     needs_review: bool = False
     citations: list[Citation] = field(default_factory=list)
     provenance: dict | None = None  # {"path", "line"} for imported memories
+    match: str | None = None  # a regular expression: where it matches (within scope), the memory applies
     updated: str = ""  # last time someone vouched for it: the decay clock starts here
     valid_to: str | None = None  # set when superseded or invalidated
     superseded_by: str | None = None
@@ -140,7 +141,7 @@ class Memory:
                 "valid_to": self.valid_to, "superseded_by": self.superseded_by,
                 "invalid_reason": self.invalid_reason, "feedback": dict(self.feedback),
                 "state": self.state, "citations": [c.to_json() for c in self.citations],
-                "provenance": self.provenance}
+                "provenance": self.provenance, "match": self.match}
 
     @classmethod
     def from_json(cls, d: dict) -> "Memory":
@@ -149,7 +150,7 @@ class Memory:
                    pinned=d["pinned"], needs_review=d["needs_review"],
                    citations=[Citation.from_json(c) for c in d["citations"]], provenance=d.get("provenance"),
                    updated=d["updated"], valid_to=d["valid_to"], superseded_by=d["superseded_by"],
-                   invalid_reason=d["invalid_reason"], feedback=dict(d["feedback"]))
+                   invalid_reason=d["invalid_reason"], feedback=dict(d["feedback"]), match=d.get("match"))
 
 
 def now_iso() -> str:
@@ -205,6 +206,18 @@ def check_tags(tags: list[str]) -> list[str]:
         if not _TAG.match(tag):
             raise UserError(f"bad tag {tag!r}: use letters, digits and . _ : / - (at most 64)")
     return sorted(set(tags))
+
+
+def check_match(pattern: str | None) -> str | None:
+    if pattern is None or pattern == "":
+        return None
+    if len(pattern) > 500:
+        raise UserError("the match pattern is longer than 500 characters")
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise UserError(f"the match pattern {pattern!r} is not a regular expression: {exc}") from None
+    return pattern
 
 
 def check_scope(scope: str | None) -> str:

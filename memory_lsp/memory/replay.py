@@ -39,7 +39,7 @@ def apply(memories: dict[str, Memory], e: dict) -> None:
     if kind == "memory.edited":
         if "type" in e and e["type"] not in TYPES:
             raise ValueError(f"unknown type {e['type']!r}")
-        for key in ("text", "type", "priority", "scope"):
+        for key in ("text", "type", "priority", "scope", "match"):
             if key in e:
                 setattr(m, key, e[key])
         if "tags" in e:
@@ -83,4 +83,4 @@ def _created(e: dict) -> Memory:
         tags=list(e.get("tags", [])), scope=e.get("scope") or "global", pinned=bool(e.get("pinned")),
         needs_review=bool(e.get("needs_review")),
         citations=[Citation.from_event(c) for c in e.get("citations", [])],
-        provenance=e.get("provenance"))
+        provenance=e.get("provenance"), match=e.get("match"))

@@ -1,0 +1,1 @@
+"""The language server: pygls over the workspace service (see app.py for the entry point)."""

@@ -1,0 +1,5 @@
+import sys
+
+from memory_lsp.server.app import main
+
+sys.exit(main())

@@ -1,0 +1,330 @@
+"""One workspace folder as the server holds it.
+
+All writes to the index (the first index, re-indexing buffers and files, syncing memories,
+commands, background embedding) run one at a time on the folder's writer thread. Hovers, lenses
+and diagnostics never wait for it: they read snapshots (the memories, the impact graph) and
+per-file facts read through their own DuckDB cursor, which sees the last committed state.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from memory_lsp.errors import UserError
+from memory_lsp.memory.book import about_file
+from memory_lsp.memory.model import Memory, PRIORITIES
+from memory_lsp.server.settings import ServerSettings
+
+log = logging.getLogger(__name__)
+
+LOG_POLL_SECONDS = 1.0  # how often the memory log is checked for events written by other processes
+FIRST = ("policy", "gotcha", "dead_end", "requirement", "error_pattern")  # shown before the others
+
+
+@dataclass
+class Symbol:
+    id: str
+    name: str
+    qualname: str
+    kind: str
+    start: int  # 1-based, inclusive
+    end: int
+
+
+@dataclass
+class MemoryView:
+    """The active memories at one moment, with per-file lists built on first use."""
+
+    memories: list[Memory]
+    _by_file: dict[str, list[Memory]] = field(default_factory=dict)
+
+    def for_file(self, path: str) -> list[Memory]:
+        found = self._by_file.get(path)
+        if found is None:
+            found = [m for m in self.memories if about_file(m, path)]
+            found.sort(key=rank)
+            self._by_file[path] = found
+        return found
+
+    def for_symbol(self, path: str, qualname: str) -> list[Memory]:
+        return [m for m in self.for_file(path) if any(cites_symbol(c, path, qualname) for c in m.citations)]
+
+    def by_id(self, memory_id: str) -> Memory | None:
+        return next((m for m in self.memories if m.id == memory_id), None)
+
+
+def rank(m: Memory):
+    return (0 if m.type in FIRST else 1, -PRIORITIES.get(m.priority, 1), m.created)
+
+
+def cites_symbol(c, path: str, qualname: str) -> bool:
+    where = c.current or {}
+    if (where.get("path") or c.path) != path:
+        return False
+    symbol = where.get("symbol") or c.symbol
+    return symbol == qualname
+
+
+class Root:
+    def __init__(self, path: Path, settings: ServerSettings, on_change: Callable[["Root", set[str] | None], None],
+                 on_progress: Callable[[str, int | None], None] | None = None):
+        self.path = path
+        self.settings = settings
+        self.on_change = on_change  # (root, changed paths or None = everything): refresh the editor
+        self.on_progress = on_progress
+        self.ws = None  # service.Workspace, once open
+        self.error: str | None = None  # why the folder could not be opened or indexed
+        self.ready = threading.Event()  # the first index has finished (or failed)
+        self.memory_view = MemoryView([])
+        self.graph = None  # ImpactGraph snapshot
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="memory-writer")
+        self._queued = 0
+        self._queue_lock = threading.Lock()
+        self._pending: dict[str, bytes | None] = {}  # paths waiting for a re-index, coalesced
+        self._generation = 0  # bumps after every change to the code in the index
+        self._files: dict[str, list[Symbol]] = {}
+        self._graph_wanted = threading.Event()
+        self._stop = threading.Event()
+        self._log_signature = None
+        self._threads: list[threading.Thread] = []
+        self.open_buffers: set[str] = set()  # paths whose editor buffer wins over the disk
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> Future:
+        fut = self._submit(self._open_and_index)
+        for target, name in ((self._graph_loop, "memory-graph"), (self._log_loop, "memory-log")):
+            t = threading.Thread(target=target, name=name, daemon=True)
+            t.start()
+            self._threads.append(t)
+        if self.settings.indexing.watch:
+            t = threading.Thread(target=self._watch_loop, name="memory-watch", daemon=True)
+            t.start()
+            self._threads.append(t)
+        return fut
+
+    def close(self) -> None:
+        self._stop.set()
+        self._graph_wanted.set()
+        self._writer.shutdown(wait=True, cancel_futures=True)
+        if self.ws is not None:
+            self.ws.close()
+            self.ws = None
+
+    # -- writer jobs ------------------------------------------------------------------------------
+    def _submit(self, fn, *args) -> Future:
+        with self._queue_lock:
+            self._queued += 1
+
+        def job():
+            with self._queue_lock:
+                self._queued -= 1
+            return fn(*args)
+        return self._writer.submit(job)
+
+    def _others_waiting(self) -> bool:
+        with self._queue_lock:
+            return self._queued > 0 or self._stop.is_set()
+
+    def _open_and_index(self) -> None:
+        from memory_lsp.service import Workspace
+        from memory_lsp.settings import Settings
+
+        try:
+            settings = Settings(excludes=list(self.settings.indexing.excludes), workers=self.settings.indexing.workers)
+            self.ws = Workspace.open(self.path, settings=settings)
+            self._refresh_memories()  # what the previous index knew answers at once
+            self._graph_wanted.set()
+            self.on_change(self, None)
+
+            def progress(done: int, total: int) -> None:
+                if self.on_progress:
+                    self.on_progress(f"{done}/{total} files", int(100 * done / total) if total else None)
+            report = self.ws.index(progress=progress)
+            log.info("indexed %s: %d files, %d parsed in %.1f s", self.path, report.files, report.parsed,
+                     report.seconds)
+            self._after_code_change(None)
+        except UserError as exc:
+            self.error = str(exc)
+            log.error("cannot index %s: %s", self.path, exc)
+        except Exception as exc:  # a bug: keep serving what there is, and say so in the log
+            self.error = f"indexing failed: {exc}"
+            log.exception("indexing %s failed", self.path)
+        finally:
+            self.ready.set()
+        if self.ws is not None and self.settings.embeddings.background:
+            self._submit(self._embed_some)
+
+    def reindex(self, paths: dict[str, bytes | None]) -> Future | None:
+        """Re-index these files (bytes: an editor's buffer; None: read the disk), coalesced."""
+        with self._queue_lock:
+            first = not self._pending
+            self._pending.update(paths)
+        return self._submit(self._reindex_pending) if first else None
+
+    def _reindex_pending(self) -> None:
+        with self._queue_lock:
+            paths, self._pending = self._pending, {}
+        if not paths or self.ws is None:
+            return
+        try:
+            report = self.ws.reindex(paths)
+        except Exception:
+            log.exception("re-indexing %s failed", ", ".join(paths))
+            return
+        if report.parsed or report.deleted:
+            self._after_code_change({self.ws.relpath(p) for p in paths})
+        else:
+            self.on_change(self, {self.ws.relpath(p) for p in paths})
+
+    def sync_memories(self) -> Future:
+        return self._submit(self._sync_memories)
+
+    def _sync_memories(self) -> None:
+        if self.ws is None:
+            return
+        self.ws.sync_memories()
+        self._refresh_memories()
+        self.on_change(self, None)
+
+    def _after_code_change(self, paths: set[str] | None) -> None:
+        self._refresh_memories()  # citations were re-resolved against the new code
+        self._generation += 1
+        self._files = {}
+        self._graph_wanted.set()
+        self.on_change(self, paths)
+
+    def _refresh_memories(self) -> None:
+        from memory_lsp.store import memories as mem_rows
+
+        docs = mem_rows.all_docs(self.ws.store)
+        active = [m for m in map(Memory.from_json, docs) if m.valid_to is None]
+        self.memory_view = MemoryView(active)
+        self._log_signature = self.ws.store.meta("memory_log")
+
+    def run_command(self, name: str, arguments: dict) -> Future:
+        """A workspace command on the writer thread; memory writes refresh the snapshots after."""
+        return self._submit(self._run_command, name, arguments)
+
+    def _run_command(self, name: str, arguments: dict) -> dict:
+        from memory_lsp import commands
+
+        if self.ws is None:
+            raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
+        result = commands.run(commands.WorkspaceTarget(self.ws), name, arguments)
+        if self.ws.book.log.signature() != self._log_signature or name == "memory.reindex":
+            self.ws.sync_memories()
+            if name == "memory.reindex":
+                self._after_code_change(None)
+            else:
+                self._refresh_memories()
+                self.on_change(self, None)
+        return result
+
+    def _embed_some(self) -> None:
+        """Embed in the background, giving way whenever another job is waiting (it resumes after)."""
+        try:
+            out = self.ws.embed_pending(should_stop=self._others_waiting)
+        except Exception:
+            log.exception("background embedding failed")
+            return
+        if out.get("error"):
+            log.warning("no background embedding: %s", out["error"])
+        elif self._others_waiting() and not self._stop.is_set():
+            self._submit(self._embed_some)
+
+    # -- background loops --------------------------------------------------------------------------
+    def _graph_loop(self) -> None:
+        from memory_lsp.graph.impact import ImpactGraph
+
+        while not self._stop.is_set():
+            self._graph_wanted.wait()
+            if self._stop.is_set():
+                return
+            self._graph_wanted.clear()
+            if self.ws is None:
+                continue
+            try:
+                started = time.perf_counter()
+                self.graph = ImpactGraph.load(self.ws.store)
+                log.info("impact graph loaded in %.2f s", time.perf_counter() - started)
+                self.on_change(self, None)  # lens counts may have changed anywhere
+            except Exception:
+                log.exception("loading the impact graph failed")
+
+    def _log_loop(self) -> None:
+        """Memory events appended by another process (the CLI, a teammate's merge) show up here."""
+        while not self._stop.wait(LOG_POLL_SECONDS):
+            ws = self.ws
+            if ws is None or not self.ready.is_set():
+                continue
+            if ws.book.log.signature() != self._log_signature:
+                self._log_signature = ws.book.log.signature()
+                self.sync_memories()
+
+    def _watch_loop(self) -> None:
+        """Files changed on disk outside the editor (git checkout, generators) are re-indexed."""
+        import watchfiles
+
+        from memory_lsp.index.discover import excluded
+        from memory_lsp.index.languages import classify
+        from memory_lsp.settings import Settings
+
+        settings = Settings(excludes=list(self.settings.indexing.excludes))
+        self.ready.wait()
+        try:
+            for changes in watchfiles.watch(self.path, stop_event=self._stop, debounce=300, rust_timeout=1000,
+                                            yield_on_timeout=False, raise_interrupt=False):
+                paths = {}
+                for _change, full in changes:
+                    rel = Path(full).relative_to(self.path).as_posix()
+                    if rel in self.open_buffers or classify(rel) is None or excluded(rel, settings):
+                        continue
+                    paths[rel] = None
+                if paths:
+                    log.info("changed on disk: %s", ", ".join(sorted(paths)[:10]))
+                    self.reindex(paths)
+        except Exception:
+            log.exception("the file watcher stopped")
+
+    # -- reads (any thread; never wait for the writer) ---------------------------------------------------
+    def symbols(self, path: str) -> list[Symbol]:
+        if self.ws is None:
+            return []
+        generation = self._generation
+        found = self._files.get(path)
+        if found is None:
+            from memory_lsp.store import graph as g
+
+            found = [Symbol(*row) for row in g.symbols_of(self.ws.store.cursor(), path)]
+            if generation == self._generation:
+                self._files[path] = found
+        return found
+
+    def symbol_at(self, path: str, line: int) -> Symbol | None:
+        """The innermost symbol whose lines hold `line` (1-based)."""
+        best = None
+        for s in self.symbols(path):
+            if s.start <= line <= s.end and (best is None or s.end - s.start <= best.end - best.start):
+                best = s
+        return best
+
+    def impact_counts(self, node: str, path: str, depth: int) -> tuple[int, int] | None:
+        """(dependents, tests) of a file or symbol; None until the graph is loaded."""
+        graph = self.graph
+        if graph is None:
+            return None
+        deps, tests = graph.walk(node, path, depth)
+        return len(deps), len(tests)
+
+    def relpath(self, full: str) -> str | None:
+        """Workspace-relative path of a file inside this folder, else None."""
+        try:
+            return Path(full).resolve().relative_to(self.path).as_posix()
+        except ValueError:
+            return None
