@@ -1,7 +1,9 @@
-"""The `memory-lsp` command line: a thin front door over the workspace service.
+"""The `memory-lsp` command line: argparse and text for people over the command layer
+(`memory_lsp.commands`), which the language server's workspace/executeCommand shares.
 
 Every command takes --workspace and --json. A user error is one line on stderr and exit
-code 2; tracebacks are for bugs only.
+code 2; tracebacks are for bugs only. While a language server owns the index, read commands
+are answered by it (see `cli_output.call`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import time
 
 from memory_lsp import __version__
 from memory_lsp import cli_memory, cli_retrieval
-from memory_lsp.cli_output import emit
+from memory_lsp.cli_output import call, emit
 from memory_lsp.errors import UserError
+from memory_lsp.paths import workspace_root
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,8 +48,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_stats)
 
     cli_memory.add_commands(sub, common)
-    cli_retrieval.add_commands(sub, common, _open)
+    cli_retrieval.add_commands(sub, common)
+
+    p = sub.add_parser("serve", help="run the language server (stdio by default)")
+    p.set_defaults(func=cmd_serve)
+    _server_arguments(p)
     return parser
+
+
+def _server_arguments(p) -> None:
+    p.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead")
+    p.add_argument("--log-file", help="write the log here (default: stderr)")
+    p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+
+
+def cmd_serve(args) -> int:
+    from memory_lsp.server.app import serve  # pygls and lsprotocol load only for the server
+
+    return serve(args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,103 +82,75 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _open(args):
-    from memory_lsp.service import Workspace
-
-    root = getattr(args, "path", None) or args.workspace
-    return Workspace.open(root, db=args.db)
-
-
 def cmd_index(args) -> int:
-    ws = _open(args)
-    try:
-        bar = _ProgressBar() if sys.stderr.isatty() and not args.json else None
-        report = ws.index(progress=bar, workers=args.workers)
-        if bar:
-            bar.done()
-        summary = ws.summary()
-        data = {"files": report.files, "parsed": report.parsed, "unchanged": report.unchanged,
-                "deleted": report.deleted, "skipped": dict(report.skipped),
-                "seconds": round(report.seconds, 3), "recovered": report.recovered, **summary}
-        lines = []
-        if report.recovered:
-            lines.append(f"note: {report.recovered}")
-        lines.append(f"indexed {ws.root}: {report.files} files ({report.parsed} parsed, "
-                     f"{report.unchanged} unchanged, {report.deleted} removed) in {report.seconds:.2f} s")
-        if report.skipped:
-            lines.append("skipped: " + ", ".join(f"{n} {r}" for r, n in report.skipped.most_common()))
-        lines += _summary_lines(summary, central=False)
-        emit(args, data, "\n".join(lines))
-    finally:
-        ws.close()
+    bar = _ProgressBar() if sys.stderr.isatty() and not args.json else None
+    data = call(args, "memory.reindex", {"workers": args.workers}, progress=bar)
+    if bar:
+        bar.done()
+    lines = []
+    if data["recovered"]:
+        lines.append(f"note: {data['recovered']}")
+    lines.append(f"indexed {workspace_root(args.path or args.workspace)}: {data['files']} files ({data['parsed']} parsed, "
+                 f"{data['unchanged']} unchanged, {data['deleted']} removed) in {data['seconds']:.2f} s")
+    if data["skipped"]:
+        most = sorted(data["skipped"].items(), key=lambda item: item[1], reverse=True)
+        lines.append("skipped: " + ", ".join(f"{n} {r}" for r, n in most))
+    lines += _summary_lines(data, central=False)
+    emit(args, data, "\n".join(lines))
     return 0
 
 
 def cmd_impact(args) -> int:
-    ws = _open(args)
-    try:
-        result = ws.impact(args.target, args.depth)
-        lines = [f"impact of {result['target']} (depth {result['depth']}): "
-                 f"{len(result['dependents'])} dependents, {len(result['tests'])} tests"]
-        for d in result["dependents"][:50]:
-            name = f"{d['path']}::{d['symbol']}" if d["symbol"] else d["path"]
-            chain = " <- ".join(f"{k}" for k in d["edge_kinds"])
-            lines.append(f"  [{d['depth']}] {name}  via {chain}  (score {d['score']}, confidence {d['confidence']})")
-        if len(result["dependents"]) > 50:
-            lines.append(f"  ... {len(result['dependents']) - 50} more (--json for all)")
-        if result["tests"]:
-            lines.append("tests to run:")
-            lines += [f"  {t}" for t in result["tests"]]
-        if result["unresolved"]:
-            lines.append(f"note: {result['unresolved']} call sites with the same names were not resolved "
-                         "to this target and could hide more dependents")
-        emit(args, result, "\n".join(lines))
-    finally:
-        ws.close()
+    result = call(args, "memory.impact", {"target": args.target, "depth": args.depth})
+    lines = [f"impact of {result['target']} (depth {result['depth']}): "
+             f"{len(result['dependents'])} dependents, {len(result['tests'])} tests"]
+    for d in result["dependents"][:50]:
+        name = f"{d['path']}::{d['symbol']}" if d["symbol"] else d["path"]
+        chain = " <- ".join(f"{k}" for k in d["edge_kinds"])
+        lines.append(f"  [{d['depth']}] {name}  via {chain}  (score {d['score']}, confidence {d['confidence']})")
+    if len(result["dependents"]) > 50:
+        lines.append(f"  ... {len(result['dependents']) - 50} more (--json for all)")
+    if result["tests"]:
+        lines.append("tests to run:")
+        lines += [f"  {t}" for t in result["tests"]]
+    if result["unresolved"]:
+        lines.append(f"note: {result['unresolved']} call sites with the same names were not resolved "
+                     "to this target and could hide more dependents")
+    emit(args, result, "\n".join(lines))
     return 0
 
 
 def cmd_doctor(args) -> int:
-    ws = _open(args)
-    try:
-        d = ws.doctor()
-        lines = [f"workspace: {d['workspace']}", f"database: {d['database']}",
-                 f"schema: v{d['schema_version']} (expected v{d['expected_schema_version']})",
-                 "extensions: " + ", ".join(f"{k} {v}" for k, v in d["extensions"].items()),
-                 f"healthy: {'yes' if d['healthy'] else 'NO'}"]
-        if d["recovered"]:
-            lines.append(f"recovered: {d['recovered']}")
-        lines.append("rows: " + ", ".join(f"{k} {v}" for k, v in d["counts"].items()))
-        lines.append("skipped: " + (", ".join(f"{n} {r}" for r, n in d["skipped"].items()) or "none"))
-        lines.append("partially indexed: " + (", ".join(f"{n} {r}" for r, n in d["partially_indexed"].items()) or "none"))
-        lines.append(f"unresolved: {d['unresolved_imports']} workspace imports, {d['unresolved_calls']} call sites")
-        log = d["memory_log"]
-        lines.append(f"memory log: {log['events']} events, {log['memories']} memories, {log['duplicates']} duplicate lines"
-                     + (", last line torn (a writer was killed or is writing)" if log["torn_tail"] else ""))
-        lines += [f"  skipped {s}" for s in log["skipped_lines"]]
-        lines += [f"  quarantined fragment: {q}" for q in log["quarantined"]]
-        emit(args, d, "\n".join(lines))
-    finally:
-        ws.close()
+    d = call(args, "memory.doctor", {})
+    lines = [f"workspace: {d['workspace']}", f"database: {d['database']}",
+             f"schema: v{d['schema_version']} (expected v{d['expected_schema_version']})",
+             "extensions: " + ", ".join(f"{k} {v}" for k, v in d["extensions"].items()),
+             f"healthy: {'yes' if d['healthy'] else 'NO'}"]
+    if d["recovered"]:
+        lines.append(f"recovered: {d['recovered']}")
+    lines.append("rows: " + ", ".join(f"{k} {v}" for k, v in d["counts"].items()))
+    lines.append("skipped: " + (", ".join(f"{n} {r}" for r, n in d["skipped"].items()) or "none"))
+    lines.append("partially indexed: " + (", ".join(f"{n} {r}" for r, n in d["partially_indexed"].items()) or "none"))
+    lines.append(f"unresolved: {d['unresolved_imports']} workspace imports, {d['unresolved_calls']} call sites")
+    log = d["memory_log"]
+    lines.append(f"memory log: {log['events']} events, {log['memories']} memories, {log['duplicates']} duplicate lines"
+                 + (", last line torn (a writer was killed or is writing)" if log["torn_tail"] else ""))
+    lines += [f"  skipped {s}" for s in log["skipped_lines"]]
+    lines += [f"  quarantined fragment: {q}" for q in log["quarantined"]]
+    emit(args, d, "\n".join(lines))
     return 0
 
 
 def cmd_stats(args) -> int:
-    ws = _open(args)
-    try:
-        summary = ws.summary(args.top)
-        lines = _summary_lines(summary, central=True)
-        if args.example and summary["central"]:
-            top = summary["central"][0]["path"]
-            result = ws.impact(top, 2)
-            summary["example"] = result
-            lines.append(f"impact example: `memory-lsp impact {top} --depth 2`: "
-                         f"{len(result['dependents'])} dependents, {len(result['tests'])} tests")
-            for d in result["dependents"][:5]:
-                lines.append(f"  [{d['depth']}] {d['path']}  via {' <- '.join(d['edge_kinds'])}")
-        emit(args, summary, "\n".join(lines))
-    finally:
-        ws.close()
+    summary = call(args, "memory.stats", {"top": args.top, "example": args.example})
+    lines = _summary_lines(summary, central=True)
+    if "example" in summary:
+        top, result = summary["central"][0]["path"], summary["example"]
+        lines.append(f"impact example: `memory-lsp impact {top} --depth 2`: "
+                     f"{len(result['dependents'])} dependents, {len(result['tests'])} tests")
+        for d in result["dependents"][:5]:
+            lines.append(f"  [{d['depth']}] {d['path']}  via {' <- '.join(d['edge_kinds'])}")
+    emit(args, summary, "\n".join(lines))
     return 0
 
 

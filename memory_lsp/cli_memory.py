@@ -1,9 +1,9 @@
-"""The memory commands of `memory-lsp`: teach, capture, memories, forget, feedback, approve, pin,
-reanchor, import, export.
+"""The memory commands of `memory-lsp`: teach, capture, memories, edit, forget, feedback, approve,
+pin, reanchor, import, export (their arguments and their text; the work is in `commands_memory`).
 
 Writes go to the event log and never need the index, so they work while an editor's server owns
-it. Reads use the index when it is free; when it is busy they replay the log and resolve
-citations from the files themselves (and say so).
+it. Reads use the index when it is free; when it is busy they are asked of the server, or replay
+the log and resolve citations from the files themselves (and say so).
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from memory_lsp.cli_output import emit, warn
-from memory_lsp.errors import IndexBusy, UserError
+from memory_lsp.cli_output import call, emit, warn
+from memory_lsp.commands_memory import EXPORT_FORMATS
 from memory_lsp.memory import citations as cites
-from memory_lsp.memory import export, secrets
-from memory_lsp.memory.book import MemoryBook, select
-from memory_lsp.memory.model import SOURCES, STATES, TYPES, VERDICTS, Memory, iso, parse_time
-from memory_lsp.paths import relpath, workspace_root
+from memory_lsp.memory import export
+from memory_lsp.memory.book import MemoryBook
+from memory_lsp.memory.model import SOURCES, STATES, TYPES, VERDICTS, Memory
+from memory_lsp.paths import workspace_root
 
 
 def add_commands(sub, common) -> None:
@@ -33,6 +33,7 @@ def add_commands(sub, common) -> None:
     p.add_argument("--source", default="user_taught", choices=SOURCES,
                    help="who says so (agents: agent_explicit; starts unreviewed)")
     p.add_argument("--redact", action="store_true", help="replace secrets instead of refusing")
+    p.add_argument("--match", metavar="REGEX", help="the memory applies where this pattern matches (within --scope)")
     p.set_defaults(func=cmd_teach)
 
     p = sub.add_parser("capture", parents=[common], help="store what free text on stdin says (preferences, corrections, constraints)")
@@ -56,6 +57,7 @@ def add_commands(sub, common) -> None:
     p.add_argument("--scope")
     p.add_argument("--priority")
     p.add_argument("--cite", action="append", help="replaces the citations (repeat for several)")
+    p.add_argument("--match", metavar="REGEX", help="where the memory applies (within its scope)")
     p.add_argument("--redact", action="store_true")
     p.set_defaults(func=cmd_edit)
 
@@ -91,62 +93,10 @@ def add_commands(sub, common) -> None:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("export", parents=[common], help="write the memories as json, markdown or an agents block")
-    p.add_argument("--format", "-f", choices=("json", "markdown", "agents"), default="markdown")
+    p.add_argument("--format", "-f", choices=EXPORT_FORMATS, default="markdown")
     p.add_argument("--output", "-o", help="file to write (agents: the block inside it is replaced)")
     p.add_argument("--redact", action="store_true", help="replace secrets instead of refusing")
     p.set_defaults(func=cmd_export)
-
-
-# -- plumbing ------------------------------------------------------------------------------
-def _book(args) -> MemoryBook:
-    return MemoryBook(workspace_root(args.workspace))
-
-
-class _Reader:
-    """Memories for a command: from the index if it is free, else replayed from the log."""
-
-    def __init__(self, args):
-        from memory_lsp.service import Workspace
-
-        self.book = _book(args)
-        self.ws, self.note = None, None
-        if args.db or (self.book.root / ".memory" / "index.duckdb").exists():
-            try:
-                self.ws = Workspace.open(self.book.root, db=args.db)
-            except IndexBusy as exc:
-                self.note = f"{exc}: citation states are read from the files"
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.ws:
-            self.ws.close()
-
-    def lookup(self) -> cites.CodeLookup:
-        return cites.IndexLookup(self.ws.store, self.ws.root) if self.ws else cites.FileLookup(self.book.root)
-
-    def memories(self, **filters) -> list[Memory]:
-        if self.ws:
-            return self.ws.memories(**filters)
-        at = filters.get("at")
-        memories = list(self.book.load(until=iso(parse_time(at)) if at else None).memories.values())
-        lookup = self.lookup()
-        for m in memories:
-            for c in m.citations:
-                cites.resolve(c, lookup)
-        if filters.get("file"):
-            filters["file"] = relpath(self.book.root, filters["file"])
-        return select(memories, **filters)
-
-    def by_id(self) -> dict[str, Memory]:
-        return {m.id: m for m in self.memories(include_retired=True)}
-
-    def notify(self) -> None:
-        if self.note:
-            print(f"note: {self.note}", file=sys.stderr)
-        if self.ws:  # keep the projection in step with what was just written
-            self.ws.sync_memories()
 
 
 def describe(m: Memory) -> list[str]:
@@ -173,111 +123,85 @@ def describe(m: Memory) -> list[str]:
 
 # -- commands ------------------------------------------------------------------------------
 def cmd_teach(args) -> int:
-    book = _book(args)
-    written = book.teach(args.text, args.type, cite=args.cite, tags=args.tag, scope=args.scope, pin=args.pin,
-                         priority=args.priority, source=args.source, redact=args.redact)
-    warn([f"possible secret kept: {w}" for w in written.warnings])
-    warn([f"redacted: {r}" for r in written.redacted])
-    m = written.memory
-    text = m.id if written.created else f"{m.id} (already known: nothing written)"
-    emit(args, {"id": m.id, "created": written.created, "memory": m.to_json(), "warnings": written.warnings,
-                 "redacted": written.redacted}, text)
+    data = call(args, "memory.teach", {
+        "text": args.text, "type": args.type, "cite": args.cite, "tag": args.tag, "scope": args.scope, "pin": args.pin,
+        "priority": args.priority, "source": args.source, "redact": args.redact, "match": args.match})
+    warn([f"possible secret kept: {w}" for w in data["warnings"]])
+    warn([f"redacted: {r}" for r in data["redacted"]])
+    emit(args, data, data["id"] if data["created"] else f"{data['id']} (already known: nothing written)")
     return 0
 
 
 def cmd_capture(args) -> int:
-    book = _book(args)
-    results = book.capture(sys.stdin.read(), source=args.source, dry_run=args.dry_run)
-    data, lines = [], []
-    for cand, written in results:
-        entry = {"text": cand.text, "type": cand.type, "pattern": cand.pattern, "importance": round(cand.importance, 3)}
-        if isinstance(written, str):
-            entry["refused"] = written
-            lines.append(f"refused ({cand.pattern}): {written}")
-        elif written is not None:
-            entry.update(id=written.memory.id, created=written.created)
-            lines.append(f"{written.memory.id}  {cand.type} ({cand.pattern}, importance {cand.importance:.2f})"
-                         f"{'' if written.created else ' already known'}: {cand.text}")
+    workspace_root(args.workspace)  # a wrong folder is said before stdin is read
+    data = call(args, "memory.capture", {"text": sys.stdin.read(), "source": args.source, "dry_run": args.dry_run})
+    lines = []
+    for c in data["captured"]:
+        if "refused" in c:
+            lines.append(f"refused ({c['pattern']}): {c['refused']}")
+        elif "id" in c:
+            lines.append(f"{c['id']}  {c['type']} ({c['pattern']}, importance {c['importance']:.2f})"
+                         f"{'' if c['created'] else ' already known'}: {c['text']}")
         else:
-            lines.append(f"would store {cand.type} ({cand.pattern}, importance {cand.importance:.2f}): {cand.text}")
-        data.append(entry)
-    emit(args, {"captured": data}, "\n".join(lines) or "nothing worth keeping found")
+            lines.append(f"would store {c['type']} ({c['pattern']}, importance {c['importance']:.2f}): {c['text']}")
+    emit(args, data, "\n".join(lines) or "nothing worth keeping found")
     return 0
 
 
 def cmd_memories(args) -> int:
-    with _Reader(args) as reader:
-        found = reader.memories(file=args.file, type_=args.type, state=args.state, at=args.at,
-                                include_retired=args.all)
-        if reader.note:
-            print(f"note: {reader.note}", file=sys.stderr)
-    lines = [line for m in found for line in describe(m)] or ["no memories"]
-    emit(args, {"memories": [m.to_json() for m in found]}, "\n".join(lines))
+    data = call(args, "memory.memories", {"file": args.file, "type": args.type, "state": args.state, "at": args.at,
+                                          "all": args.all})
+    lines = [line for m in data["memories"] for line in describe(Memory.from_json(m))] or ["no memories"]
+    emit(args, data, "\n".join(lines))
     return 0
 
 
-def _write(args, action) -> int:
-    with _Reader(args) as reader:
-        m = action(reader.book, reader.by_id(), reader)
-        reader.notify()
-    emit(args, {"id": m.id, "ok": True}, f"{args.command}: {m.id}")
+def _change(args, **arguments) -> int:
+    data = call(args, f"memory.{args.command}", {"id": args.id, **arguments})
+    emit(args, data, f"{args.command}: {data['id']}")
     return 0
 
 
 def cmd_edit(args) -> int:
-    return _write(args, lambda book, ms, r: book.edit(ms, args.id, text=args.text, type_=args.type, tags=args.tag,
-                                                     scope=args.scope, priority=args.priority, cite=args.cite,
-                                                     redact=args.redact, lookup=r.lookup()))
+    return _change(args, text=args.text, type=args.type, tag=args.tag, scope=args.scope, priority=args.priority,
+                   cite=args.cite, redact=args.redact, match=args.match)
 
 
 def cmd_forget(args) -> int:
-    return _write(args, lambda book, ms, r: book.forget(ms, args.id, args.reason, by=args.by, invalidate=args.invalidate))
+    return _change(args, reason=args.reason, by=args.by, invalidate=args.invalidate)
 
 
 def cmd_feedback(args) -> int:
-    return _write(args, lambda book, ms, r: book.feedback(ms, args.id, args.verdict))
+    return _change(args, verdict=args.verdict)
 
 
 def cmd_approve(args) -> int:
-    return _write(args, lambda book, ms, r: book.approve(ms, args.id))
+    return _change(args)
 
 
 def cmd_pin(args) -> int:
-    return _write(args, lambda book, ms, r: book.pin(ms, args.id, pinned=not args.off))
+    return _change(args, off=args.off)
 
 
 def cmd_reanchor(args) -> int:
-    return _write(args, lambda book, ms, r: book.reanchor(ms, args.id, r.lookup(), index=args.index))
+    return _change(args, index=args.index)
 
 
 def cmd_import(args) -> int:
-    book = _book(args)
-    report = book.import_rules(args.files or None, redact=args.redact)
-    warn(report.warnings)
-    lines = [f"imported {len(report.created)} memories from {', '.join(report.files) or 'no rules files'} "
-             f"({report.unchanged} already known, {len(report.retired)} retired, {len(report.refused)} refused)"]
-    lines += [f"  {m.id}  {m.type}: {m.text[:100]}" for m in report.created]
-    lines += [f"  refused {r}" for r in report.refused]
-    emit(args, {"files": report.files, "created": [m.id for m in report.created], "unchanged": report.unchanged,
-                 "retired": [m.id for m in report.retired], "refused": report.refused}, "\n".join(lines))
-    return 2 if report.refused else 0
+    data = call(args, "memory.import", {"files": args.files, "redact": args.redact})
+    lines = [f"imported {len(data['created'])} memories from {', '.join(data['files']) or 'no rules files'} "
+             f"({data['unchanged']} already known, {len(data['retired'])} retired, {len(data['refused'])} refused)"]
+    if data["created"] and not args.json:
+        known = MemoryBook(workspace_root(args.workspace)).load().memories  # the result names them only
+        lines += [f"  {i}  {known[i].type}: {known[i].text[:100]}" for i in data["created"]]
+    lines += [f"  refused {r}" for r in data["refused"]]
+    emit(args, data, "\n".join(lines))
+    return 2 if data["refused"] else 0
 
 
 def cmd_export(args) -> int:
-    with _Reader(args) as reader:
-        memories = [m.to_json() for m in reader.memories()]
-    for m in memories:  # a secret that reached the log some other way (a merge, a hand edit) stops here
-        findings = secrets.scan(m["text"])
-        if secrets.blocking(findings) and not args.redact:
-            raise UserError(f"refused: memory {m['id']} contains a secret: "
-                            + "; ".join(map(secrets.describe, secrets.blocking(findings)))
-                            + " (forget it, or pass --redact)")
-        if findings and args.redact:
-            m["text"] = secrets.redact(m["text"], findings)
-    if args.format == "agents":
-        memories = [m for m in memories if m["state"] != "orphaned"]
-    render = {"json": export.to_json, "markdown": export.to_markdown, "agents": export.to_agents_block}[args.format]
-    text = render(memories)
+    data = call(args, "memory.export", {"format": args.format, "redact": args.redact})
+    text = data["text"]
     if not args.output:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return 0
@@ -285,5 +209,5 @@ def cmd_export(args) -> int:
     if args.format == "agents" and out.exists():
         text = export.replace_block(out.read_text(encoding="utf-8"), text)
     out.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    print(f"wrote {len(memories)} memories to {out}", file=sys.stderr)
+    print(f"wrote {data['count']} memories to {out}", file=sys.stderr)
     return 0

@@ -1,23 +1,22 @@
-"""The retrieval commands of `memory-lsp`: search, context, expand, embed."""
+"""The retrieval commands of `memory-lsp`: search, context, expand (their arguments and their
+text; the work is in `commands_index`), and embed (a long job of the CLI's own)."""
 
 from __future__ import annotations
 
 import sys
 
-from memory_lsp.cli_output import emit
-from memory_lsp.retrieval import context as ctx
+from memory_lsp.cli_output import call, emit
+from memory_lsp.commands import LocalTarget
+from memory_lsp.commands_index import SEARCH_KINDS, SEARCH_MODES
 
 
-def add_commands(sub, common, open_workspace) -> None:
-    global _open
-    _open = open_workspace
-
+def add_commands(sub, common) -> None:
     p = sub.add_parser("search", parents=[common], help="hybrid search over memories and code")
     p.add_argument("query")
-    p.add_argument("--kind", choices=("memory", "code", "all"), default="all")
+    p.add_argument("--kind", choices=SEARCH_KINDS, default="all")
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--file", action="append", default=[], help="context: rank what is near this file higher")
-    p.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")
+    p.add_argument("--mode", choices=SEARCH_MODES, default="hybrid")
     p.add_argument("--orphaned", action="store_true", help="include memories whose code is gone")
     p.set_defaults(func=cmd_search)
 
@@ -37,12 +36,8 @@ def add_commands(sub, common, open_workspace) -> None:
 
 
 def cmd_search(args) -> int:
-    ws = _open(args)
-    try:
-        out = ws.search(args.query, kind=args.kind, k=args.k, files=args.file, mode=args.mode,
-                        include_orphaned=args.orphaned)
-    finally:
-        ws.close()
+    out = call(args, "memory.search", {"query": args.query, "kind": args.kind, "k": args.k, "file": args.file,
+                                       "mode": args.mode, "orphaned": args.orphaned})
     lines = [f"note: {out['note']}"] if out["note"] else []
     for r in out["results"]:
         where = f"{r['path']}:{r['lines'][0]}-{r['lines'][1]}" if r["lines"] else (r["path"] or "")
@@ -50,27 +45,18 @@ def cmd_search(args) -> int:
         first = r["text"].strip().splitlines()[0][:100] if r["text"].strip() else ""
         label = r["type"] if r["kind"] == "memory" else f"{r['type']} {r['symbol']}"
         lines.append(f"{r['score']:.4f}  {r['kind']:6} {label}{flag}  {where}\n        {first}")
-    emit(args, {"results": out["results"], "query_type": out["query_type"], "note": out["note"]},
-         "\n".join(lines) or "nothing found")
+    emit(args, out, "\n".join(lines) or "nothing found")
     return 0
 
 
 def cmd_context(args) -> int:
-    ws = _open(args)
-    try:
-        out = ctx.pack(ws, args.file, args.query, args.budget)
-    finally:
-        ws.close()
+    out = call(args, "memory.context", {"file": args.file, "query": args.query, "budget": args.budget})
     emit(args, out, out["text"])
     return 0
 
 
 def cmd_expand(args) -> int:
-    ws = _open(args)
-    try:
-        out = ctx.expand(ws, args.file)
-    finally:
-        ws.close()
+    out = call(args, "memory.expand", {"file": args.file})
     lines = [f"{out['path']} ({out['lang']}, {out['loc']} lines{', test' if out['is_test'] else ''}): "
              f"{out['dependents']} dependents, {out['commits']} commits"]
     lines += [f"  defines {s['kind']} {s['symbol']} :{s['lines'][0]}" for s in out["symbols"][:30]]
@@ -82,16 +68,16 @@ def cmd_expand(args) -> int:
 
 
 def cmd_embed(args) -> int:
-    ws = _open(args)
-    try:
-        def progress(done, total):
-            if sys.stderr.isatty():
-                sys.stderr.write(f"\r{done}/{total} items embedded")
-        out = ws.embed_pending(limit=args.limit, progress=progress)
-    except KeyboardInterrupt:
-        out = {"interrupted": True}
-    finally:
-        ws.close()
+    def progress(done, total):
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r{done}/{total} items embedded")
+
+    with LocalTarget(args.workspace, db=args.db) as target:
+        ws = target.workspace()
+        try:
+            out = ws.embed_pending(limit=args.limit, progress=progress)
+        except KeyboardInterrupt:
+            out = {"interrupted": True}
     if "error" in out:
         print(f"memory-lsp: cannot embed: {out['error']}", file=sys.stderr)
         return 2

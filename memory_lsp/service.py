@@ -17,14 +17,12 @@ from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
 from memory_lsp.memory.book import MemoryBook, select
 from memory_lsp.memory.model import Memory, iso, parse_time
-from memory_lsp.paths import MEMORY_DIR, relpath, workspace_root
+from memory_lsp.paths import memory_dir, relpath, workspace_root
 from memory_lsp.settings import Settings
 from memory_lsp.store import SCHEMA_VERSION, Store
 from memory_lsp.store import graph as g
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import search as search_sql
-
-MEMORY_GITIGNORE = "# the index is a cache rebuilt from the workspace: never commit it\nindex.duckdb*\n*.broken-*\n"
 
 
 class Workspace:
@@ -40,12 +38,7 @@ class Workspace:
     def open(cls, root: str | os.PathLike, db: str | None = None, settings: Settings | None = None) -> "Workspace":
         root = workspace_root(root)
         if db is None:
-            memory = root / MEMORY_DIR
-            memory.mkdir(exist_ok=True)
-            ignore = memory / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text(MEMORY_GITIGNORE, encoding="utf-8")
-            db = str(memory / "index.duckdb")
+            db = str(memory_dir(root) / "index.duckdb")
         return cls(root, Store.open(db), settings or Settings())
 
     def close(self) -> None:

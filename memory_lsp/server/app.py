@@ -8,7 +8,6 @@ or an LSP error with one line of text; tracebacks go to the log only.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import functools
 import logging
@@ -16,6 +15,7 @@ import os
 import sys
 import threading
 import time
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from memory_lsp import __version__
+from memory_lsp.commands import COMMANDS
 from memory_lsp.errors import UserError
 from memory_lsp.server import settings as cfg
 from memory_lsp.server import views
@@ -33,9 +34,6 @@ from memory_lsp.server.roots import Root
 
 log = logging.getLogger("memory_lsp.server")
 
-COMMANDS = ("memory.teach", "memory.capture", "memory.memories", "memory.edit", "memory.forget", "memory.feedback",
-            "memory.approve", "memory.pin", "memory.reanchor", "memory.import", "memory.export", "memory.search",
-            "memory.context", "memory.expand", "memory.impact", "memory.stats", "memory.doctor", "memory.reindex")
 PROGRESS_EVERY = 0.25  # seconds between progress reports
 REFRESH_DELAY = 0.15  # coalesce bursts of changes into one refresh request
 
@@ -176,7 +174,9 @@ class MemoryServer(LanguageServer):
 
     # -- buffers ---------------------------------------------------------------------------------------------
     def reindex_buffer(self, uri: str) -> None:
-        self._debounce.pop(uri, None)
+        handle = self._debounce.pop(uri, None)
+        if handle:  # a save comes before the debounce: do not index the same text again later
+            handle.cancel()
         root, path = self.locate(uri)
         doc = self.workspace.text_documents.get(uri)
         if root is not None and doc is not None:
@@ -193,12 +193,18 @@ class MemoryServer(LanguageServer):
 server = MemoryServer()
 
 
+TIMINGS: dict[str, deque] = {}  # handler name -> the last durations in ms, measured inside the server
+
+
 def guarded(fn):
     """One answer per request, whatever happens: a user error becomes InvalidParams with its line,
-    a bug becomes InternalError without the traceback (which goes to the log)."""
+    a bug becomes InternalError without the traceback (which goes to the log). Each handler's
+    time is recorded for `memory/timings`."""
+    timings = TIMINGS.setdefault(fn.__name__, deque(maxlen=10_000))
 
     @functools.wraps(fn)
     async def wrapper(*args, **kwargs):
+        started = time.perf_counter()
         try:
             return await fn(*args, **kwargs)
         except (JsonRpcException, asyncio.CancelledError):
@@ -209,7 +215,19 @@ def guarded(fn):
             log.exception("%s failed", fn.__name__)
             raise JsonRpcInternalError(f"internal error in {fn.__name__}: {type(exc).__name__} "
                                        "(details in the server log)") from None
+        finally:
+            timings.append((time.perf_counter() - started) * 1000)
     return wrapper
+
+
+@server.feature("memory/timings")
+def timings(ls: MemoryServer, params) -> dict:
+    """Durations (ms) of recent requests per handler, for benchmarks; `{"reset": true}` clears them."""
+    out = {name: list(values) for name, values in TIMINGS.items()}
+    if getattr(params, "reset", None) or (isinstance(params, dict) and params.get("reset")):
+        for values in TIMINGS.values():
+            values.clear()
+    return out
 
 
 # -- lifecycle -----------------------------------------------------------------------------------------------------
@@ -451,22 +469,15 @@ def _root_for(ls: MemoryServer, workspace) -> Root:
     return ls.roots[path]
 
 
-for _name in COMMANDS:
+for _name in COMMANDS:  # the same commands, arguments and results as the CLI's --json
     server.command(_name)(_command(_name))
 
 
 # -- entry point -------------------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="memory-lsp serve", description="Run the language server.")
-    add_arguments(parser)
-    return serve(parser.parse_args(argv))
+    from memory_lsp.cli import main as cli_main
 
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead")
-    parser.add_argument("--log-file", help="write the log here (default: stderr)")
-    parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    return cli_main(["serve", *(sys.argv[1:] if argv is None else argv)])
 
 
 def serve(args) -> int:

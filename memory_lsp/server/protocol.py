@@ -1,15 +1,19 @@
-"""pygls's protocol with one fix: a request whose params do not fit the method gets an answer.
+"""pygls's protocol with fixes so that every request gets exactly one answer, and no answer carries
+a traceback.
 
-pygls 2.1 raises while deserialising such a request, before it knows it has a request to answer,
-and sends nothing: the client then waits forever. Here the request is answered with
-InvalidParams (-32602) and dropped.
+pygls 2.1 raises while deserialising a request whose params do not fit the method, before it
+knows it has a request to answer, and sends nothing: the client then waits forever. Here the
+request is answered with InvalidParams (-32602) and dropped. A request that is not JSON-RPC 2.0
+(no "jsonrpc" member) or whose id is neither a number nor a string is answered with
+InvalidRequest (-32600) instead of silence or a crash; other messages that are not JSON-RPC
+objects are logged and dropped.
 """
 
 from __future__ import annotations
 
 import logging
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
 
 log = logging.getLogger(__name__)
@@ -26,6 +30,12 @@ ANSWERED = _Answered()
 
 class MemoryProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict):
+        if "jsonrpc" in data and "method" in data and "id" in data and not _valid_id(data["id"]):
+            # the id cannot be echoed (JSON-RPC: answer with a null id); pygls would crash on it
+            log.warning("request %s with an invalid id %r: answered with invalid request", data["method"], data["id"])
+            self._send_response(None, None, JsonRpcInvalidRequest(
+                f"invalid request: the id must be a number or a string, got {data['id']!r}").to_response_error())
+            return ANSWERED
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
@@ -40,4 +50,23 @@ class MemoryProtocol(LanguageServerProtocol):
     def handle_message(self, message):
         if message is ANSWERED:
             return
+        if not hasattr(message, "jsonrpc"):  # a JSON value that is not a JSON-RPC 2.0 message
+            if isinstance(message, dict) and "method" in message and _valid_id(message.get("id")) \
+                    and message.get("id") is not None:
+                log.warning("request %r without \"jsonrpc\": \"2.0\": answered with invalid request",
+                            message["method"])
+                self._send_response(message["id"], None, JsonRpcInvalidRequest(
+                    'invalid request: not JSON-RPC 2.0 (missing "jsonrpc": "2.0")').to_response_error())
+            else:
+                log.warning("ignored a message that is not JSON-RPC 2.0: %.200r", message)
+            return
         super().handle_message(message)
+
+    def _send_response(self, msg_id, result=None, error=None):
+        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
+            error.data = None  # pygls attaches the traceback of a crash; it is in the log already
+        super()._send_response(msg_id, result, error)
+
+
+def _valid_id(value) -> bool:
+    return value is None or (isinstance(value, (int, str)) and not isinstance(value, bool))

@@ -93,6 +93,7 @@ class Root:
         self._stop = threading.Event()
         self._log_signature = None
         self._threads: list[threading.Thread] = []
+        self._embedding_queued = False
         self.open_buffers: set[str] = set()  # paths whose editor buffer wins over the disk
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -125,7 +126,16 @@ class Root:
             with self._queue_lock:
                 self._queued -= 1
             return fn(*args)
-        return self._writer.submit(job)
+
+        def cancelled(fut: Future) -> None:
+            # a job cancelled while queued ($/cancelRequest) never runs `job`: without this the count
+            # stays up and background embedding gives way forever to a job that will never come
+            if fut.cancelled():
+                with self._queue_lock:
+                    self._queued -= 1
+        future = self._writer.submit(job)
+        future.add_done_callback(cancelled)
+        return future
 
     def _others_waiting(self) -> bool:
         with self._queue_lock:
@@ -157,8 +167,7 @@ class Root:
             log.exception("indexing %s failed", self.path)
         finally:
             self.ready.set()
-        if self.ws is not None and self.settings.embeddings.background:
-            self._submit(self._embed_some)
+        self._want_embedding()
 
     def reindex(self, paths: dict[str, bytes | None]) -> Future | None:
         """Re-index these files (bytes: an editor's buffer; None: read the disk), coalesced."""
@@ -198,6 +207,8 @@ class Root:
         self._files = {}
         self._graph_wanted.set()
         self.on_change(self, paths)
+        if self.ready.is_set():
+            self._want_embedding()  # new or changed code wants vectors too
 
     def _refresh_memories(self) -> None:
         from memory_lsp.store import memories as mem_rows
@@ -226,8 +237,16 @@ class Root:
                 self.on_change(self, None)
         return result
 
+    def _want_embedding(self) -> None:
+        if self.ws is None or not self.settings.embeddings.background or self._embedding_queued \
+                or self._stop.is_set():
+            return
+        self._embedding_queued = True
+        self._submit(self._embed_some)
+
     def _embed_some(self) -> None:
         """Embed in the background, giving way whenever another job is waiting (it resumes after)."""
+        self._embedding_queued = False
         try:
             out = self.ws.embed_pending(should_stop=self._others_waiting)
         except Exception:
@@ -235,8 +254,10 @@ class Root:
             return
         if out.get("error"):
             log.warning("no background embedding: %s", out["error"])
-        elif self._others_waiting() and not self._stop.is_set():
-            self._submit(self._embed_some)
+        elif self._others_waiting():
+            self._want_embedding()
+        else:
+            log.info("embedded %d items in the background", out.get("embedded", 0))
 
     # -- background loops --------------------------------------------------------------------------
     def _graph_loop(self) -> None:
@@ -308,11 +329,14 @@ class Root:
 
     def symbol_at(self, path: str, line: int) -> Symbol | None:
         """The innermost symbol whose lines hold `line` (1-based)."""
-        best = None
-        for s in self.symbols(path):
-            if s.start <= line <= s.end and (best is None or s.end - s.start <= best.end - best.start):
-                best = s
-        return best
+        found = self.symbols_at(path, line)
+        return found[0] if found else None
+
+    def symbols_at(self, path: str, line: int) -> list[Symbol]:
+        """The symbols whose lines hold `line` (1-based), innermost first."""
+        found = [s for s in self.symbols(path) if s.start <= line <= s.end]
+        found.sort(key=lambda s: s.end - s.start)
+        return found
 
     def impact_counts(self, node: str, path: str, depth: int) -> tuple[int, int] | None:
         """(dependents, tests) of a file or symbol; None until the graph is loaded."""

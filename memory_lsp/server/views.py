@@ -47,9 +47,12 @@ def where(c) -> tuple[str, int | None, int | None]:
 # -- hover -----------------------------------------------------------------------------------------
 def hover_markdown(root: Root, path: str, line: int, settings: ServerSettings) -> str | None:
     """Memories for the symbol under the cursor, then for its file, then a one-line impact summary."""
-    symbol = root.symbol_at(path, line)
+    around = root.symbols_at(path, line)
+    symbol = around[0] if around else None
     view = root.memory_view
-    on_symbol = view.for_symbol(path, symbol.qualname) if symbol else []
+    on_symbol: list[Memory] = []
+    for s in around:  # a class's memories speak for its methods too, before the rest of the file
+        on_symbol += [m for m in view.for_symbol(path, s.qualname) if m not in on_symbol]
     on_file = [m for m in view.for_file(path) if m not in on_symbol]
     shown = (on_symbol + on_file)[:settings.hover.max_memories]
     parts = [_memory_markdown(root, m, "symbol" if m in on_symbol else "file") for m in shown]
@@ -127,8 +130,9 @@ def _line_range(lines: list[str] | None, line: int) -> t.Range:
 
 def _related(root: Root, m: Memory, path: str, start: int | None, end: int | None, lines) -> list:
     rng = _line_range(lines, start) if start else t.Range(t.Position(0, 0), t.Position(0, 0))
-    if end and end > (start or 0):
-        rng = t.Range(rng.start, t.Position(end - 1, 0))
+    if end and end > (start or 0):  # through the end of the last cited line
+        last = len(lines[end - 1]) if lines and end <= len(lines) else 0
+        rng = t.Range(rng.start, t.Position(end - 1, last) if last else t.Position(end, 0))
     return [t.DiagnosticRelatedInformation(t.Location(file_uri(root, path), rng), f"cited by memory {m.id}")]
 
 
