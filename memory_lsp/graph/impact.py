@@ -10,6 +10,7 @@ CO_CHANGE. Tests are files that ASSERT_ON any file of the target or of a depende
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -19,7 +20,7 @@ DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS")  # src depends on dst
 FORWARD_KINDS = ("DRIVES", "CO_CHANGES")  # dst is affected by src
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     node: str
     kind: str
@@ -47,8 +48,10 @@ class ImpactGraph:
         self.dependents: dict[str, list[Step]] = defaultdict(list)
         self.asserted_by: dict[str, set[str]] = defaultdict(set)
         self.tests = tests
+        intern = sys.intern  # millions of edges name the same few nodes: keep one copy of each name
         for src, dst, kind, src_path, dst_path, line, conf, strategy, score in edges:
-            score = score or 0.0
+            src, dst, src_path, dst_path = intern(src), intern(dst), intern(src_path), intern(dst_path)
+            kind, strategy, score = intern(kind), intern(strategy or ""), score or 0.0
             if kind in DEPENDENCY_KINDS:
                 self.dependents[dst].append(Step(src, kind, line, conf, strategy, score))
                 if src != src_path or dst != dst_path:  # symbol edge: also at file level

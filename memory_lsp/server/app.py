@@ -49,7 +49,7 @@ class MemoryServer(LanguageServer):
         self._init_options = None
         self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._refresh_pending = False
-        self._bridges = []
+        self._bridges = {}  # folder -> its CLI bridge
 
     # -- where a document belongs -----------------------------------------------------------------
     def locate(self, uri: str) -> tuple[Root, str] | tuple[None, None]:
@@ -117,17 +117,30 @@ class MemoryServer(LanguageServer):
         try:
             from memory_lsp import bridge
 
-            self._bridges.append(bridge.Bridge.start(root.path, lambda name, args: root.run_command(name, args).result()))
+            self._bridges[root.path] = bridge.Bridge.start(root.path,
+                                                           lambda name, args: root.run_command(name, args).result())
         except Exception:
             log.exception("the CLI bridge for %s did not start", root.path)
 
     def close_all(self) -> None:
-        for b in self._bridges:
+        for b in self._bridges.values():
             b.close()
-        self._bridges = []
+        self._bridges = {}
+        self.reader.shutdown(wait=True, cancel_futures=True)  # no read may be using a cursor below
+        self.reader = ThreadPoolExecutor(4, thread_name_prefix="memory-reader")
         for root in self.roots.values():
             root.close()
         self.roots = {}
+
+    def remove_root(self, path: Path) -> None:
+        # its bridge first: left open, it would answer the CLI from the closed folder, and the
+        # folder added again could not start its own
+        b = self._bridges.pop(path, None)
+        if b is not None:
+            b.close()
+        root = self.roots.pop(path, None)
+        if root is not None:
+            root.close()
 
     # -- after changes: tell the editor ------------------------------------------------------------------
     def changed(self, root: Root, paths: set[str] | None) -> None:
@@ -158,8 +171,25 @@ class MemoryServer(LanguageServer):
             return
         doc = self.workspace.text_documents.get(uri)
         items = await self.read(views.diagnostics, root, path, doc.source if doc else None, self.settings)
+        items = self.client_units(items, doc.source if doc else None)
         self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=items,
                                                                           version=doc.version if doc else None))
+
+    def client_units(self, items: list[t.Diagnostic], text: str | None) -> list[t.Diagnostic]:
+        """Views count characters in code points; the client counts in the encoding negotiated at
+        initialize (UTF-16 unless it offered another). Only lines beyond ASCII differ."""
+        if not text or text.isascii():
+            return items
+        lines, codec = views.lsp_lines(text), self.workspace.position_codec
+
+        def convert(rng: t.Range) -> t.Range:
+            return t.Range(*(t.Position(p.line, codec.client_num_units(lines[p.line][:p.character]))
+                             if p.character and p.line < len(lines) else p for p in (rng.start, rng.end)))
+        for d in items:
+            d.range = convert(d.range)
+            for info in d.related_information or ():
+                info.location.range = convert(info.location.range)  # the cited lines, in this file
+        return items
 
     def tell(self, kind: t.MessageType, message: str) -> None:
         self.window_show_message(t.ShowMessageParams(type=kind, message=message))
@@ -291,11 +321,10 @@ def _watch_parent(ls: MemoryServer, pid: int) -> None:
             try:
                 os.kill(pid, 0)
             except ProcessLookupError:
+                # no waiting for a running index: its transaction rolls back, DuckDB's lock goes with us
                 log.warning("the client process %d is gone: exiting", pid)
-                try:
-                    ls.close_all()
-                finally:
-                    os._exit(0)
+                logging.shutdown()
+                os._exit(0)
             except PermissionError:
                 pass  # it exists, under another user
     threading.Thread(target=watch, name="memory-parent-watch", daemon=True).start()
@@ -316,10 +345,7 @@ async def did_change_configuration(ls: MemoryServer, params: t.DidChangeConfigur
 @server.feature(t.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
 def did_change_folders(ls: MemoryServer, params: t.DidChangeWorkspaceFoldersParams) -> None:
     for f in params.event.removed:
-        path = Path(to_fs_path(f.uri) or "").resolve()
-        root = ls.roots.pop(path, None)
-        if root:
-            root.close()
+        ls.remove_root(Path(to_fs_path(f.uri) or "").resolve())
     for f in params.event.added:
         path = to_fs_path(f.uri)
         if path and Path(path).is_dir():
@@ -401,6 +427,7 @@ async def pull_diagnostics(ls: MemoryServer, params: t.DocumentDiagnosticParams)
     if root is not None:
         doc = ls.workspace.text_documents.get(params.text_document.uri)
         items = await ls.read(views.diagnostics, root, path, doc.source if doc else None, ls.settings)
+        items = ls.client_units(items, doc.source if doc else None)
     return t.RelatedFullDocumentDiagnosticReport(items=items)
 
 
@@ -450,7 +477,17 @@ def _command(name: str):
                             f"(got {len(args)} arguments)")
         arguments = dict(args[0]) if args else {}
         root = _root_for(ls, arguments.pop("workspace", None))
-        return await asyncio.wrap_future(root.run_command(name, arguments))
+        request_id = ls.protocol.msg_id
+        if request_id is not None:  # so that $/cancelRequest reaches this task (see protocol.py)
+            ls.protocol.command_tasks[request_id] = asyncio.current_task()
+        try:
+            for _ in range(200):  # between initialize and initialized the folder is not opening yet: queue after it
+                if root.started:
+                    break
+                await asyncio.sleep(0.05)
+            return await asyncio.wrap_future(root.run_command(name, arguments))
+        finally:
+            ls.protocol.command_tasks.pop(request_id, None)
     run.__name__ = name
     return run
 
@@ -493,7 +530,10 @@ def serve(args) -> int:
                 return 2
             server.start_tcp(host or "127.0.0.1", int(port))
         else:
-            server.start_io()
+            # pygls reads stdin on a thread that holds the buffer's lock while it waits; a forked
+            # parse worker closes sys.stdin at start-up and would wait for that lock forever
+            stdin, sys.stdin = sys.stdin.buffer, open(os.devnull)
+            server.start_io(stdin)
     finally:
         server.close_all()
     return 0

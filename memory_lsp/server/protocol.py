@@ -5,7 +5,7 @@ pygls 2.1 raises while deserialising a request whose params do not fit the metho
 knows it has a request to answer, and sends nothing: the client then waits forever. Here the
 request is answered with InvalidParams (-32602) and dropped. A request that is not JSON-RPC 2.0
 (no "jsonrpc" member) or whose id is neither a number nor a string is answered with
-InvalidRequest (-32600) instead of silence or a crash; other messages that are not JSON-RPC
+InvalidRequest (-32600) instead of silence or a crash, and so is one whose method is not a string; other messages that are not JSON-RPC
 objects are logged and dropped.
 """
 
@@ -29,13 +29,32 @@ ANSWERED = _Answered()
 
 
 class MemoryProtocol(LanguageServerProtocol):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.command_tasks: dict = {}  # request id -> the task running its workspace command
+
+    def _handle_cancel_notification(self, msg_id):
+        # pygls runs a command's handler as a request of its own: cancelling the executeCommand
+        # request answers it, but would leave the command queued or running
+        task = self.command_tasks.pop(msg_id, None)
+        if task is not None:
+            task.cancel()
+        super()._handle_cancel_notification(msg_id)
+
     def structure_message(self, data: dict):
-        if "jsonrpc" in data and "method" in data and "id" in data and not _valid_id(data["id"]):
-            # the id cannot be echoed (JSON-RPC: answer with a null id); pygls would crash on it
-            log.warning("request %s with an invalid id %r: answered with invalid request", data["method"], data["id"])
-            self._send_response(None, None, JsonRpcInvalidRequest(
-                f"invalid request: the id must be a number or a string, got {data['id']!r}").to_response_error())
-            return ANSWERED
+        if "jsonrpc" in data and "method" in data and "id" in data:
+            if not _valid_id(data["id"]):
+                # the id cannot be echoed (JSON-RPC: answer with a null id); pygls would crash on it
+                log.warning("request %r with an invalid id %r: answered with invalid request", data["method"],
+                            data["id"])
+                self._send_response(None, None, JsonRpcInvalidRequest(
+                    f"invalid request: the id must be a number or a string, got {data['id']!r}").to_response_error())
+                return ANSWERED
+            if not isinstance(data["method"], str):  # pygls would answer with an internal error
+                log.warning("request %r with a method that is not a string: answered with invalid request", data["id"])
+                self._send_response(data["id"], None, JsonRpcInvalidRequest(
+                    f"invalid request: the method must be a string, got {data['method']!r}").to_response_error())
+                return ANSWERED
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:

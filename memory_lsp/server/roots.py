@@ -23,6 +23,7 @@ from memory_lsp.server.settings import ServerSettings
 
 log = logging.getLogger(__name__)
 
+DUCKDB_MEMORY_MB = 256
 LOG_POLL_SECONDS = 1.0  # how often the memory log is checked for events written by other processes
 FIRST = ("policy", "gotcha", "dead_end", "requirement", "error_pattern")  # shown before the others
 
@@ -81,6 +82,7 @@ class Root:
         self.ws = None  # service.Workspace, once open
         self.error: str | None = None  # why the folder could not be opened or indexed
         self.ready = threading.Event()  # the first index has finished (or failed)
+        self.started = False  # start() queued the opening: commands queued from now on run after it
         self.memory_view = MemoryView([])
         self.graph = None  # ImpactGraph snapshot
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="memory-writer")
@@ -99,6 +101,7 @@ class Root:
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> Future:
         fut = self._submit(self._open_and_index)
+        self.started = True
         for target, name in ((self._graph_loop, "memory-graph"), (self._log_loop, "memory-log")):
             t = threading.Thread(target=target, name=name, daemon=True)
             t.start()
@@ -113,6 +116,8 @@ class Root:
         self._stop.set()
         self._graph_wanted.set()
         self._writer.shutdown(wait=True, cancel_futures=True)
+        for thread in self._threads:  # none may hold a DuckDB cursor when the connection closes
+            thread.join(timeout=5)
         if self.ws is not None:
             self.ws.close()
             self.ws = None
@@ -148,8 +153,14 @@ class Root:
         try:
             settings = Settings(excludes=list(self.settings.indexing.excludes), workers=self.settings.indexing.workers)
             self.ws = Workspace.open(self.path, settings=settings)
-            self._refresh_memories()  # what the previous index knew answers at once
-            self._graph_wanted.set()
+            # DuckDB would cache up to 80% of RAM in a process that lives all day; it spills instead
+            self.ws.store.conn.execute(f"SET memory_limit = '{DUCKDB_MEMORY_MB}MB'")
+            had_files = self.ws.store.cursor().execute("SELECT count(*) FROM files").fetchone()[0] > 0
+            if had_files:
+                self._refresh_memories()  # what the previous index knew answers at once
+                self._graph_wanted.set()
+            else:  # a fresh index: the log alone tells which files have memories, until the code is in
+                self._memories_from_log()
             self.on_change(self, None)
 
             def progress(done: int, total: int) -> None:
@@ -158,7 +169,11 @@ class Root:
             report = self.ws.index(progress=progress)
             log.info("indexed %s: %d files, %d parsed in %.1f s", self.path, report.files, report.parsed,
                      report.seconds)
-            self._after_code_change(None)
+            if report.parsed or report.deleted or not had_files:
+                self._after_code_change(None)
+            else:  # nothing changed since the last session: the graph loading already is the right one
+                self._refresh_memories()
+                self.on_change(self, None)
         except UserError as exc:
             self.error = str(exc)
             log.error("cannot index %s: %s", self.path, exc)
@@ -209,6 +224,16 @@ class Root:
         self.on_change(self, paths)
         if self.ready.is_set():
             self._want_embedding()  # new or changed code wants vectors too
+
+    def _memories_from_log(self) -> None:
+        from memory_lsp.memory import citations as cites
+
+        lookup = cites.FileLookup(self.path)
+        active = [m for m in self.ws.book.load().memories.values() if m.valid_to is None]
+        for m in active:
+            for c in m.citations:
+                cites.resolve(c, lookup)
+        self.memory_view = MemoryView(active)
 
     def _refresh_memories(self) -> None:
         from memory_lsp.store import memories as mem_rows

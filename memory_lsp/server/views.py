@@ -102,7 +102,7 @@ def diagnostics(root: Root, path: str, text: str | None, settings: ServerSetting
     opts = settings.diagnostics
     if not opts.enabled:
         return []
-    lines = text.splitlines() if text is not None else None
+    lines = lsp_lines(text) if text is not None else None
     out: list[t.Diagnostic] = []
     for m in root.memory_view.for_file(path):
         if m.effective_confidence() < opts.min_confidence:
@@ -119,6 +119,15 @@ def diagnostics(root: Root, path: str, text: str | None, settings: ServerSetting
                 out.append(_anchored(root, m, c, path, start, end, lines))
     out.sort(key=lambda d: (d.severity, d.range.start.line))
     return out[:opts.max_per_file]
+
+
+def lsp_lines(text: str) -> list[str]:
+    """The lines as LSP counts them: str.splitlines also breaks at form feeds, \u2028 and others,
+    which would move every position after them."""
+    return LINE_BREAK.split(text)
+
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _line_range(lines: list[str] | None, line: int) -> t.Range:

@@ -253,9 +253,14 @@ def prepare(client: LanguageClient) -> LanguageClient:
 
 @contextlib.asynccontextmanager
 async def running(root: Path | None, client: str = "visual-studio-code", options: dict | None = None,
-                  folders: list[Path] | None = None, wait: bool = True, process_id: int | None = None):
-    """A server started for one test, with its own capabilities, options or folders."""
+                  folders: list[Path] | None = None, wait: bool = True, process_id: int | None = None,
+                  configuration: dict | None = None):
+    """A server started for one test, with its own capabilities, options, folders or
+    workspace/configuration answers."""
     lsp = prepare(await ClientServerConfig(server_command=SERVER).start())
+    if configuration is not None:
+        lsp.set_configuration(configuration)
+    done = False
     try:
         params = init_params(root, client, options, folders)
         params.process_id = process_id
@@ -264,7 +269,10 @@ async def running(root: Path | None, client: str = "visual-studio-code", options
             await indexed(lsp, folders=len(folders or [root]))
         yield lsp
         await lsp.shutdown_session()
+        done = True
     finally:
+        if not done and lsp._server is not None and lsp._server.returncode is None:
+            lsp._server.kill()  # a failed test: the client's stop() would wait for the server forever
         await lsp.stop()
 
 
