@@ -45,13 +45,14 @@ def same_root(value, here: Path, there: Path):
 
 
 def same(ours, theirs, where: str = "") -> None:
-    """Equal, except that numbers with a fraction may differ in their last digits: effective
-    confidence decays by the millisecond, and centrality scores are sums of floats."""
+    """Equal, except that numbers with a fraction may differ in their last digits (effective
+    confidence decays by the millisecond, centrality scores are sums of floats) and that keys
+    may come in another order (edge kinds with the same count)."""
     if isinstance(ours, float) or isinstance(theirs, float):
         assert isinstance(ours, (int, float)) and isinstance(theirs, (int, float)), where
         assert abs(ours - theirs) <= 1e-3, f"{where}: {ours} != {theirs}"
     elif isinstance(ours, dict):
-        assert isinstance(theirs, dict) and list(ours) == list(theirs), f"{where}: keys {list(ours)} != {list(theirs)}"
+        assert isinstance(theirs, dict) and set(ours) == set(theirs), f"{where}: keys {list(ours)} != {list(theirs)}"
         for k in ours:
             same(ours[k], theirs[k], f"{where}.{k}")
     elif isinstance(ours, list):
