@@ -17,11 +17,13 @@ import time
 import numpy as np
 
 from memory_lsp.memory.model import Memory
+from memory_lsp.retrieval.bm25 import Bm25Index
 from memory_lsp.retrieval.embedder import Embedder
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import search as sql
 
 RRF_K = 60
+GROUP = 512  # items embedded and written together (about 15 s of work on 2 cores)
 WEIGHTS = {  # path weights by query type (seed 001)
     "identifier": {"bm25": 0.5, "graph": 0.3, "vector": 0.2},
     "semantic": {"vector": 0.5, "bm25": 0.25, "graph": 0.25},
@@ -30,6 +32,10 @@ WEIGHTS = {  # path weights by query type (seed 001)
 TRUST = {"user_taught": 1.4, "agent_explicit": 1.2, "imported": 1.2, "git_mined": 1.0, "observer_inferred": 0.85}
 TYPE_WEIGHT = {"policy": 1.15, "gotcha": 1.15, "dead_end": 1.1, "decision": 1.05, "error_pattern": 1.1}
 DRIFTED = 0.6
+# BM25's vote is scaled by the share of the query's weight (idf) its best hit contains, and
+# dropped below half: then the words it matched are the query's common ones, and its
+# candidates are noise that RRF would still reward wherever they meet the other paths' lists
+MIN_COVERAGE = 0.5
 _STRUCTURAL = re.compile(r"\b(call(s|ers?|ed by)?|uses?|used by|users of|imports?|imported by|depends?|dependents?|"
                          r"tests? (for|of)|inherits?|subclass(es)?|what breaks|impact of|who)\b", re.I)
 _IDENTIFIER = re.compile(r"[a-z][A-Z]|_[a-z]|[\w)]\.[A-Za-z]|/|\(\)|`")
@@ -52,7 +58,8 @@ class Retriever:
         self.store = store
         self._embedder = embedder
         self._embedder_error: str | None = None
-        self._vectors: tuple | None = None  # (version, ids, kinds, matrix)
+        self._vectors: tuple | None = None  # (version, ids, is_memory, matrix)
+        self._content: _Snapshot | None = None
         self._lock = threading.Lock()
 
     # -- embeddings -----------------------------------------------------------------------------
@@ -65,48 +72,66 @@ class Retriever:
         return self._embedder
 
     def embed_pending(self, limit: int | None = None, batch: int = 64, progress=None, should_stop=None) -> dict:
-        """Embed what has no vector yet, most useful first (memories, then central files); resumable."""
+        """Embed what has no vector yet, most useful first (memories, then central files); resumable.
+
+        The pending list is computed once per run (it hashes every item's text). Items are taken
+        in groups of GROUP: a group is sorted by length, so a batch pads little, and its vectors
+        are written together. `should_stop` is asked before every batch; what is done is kept.
+        """
         embedder = self.embedder()
         if embedder is None:
             return {"embedded": 0, "reused": 0, "seconds": 0.0, "error": self._embedder_error}
-        started, embedded, reused = time.perf_counter(), 0, 0
-        while limit is None or embedded + reused < limit:
-            if should_stop and should_stop():
+        if should_stop and should_stop():  # before the pending list, which reads every item
+            return {"embedded": 0, "reused": 0, "seconds": 0.0}
+        started, embedded = time.perf_counter(), 0
+        model = embedder.model_id
+        pending = sql.pending_items(self.store, model, limit if limit is not None else 2 ** 62)
+        served = sql.reuse_vectors(self.store, model, pending)
+        todo = [item_id for item_id, _kind, _hash in pending if item_id not in served]
+        stopped = False
+        for start in range(0, len(todo), GROUP):
+            rows = sorted(sql.item_texts(self.store, todo[start:start + GROUP]), key=lambda r: len(r[3]))
+            done, vecs = 0, []
+            try:
+                while done < len(rows) and not (stopped := bool(should_stop and should_stop())):
+                    vecs.append(embedder.encode([text for *_, text in rows[done:done + batch]], batch=batch))
+                    done = min(done + batch, len(rows))
+            finally:  # an interrupted group keeps the batches it finished
+                if done:
+                    sql.write_vectors(self.store, model, [(i, k, h, v) for (i, k, h, _), v in
+                                                          zip(rows[:done], np.concatenate(vecs))])
+            embedded += done
+            if progress:
+                progress(*sql.vector_counts(self.store, model))
+            if stopped:
                 break
-            want = batch * 4 if limit is None else min(batch * 4, limit - embedded - reused)
-            items = sql.pending_items(self.store, embedder.model_id, want)
-            if not items:
-                break
-            served = sql.reuse_vectors(self.store, embedder.model_id, items)
-            reused += len(served)
-            todo = [it for it in items if it[0] not in served]
-            for start in range(0, len(todo), batch):
-                part = todo[start:start + batch]
-                vecs = embedder.encode([text for *_, text in part], batch=batch)
-                sql.write_vectors(self.store, embedder.model_id, [(i, k, h, v) for (i, k, h, _), v in zip(part, vecs)])
-                embedded += len(part)
-                if progress:
-                    done, total = sql.vector_counts(self.store, embedder.model_id)
-                    progress(done, total)
-        sql.drop_stale_vectors(self.store, embedder.model_id)  # after reuse: moved code kept its vector
-        return {"embedded": embedded, "reused": reused, "seconds": round(time.perf_counter() - started, 3)}
+        sql.drop_stale_vectors(self.store, model)  # after reuse: moved code kept its vector
+        return {"embedded": embedded, "reused": len(served), "seconds": round(time.perf_counter() - started, 3)}
 
-    def _vector_index(self, model: str):
-        version = self.store.meta("vectors_version", "0")
+    def _vector_index(self, model: str, version: str):
+        """(ids, is_memory, matrix) of the stored vectors, reloaded when they change (`version`)."""
         with self._lock:
             if self._vectors is None or self._vectors[0] != version:
-                self._vectors = (version, *sql.load_vectors(self.store, model))
+                ids, kinds, matrix = sql.load_vectors(self.store, model)
+                self._vectors = (version, ids, np.array([k == "memory" for k in kinds], dtype=bool), matrix)
             return self._vectors[1:]
 
-    def _nearest(self, query_vec: np.ndarray, model: str, kind: str | None, limit: int) -> list[tuple]:
-        ids, kinds, matrix = self._vector_index(model)
-        if not ids:
-            return []
-        sims = matrix @ query_vec
+    @staticmethod
+    def _nearest(index: tuple, query_vec: np.ndarray, kind: str | None, limit: int) -> list[str]:
+        ids, is_memory, matrix = index
+        sims = query_vec @ matrix  # cosine: unit vectors, one item per column
         if kind:
-            sims = np.where(np.array([k == kind for k in kinds]), sims, -2.0)
-        top = np.argsort(-sims)[:limit]
-        return [(ids[i], kinds[i], float(sims[i])) for i in top if sims[i] > -2.0]
+            sims = np.where(is_memory == (kind == "memory"), sims, -2.0)
+        n = min(limit, len(ids))
+        top = np.argpartition(-sims, n - 1)[:n]  # the best n, then only those sorted
+        return [ids[i] for i in top[np.argsort(-sims[top], kind="stable")] if sims[i] > -2.0]
+
+    def _snapshot(self, version: str) -> "_Snapshot":
+        """What searches share until the chunks or memories change (the fts index's version)."""
+        with self._lock:
+            if self._content is None or self._content.version != version:
+                self._content = _Snapshot(version, self.store)
+            return self._content
 
     # -- search ---------------------------------------------------------------------------------
     def search(self, query: str, kind: str = "all", k: int = 10, files: list[str] = (), mode: str = "hybrid",
@@ -115,54 +140,77 @@ class Retriever:
         qtype = query_type(query)
         depth = max(40, k * 4)
         notes = []
-        sql.ensure_fts(self.store)
+        meta = self.store.meta_all()
+        if sql.ensure_fts(self.store, meta):
+            meta = self.store.meta_all()
+        snap = self._snapshot(meta.get("fts_version", "0"))
         paths: dict[str, list[str]] = {}
+        coverage = 1.0
         if mode in ("hybrid", "bm25"):
-            paths["bm25"] = [r[0] for r in sql.bm25(self.store, query, kind_filter, depth)]
+            found, coverage = snap.bm25(query, kind_filter, depth)
+            paths["bm25"] = [r[0] for r in found]
         if mode in ("hybrid", "vector"):
-            vector_ids, note = self._vector_path(query, kind_filter, depth)
+            vector_ids, note = self._vector_path(query, kind_filter, depth, snap, meta.get("vectors_version", "0"))
             paths["vector"] = vector_ids
             if note:
                 notes.append(note)
         if mode == "hybrid":
-            paths["graph"] = self._graph_path(query, qtype, kind_filter, list(files), depth)
-        weights = WEIGHTS[qtype] if mode == "hybrid" else {mode: 1.0}
+            paths["graph"] = self._graph_path(query, qtype, kind_filter, list(files), depth, snap)
+        weights = dict(WEIGHTS[qtype]) if mode == "hybrid" else {mode: 1.0}
+        if mode == "hybrid":  # BM25 votes as strongly as its best hit matches the query (see README)
+            weights["bm25"] *= coverage if coverage >= MIN_COVERAGE else 0.0
         scores: dict[str, float] = {}
         for name, ranked in paths.items():
             for rank, item in enumerate(ranked):
                 scores[item] = scores.get(item, 0.0) + weights.get(name, 0.0) / (RRF_K + rank + 1)
         if memories is None:
-            memories = {d["id"]: Memory.from_json(d) for d in mem_rows.all_docs(self.store)}
-        chunks = sql.chunk_rows(self.store, [i for i in scores if i not in memories])
-        results = []
+            memories = snap.memories()
+        hits = []  # [score, id, path, memory or None]
         for item, score in scores.items():
             m = memories.get(item)
             if m is not None:
                 if m.valid_to is not None or (m.state == "orphaned" and not include_orphaned):
                     continue
-                results.append(_memory_result(m, score * _memory_weight(m)))
-            elif item in chunks:
-                results.append(_chunk_result(item, chunks[item], score))
-        results.sort(key=lambda r: (-r["score"], r["id"]))
+                hits.append([score * _memory_weight(m), item, _memory_path(m), m])
+            elif "::" in item:  # a chunk: its id starts with its path
+                hits.append([score, item, item.split("::", 1)[0], None])
+        hits.sort(key=lambda h: (-h[0], h[1]))
         if mode == "hybrid":
-            results = self._neighbourhood_boost(results)
-        for r in results:
-            r["score"] = round(r["score"], 6)
-        return {"query": query, "query_type": qtype, "mode": mode, "results": results[:k],
+            hits = self._neighbourhood_boost(hits, snap)
+        return {"query": query, "query_type": qtype, "mode": mode, "results": self._results(hits, k),
                 "note": "; ".join(notes) or None}
 
-    def _vector_path(self, query: str, kind: str | None, depth: int) -> tuple[list[str], str | None]:
+    def _results(self, hits: list[list], k: int) -> list[dict]:
+        """The best k hits as results; chunk rows are read for those only (a chunk gone since its
+        vector was stored is skipped)."""
+        out: list[dict] = []
+        start = 0
+        while len(out) < k and start < len(hits):
+            window = hits[start:start + k + 10]
+            start += len(window)
+            rows = sql.chunk_rows(self.store, [h[1] for h in window if h[3] is None])
+            for score, item, _path, m in window:
+                if m is not None:
+                    out.append(_memory_result(m, round(score, 6)))
+                elif item in rows:
+                    out.append(_chunk_result(item, rows[item], round(score, 6)))
+        return out[:k]
+
+    def _vector_path(self, query: str, kind: str | None, depth: int, snap,
+                     version: str) -> tuple[list[str], str | None]:
         embedder = self.embedder()
         if embedder is None:
             return [], f"no vectors ({self._embedder_error}): BM25 and the graph only"
-        done, total = sql.vector_counts(self.store, embedder.model_id)
-        if done == 0:
+        index = self._vector_index(embedder.model_id, version)
+        if not index[0]:
             return [], "no vectors yet (run `memory-lsp embed`): BM25 and the graph only"
-        query_vec = embedder.encode([query])[0]
+        total = snap.item_count()
+        done = min(len(index[0]), total)
         note = None if done >= total else f"vectors cover {done} of {total} items so far"
-        return [r[0] for r in self._nearest(query_vec, embedder.model_id, kind, depth)], note
+        return self._nearest(index, embedder.encode([query])[0], kind, depth), note
 
-    def _graph_path(self, query: str, qtype: str, kind: str | None, files: list[str], depth: int) -> list[str]:
+    def _graph_path(self, query: str, qtype: str, kind: str | None, files: list[str], depth: int,
+                    snap) -> list[str]:
         """Candidates from the graph: the named symbols and what is linked to them, and the files given."""
         out: list[str] = []
         names = [n for n in _NAME.findall(query) if n.lower() not in _STOP and len(n) > 2]
@@ -174,7 +222,7 @@ class Retriever:
             out += [by_symbol[s] for s in own + related if s in by_symbol]
             out += sql.memory_ids_about(self.store, sorted({s.split("::", 1)[0] for s in symbols}))
         if files:
-            near = files + [p for p, _ in sql.neighbour_files(self.store, files)]
+            near = files + snap.neighbours(files)
             out += sql.memory_ids_about(self.store, near)
             out += sql.chunks_of(self.store, files, depth)
         seen, ranked = set(), []
@@ -185,17 +233,74 @@ class Retriever:
                 ranked.append(item)
         return ranked[:depth]
 
-    def _neighbourhood_boost(self, results: list[dict]) -> list[dict]:
+    def _neighbourhood_boost(self, hits: list[list], snap) -> list[list]:
         """Seed 001: results 11-50 that sit next to the top 10 in the graph move up."""
-        top = {r["path"] for r in results[:10] if r["path"]}
-        if len(results) <= 10 or not top:
-            return results
-        near = {p for p, _ in sql.neighbour_files(self.store, sorted(top))} | top
-        for r in results[10:50]:
-            if r["path"] in near:
-                count = sum(1 for t in results[:10] if t["path"] == r["path"]) or 1
-                r["score"] *= 1 + 0.3 * min(count, 10) / 10
-        return sorted(results, key=lambda r: (-r["score"], r["id"]))
+        top = {h[2] for h in hits[:10] if h[2]}
+        if len(hits) <= 10 or not top:
+            return hits
+        near = set(snap.neighbours(sorted(top))) | top
+        for h in hits[10:50]:
+            if h[2] in near:
+                count = sum(1 for t in hits[:10] if t[2] == h[2]) or 1
+                h[0] *= 1 + 0.3 * min(count, 10) / 10
+        return sorted(hits, key=lambda h: (-h[0], h[1]))
+
+
+class _Snapshot:
+    """Copies of the index that every search reads, built on first use: the BM25 postings, the
+    file-to-file links, the memories, the number of items. Over 100,000 items each of these
+    costs 10-90 ms as a query, which a 50 ms search cannot pay every time."""
+
+    def __init__(self, version: str, store):
+        self.version, self.store = version, store
+        self.searches = 0
+        self._bm25: Bm25Index | None = None
+        self._links: dict[str, dict[str, float]] | None = None
+        self._memories: dict[str, Memory] | None = None
+        self._items: int | None = None
+
+    def bm25(self, query: str, kind: str | None, limit: int) -> tuple[list[tuple[str, str, float]], float]:
+        """(id, kind, score) best first, and the coverage of the best (`Bm25Index.search`)."""
+        # the first search runs in DuckDB: loading the postings (1-2 s over 100,000 items) pays
+        # off only in a process that searches again, such as the server
+        self.searches += 1
+        if self._bm25 is None and self.searches == 1:
+            found = sql.bm25(self.store, query, kind, limit)
+            return found, sql.bm25_coverage(self.store, query, found[0][0]) if found else 0.0
+        if self._bm25 is None:
+            self._bm25 = Bm25Index(sql.fts_postings(self.store))
+        return self._bm25.search(sql.query_terms(self.store, query), kind, limit)
+
+    def neighbours(self, paths: list[str], limit: int = 50) -> list[str]:
+        """Files one edge away from any of `paths` (either direction), strongest first."""
+        if self._links is None:
+            links: dict[str, dict[str, float]] = {}
+            for a, b, strength in sql.file_links(self.store):
+                for x, y in ((a, b), (b, a)):
+                    mine = links.setdefault(x, {})
+                    mine[y] = max(mine.get(y, 0.0), strength)
+            self._links = links
+        best: dict[str, float] = {}
+        for p in paths:
+            for other, strength in self._links.get(p, {}).items():
+                best[other] = max(best.get(other, 0.0), strength)
+        given = set(paths)
+        return sorted((o for o in best if o not in given), key=lambda o: (-best[o], o))[:limit]
+
+    def memories(self) -> dict[str, Memory]:
+        if self._memories is None:
+            self._memories = {d["id"]: Memory.from_json(d) for d in mem_rows.all_docs(self.store)}
+        return self._memories
+
+    def item_count(self) -> int:
+        if self._items is None:
+            self._items = sql.item_count(self.store)
+        return self._items
+
+
+def _memory_path(m: Memory) -> str | None:
+    first = m.citations[0] if m.citations else None
+    return ((first.current or first.to_event()) if first else {}).get("path")
 
 
 def _memory_weight(m: Memory) -> float:

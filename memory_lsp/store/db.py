@@ -22,11 +22,12 @@ from memory_lsp.errors import IndexBusy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # version -> SQL that upgrades the previous version to it; a gap means "rebuild"
 MIGRATIONS: dict[int, str] = {
     2: "SELECT 1",  # v2 adds the memories and citations tables, created by schema.sql
     3: "SELECT 1",  # v3 adds the vectors table
+    4: "CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id)",  # v4 looks chunks up by id
 }
 TABLES = ("files", "skipped", "symbols", "refs", "imports", "edges", "chunks", "mentions")
 
@@ -76,11 +77,11 @@ class Store:
             store.recovered = reason
         return store
 
-    def cursor(self) -> duckdb.DuckDBPyConnection:
+    def cursor(self) -> "ReadCursor":
         """A cursor for the calling thread (DuckDB connections are not thread-safe)."""
         cur = getattr(self._local, "cursor", None)
         if cur is None:
-            cur = self._local.cursor = self.conn.cursor()
+            cur = self._local.cursor = ReadCursor(self.conn.cursor())
         return cur
 
     def close(self) -> None:
@@ -96,8 +97,12 @@ class Store:
             return False
 
     def meta(self, key: str, default: str | None = None) -> str | None:
-        row = self.cursor().execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
-        return row[0] if row else default
+        return self.meta_all().get(key, default)
+
+    def meta_all(self) -> dict[str, str]:
+        # the table is a few rows; a query without parameters skips the client's per-parameter
+        # cost (it tries to import pandas for each one, about 0.5 ms when it is not installed)
+        return dict(self.cursor().execute("SELECT key, value FROM meta").fetchall())
 
     def set_meta(self, key: str, value: str, cur=None) -> None:
         cur = cur or self.conn
@@ -140,6 +145,31 @@ class Store:
         conn.execute((Path(__file__).with_name("schema.sql")).read_text(encoding="utf-8"))
         self.set_meta("schema_version", str(SCHEMA_VERSION))
         return reason
+
+
+class ReadCursor:
+    """A thread's reading connection whose results are always read to the end.
+
+    `fetchone()` on a DuckDB result leaves the rest of it streaming, and the unfinished scan
+    holds a lock on its table until that cursor runs its next query. The automatic checkpoint
+    that the next large write starts (any connection of the process, once the write-ahead log
+    passes 16 MB) waits for that lock, forever when the reader is the writer's own thread or an
+    idle one (duckdb/duckdb#14303; reported fixed in DuckDB 1.5). So `fetchone()` reads it all.
+    """
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection):
+        self._conn = conn
+
+    def execute(self, query: str, parameters=None) -> "ReadCursor":
+        self._conn.execute(query, parameters)
+        return self
+
+    def fetchone(self) -> tuple | None:
+        rows = self._conn.fetchall()
+        return rows[0] if rows else None
+
+    def __getattr__(self, name):  # fetchall, fetchnumpy, register... as they are
+        return getattr(self._conn, name)
 
 
 def _connect(path: str) -> duckdb.DuckDBPyConnection:

@@ -43,6 +43,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     id VARCHAR, path VARCHAR, kind VARCHAR, name VARCHAR, start_line INTEGER,
     end_line INTEGER, prefix VARCHAR, text VARCHAR
 );
+-- a search reads its results' chunks by id: 3 ms with this index, 15-25 ms scanning 100,000
+CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id);
 
 -- names that documentation mentions (backticked or path-like), resolved into DOCUMENTS edges
 CREATE TABLE IF NOT EXISTS mentions (path VARCHAR, heading VARCHAR, line INTEGER, token VARCHAR);

@@ -16,6 +16,15 @@ from memory_lsp.store.db import Store
 CHUNK_TEXT = "c.path || ' | ' || c.kind || ' ' || c.name || chr(10) || left(c.text, 1200)"
 MEMORY_TEXT = ("m.type || ' memory' || coalesce(' about ' || (SELECT string_agg(DISTINCT x.path, ', ') "
                "FROM citations x WHERE x.memory_id = m.id), '') || ': ' || m.text")
+# a list of ids or paths as one string: DuckDB's Python client binds a list parameter at about
+# 85 us an element (10 ms for the 120 candidates of a search), one string in microseconds
+IN_LIST = "(SELECT unnest(string_split(?, chr(31))))"
+
+
+def joined(values) -> str:
+    return "\x1f".join(values)
+
+
 # identifiers split for BM25: load_config -> load config, JSONDecoder -> JSON Decoder
 SPLIT_NAME = "regexp_replace(c.name, '([a-z0-9])([A-Z])', '\\1 \\2', 'g')"
 
@@ -24,9 +33,10 @@ def mark_dirty(store: Store) -> None:
     store.set_meta("fts_dirty", "1")
 
 
-def ensure_fts(store: Store) -> bool:
-    """Rebuild the BM25 index if the chunks or memories changed since it was built. -> rebuilt?"""
-    if store.meta("fts_dirty", "1") == "0":
+def ensure_fts(store: Store, meta: dict[str, str] | None = None) -> bool:
+    """Rebuild the BM25 index if the chunks or memories changed since it was built. -> rebuilt?
+    `meta`: the meta table if the caller has just read it."""
+    if (store.meta_all() if meta is None else meta).get("fts_dirty", "1") == "0":
         return False
     with store.write_lock:
         cur = store.conn
@@ -41,6 +51,8 @@ def ensure_fts(store: Store) -> bool:
         cur.execute("PRAGMA create_fts_index('fts_docs', 'id', 'words', stemmer='porter', "
                     "stopwords='english', overwrite=1)")
         store.set_meta("fts_dirty", "0")
+        # what searchers key their in-memory copies on (BM25 postings, file neighbours, memories)
+        store.set_meta("fts_version", str(int(store.meta("fts_version", "0")) + 1))
     return True
 
 
@@ -52,64 +64,137 @@ def bm25(store: Store, query: str, kind: str | None, limit: int) -> list[tuple[s
     return store.cursor().execute(sql, [query] + ([kind] if kind else []) + [limit]).fetchall()
 
 
+def bm25_coverage(store: Store, query: str, item: str) -> float:
+    """The coverage `Bm25Index.search` reports, in SQL: the share of the query's idf that the
+    item's document holds (for a process's first search, before the postings are loaded)."""
+    rows = store.cursor().execute("""
+        WITH q AS (SELECT DISTINCT stem(unnest(fts_main_fts_docs.tokenize(?)), 'porter') AS term),
+             d AS (SELECT DISTINCT stem(unnest(fts_main_fts_docs.tokenize(words)), 'porter') AS term
+                   FROM fts_docs WHERE id = ?)
+        SELECT log10((s.num_docs - w.df + 0.5) / (w.df + 0.5) + 1), q.term IN (SELECT term FROM d)
+        FROM q JOIN fts_main_fts_docs.dict w USING (term), fts_main_fts_docs.stats s""", [query, item]).fetchall()
+    total = sum(idf for idf, _ in rows)
+    return sum(idf for idf, found in rows if found) / total if total else 0.0
+
+
+def query_terms(store: Store, query: str) -> list[str]:
+    """The query as the BM25 index sees it: fts's own tokenizer and Porter stemmer."""
+    return [r[0] for r in store.cursor().execute(
+        "SELECT stem(unnest(fts_main_fts_docs.tokenize(?)), 'porter')", [query]).fetchall()]
+
+
+def fts_postings(store: Store) -> dict:
+    """The BM25 index as numpy arrays: postings (termid, docid, tf) sorted by term, the documents
+    (docid, name, len, kind), the dictionary (term, termid, df) and the stats (num_docs, avgdl)."""
+    cur = store.cursor()
+    index = "fts_main_fts_docs"
+    return {
+        "postings": cur.execute(f"SELECT termid, docid, count(*) AS tf FROM {index}.terms "
+                                "GROUP BY termid, docid ORDER BY termid, docid").fetchnumpy(),
+        "docs": cur.execute(f"SELECT d.docid, d.name, d.len, f.kind FROM {index}.docs d "
+                            "JOIN fts_docs f ON f.id = d.name ORDER BY d.docid").fetchnumpy(),
+        "dict": cur.execute(f"SELECT term, termid, df FROM {index}.dict").fetchall(),
+        "stats": cur.execute(f"SELECT num_docs, avgdl FROM {index}.stats").fetchall()[0],
+    }
+
+
 # -- vectors --------------------------------------------------------------------------------
-def pending_items(store: Store, model: str, limit: int) -> list[tuple[str, str, str, str]]:
-    """(id, kind, hash, text) without a current vector: memories first, then central files' chunks."""
+# everything that can be embedded, with its text and its priority (memories, then central files)
+ITEMS = f"""
+    SELECT m.id, 'memory' AS kind, {MEMORY_TEXT} AS text, 1e9 AS rank
+    FROM memories m WHERE m.valid_to IS NULL
+    UNION ALL
+    SELECT c.id, 'code', {CHUNK_TEXT}, coalesce(f.score, 0) + coalesce(f.reach, 0)
+    FROM chunks c LEFT JOIN files f ON f.path = c.path"""
+
+
+def pending_items(store: Store, model: str, limit: int) -> list[tuple[str, str, str]]:
+    """(id, kind, hash) without a current vector, most useful first. Texts are fetched per group
+    (`item_texts`): holding every pending text at once would cost about 100 MB on the stdlib."""
     return store.cursor().execute(f"""
-        WITH items AS (
-            SELECT m.id, 'memory' AS kind, {MEMORY_TEXT} AS text, 1e9 AS rank
-            FROM memories m WHERE m.valid_to IS NULL
-            UNION ALL
-            SELECT c.id, 'code', {CHUNK_TEXT}, coalesce(f.score, 0) + coalesce(f.reach, 0)
-            FROM chunks c LEFT JOIN files f ON f.path = c.path
-        )
-        SELECT i.id, i.kind, md5(i.text) AS hash, i.text FROM items i
+        WITH items AS ({ITEMS})
+        SELECT i.id, i.kind, md5(i.text) AS hash FROM items i
         WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_id = i.id AND v.hash = md5(i.text) AND v.model = ?)
         ORDER BY i.rank DESC, i.id LIMIT ?""", [model, limit]).fetchall()
 
 
+def item_texts(store: Store, ids: list[str]) -> list[tuple[str, str, str, str]]:
+    """(id, kind, hash, text) of these items as they are now."""
+    if not ids:
+        return []
+    return store.cursor().execute(f"""
+        WITH items AS ({ITEMS})
+        SELECT id, kind, md5(text), text FROM items WHERE id IN {IN_LIST}""", [joined(ids)]).fetchall()
+
+
 def reuse_vectors(store: Store, model: str, items: list[tuple]) -> set[str]:
-    """Give items whose text was embedded before (under any id) that vector. -> ids served."""
+    """Give items (id, kind, hash) whose text was embedded before (under any id) that vector,
+    in place of the one their old text had. -> ids served."""
     if not items:
         return set()
     with store.write_lock:
         cur = store.conn
-        cur.execute("CREATE OR REPLACE TEMP TABLE _pending (item_id VARCHAR, kind VARCHAR, hash VARCHAR)")
-        store.bulk_insert("_pending", ["item_id", "kind", "hash"], ["VARCHAR", "VARCHAR", "VARCHAR"],
-                          [(i, k, h) for i, k, h, _ in items], cur=cur)
-        served = [r[0] for r in cur.execute("""
-            INSERT INTO vectors SELECT p.item_id, p.kind, p.hash, ?, v.vec FROM _pending p
-            JOIN (SELECT hash, any_value(vec) AS vec FROM vectors WHERE model = ? GROUP BY hash) v USING (hash)
-            WHERE NOT EXISTS (SELECT 1 FROM vectors w WHERE w.item_id = p.item_id AND w.hash = p.hash AND w.model = ?)
-            RETURNING item_id""", [model, model, model]).fetchall()]
-        cur.execute("DROP TABLE _pending")
-    if served:
-        _bump(store)
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            cur.execute("CREATE OR REPLACE TEMP TABLE _pending (item_id VARCHAR, kind VARCHAR, hash VARCHAR)")
+            store.bulk_insert("_pending", ["item_id", "kind", "hash"], ["VARCHAR", "VARCHAR", "VARCHAR"],
+                              [tuple(it[:3]) for it in items], cur=cur)
+            served = [r[0] for r in cur.execute("""
+                INSERT INTO vectors SELECT p.item_id, p.kind, p.hash, ?, v.vec FROM _pending p
+                JOIN (SELECT hash, any_value(vec) AS vec FROM vectors WHERE model = ? GROUP BY hash) v USING (hash)
+                WHERE NOT EXISTS (SELECT 1 FROM vectors w WHERE w.item_id = p.item_id AND w.hash = p.hash
+                                  AND w.model = ?)
+                RETURNING item_id""", [model, model, model]).fetchall()]
+            cur.execute("""DELETE FROM vectors v USING _pending p WHERE v.item_id = p.item_id AND v.hash <> p.hash
+                           AND p.item_id IN (SELECT item_id FROM vectors WHERE hash = p.hash AND model = ?)""",
+                        [model])
+            cur.execute("DROP TABLE _pending")
+            if served:
+                _bump(store)
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
     return set(served)
 
 
 def write_vectors(store: Store, model: str, rows: list[tuple]) -> None:
-    """rows: (item id, kind, hash, float32 vector). Stored as raw float32 bytes (fast to write and load)."""
+    """rows: (item id, kind, hash, float32 vector), replacing the items' vectors in one transaction.
+    Stored as raw float32 bytes (fast to write and load). Callers write in groups: every write
+    bumps the version, and a new version makes each searcher load the whole matrix again."""
     if not rows:
         return
     with store.write_lock:
         cur = store.conn
-        cur.execute("DELETE FROM vectors WHERE item_id IN (SELECT unnest(?::VARCHAR[]))", [[r[0] for r in rows]])
-        # as hex text: numpy object columns cannot carry bytes, and row-by-row inserts are slow
-        store.bulk_insert("vectors", ["item_id", "kind", "hash", "model", "vec"],
-                          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "unhex({})"],
-                          [(i, k, h, model, np.asarray(v, dtype=np.float32).tobytes().hex()) for i, k, h, v in rows],
-                          cur=cur)
-    _bump(store)
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            cur.execute("CREATE OR REPLACE TEMP TABLE _new_vectors AS FROM vectors LIMIT 0")
+            # as hex text: numpy object columns cannot carry bytes, and row-by-row inserts are slow
+            store.bulk_insert("_new_vectors", ["item_id", "kind", "hash", "model", "vec"],
+                              ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "unhex({})"],
+                              [(i, k, h, model, np.asarray(v, dtype=np.float32).tobytes().hex())
+                               for i, k, h, v in rows], cur=cur)
+            # a join, not a list parameter: binding a list of 5,000 ids alone takes half a second
+            cur.execute("DELETE FROM vectors WHERE item_id IN (SELECT item_id FROM _new_vectors)")
+            cur.execute("INSERT INTO vectors FROM _new_vectors")
+            cur.execute("DROP TABLE _new_vectors")
+            _bump(store)
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
 
 
 def drop_stale_vectors(store: Store, model: str) -> None:
-    """Vectors of items that are gone, changed, or of another model."""
+    """Vectors of items that are gone, or of another model (a changed item's vector is replaced
+    when it is embedded again)."""
     with store.write_lock:
-        store.conn.execute("""DELETE FROM vectors WHERE model <> ? OR (kind = 'code' AND item_id NOT IN
-                              (SELECT id FROM chunks)) OR (kind = 'memory' AND item_id NOT IN
-                              (SELECT id FROM memories WHERE valid_to IS NULL))""", [model])
-    _bump(store)
+        dropped = store.conn.execute("""
+            DELETE FROM vectors WHERE model <> ? OR (kind = 'code' AND item_id NOT IN (SELECT id FROM chunks))
+            OR (kind = 'memory' AND item_id NOT IN (SELECT id FROM memories WHERE valid_to IS NULL))""",
+                                     [model]).fetchall()[0][0]
+    if dropped:  # a new version makes every searcher reload the whole matrix
+        _bump(store)
 
 
 def _bump(store: Store) -> None:
@@ -126,64 +211,71 @@ def vector_counts(store: Store, model: str) -> tuple[int, int]:
 
 
 def load_vectors(store: Store, model: str) -> tuple[list[str], list[str], np.ndarray]:
-    """(ids, kinds, matrix) of every stored vector of the model."""
+    """(ids, kinds, matrix) of every stored vector of the model. The matrix holds one item per
+    column (dimensions x items): a query vector times it runs about a third faster in BLAS than
+    against one item per row, and it is filled in blocks, never held twice."""
     rows = store.cursor().execute("SELECT item_id, kind, vec FROM vectors WHERE model = ? ORDER BY item_id",
                                   [model]).fetchall()
     if not rows:
         return [], [], np.zeros((0, 0), dtype=np.float32)
-    matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    dim = len(rows[0][2]) // 4
+    matrix = np.empty((dim, len(rows)), dtype=np.float32)
+    for start in range(0, len(rows), 4096):
+        block = rows[start:start + 4096]
+        vecs = np.frombuffer(b"".join(r[2] for r in block), dtype=np.float32).reshape(-1, dim)
+        matrix[:, start:start + len(block)] = vecs.T
     return [r[0] for r in rows], [r[1] for r in rows], matrix
 
 
+def item_count(store: Store) -> int:
+    """Items a search can find: chunks and live memories."""
+    return store.cursor().execute("SELECT (SELECT count(*) FROM chunks) + "
+                                  "(SELECT count(*) FROM memories WHERE valid_to IS NULL)").fetchone()[0]
+
+
 # -- graph ----------------------------------------------------------------------------------
-def neighbour_files(store: Store, paths: list[str]) -> list[tuple[str, float]]:
-    """Files one edge away from any of `paths` (either direction), strongest first."""
-    if not paths:
-        return []
+def file_links(store: Store) -> list[tuple[str, str, float]]:
+    """(path, other path, strength) for every pair of files an edge links, one way; searchers
+    keep them as a map (a query for one file's neighbours scans every edge: 15-30 ms)."""
     return store.cursor().execute("""
-        SELECT other, max(strength) FROM (
-            SELECT dst_path AS other, confidence * (1 + score) AS strength FROM edges
-            WHERE src_path IN (SELECT unnest(?::VARCHAR[])) AND dst_path IS NOT NULL
-            UNION ALL
-            SELECT src_path, confidence * (1 + score) FROM edges WHERE dst_path IN (SELECT unnest(?::VARCHAR[])))
-        WHERE other NOT IN (SELECT unnest(?::VARCHAR[]))
-        GROUP BY other ORDER BY 2 DESC, other LIMIT 50""", [paths, paths, paths]).fetchall()
+        SELECT src_path, dst_path, max(confidence * (1 + score)) FROM edges
+        WHERE dst_path IS NOT NULL AND src_path <> dst_path GROUP BY ALL""").fetchall()
 
 
 def symbols_named(store: Store, names: list[str]) -> list[str]:
     """Symbol ids whose name or qualified name is one of `names`."""
     if not names:
         return []
-    return [r[0] for r in store.cursor().execute(
-        "SELECT id FROM symbols WHERE name IN (SELECT unnest(?::VARCHAR[])) OR qualname IN "
-        "(SELECT unnest(?::VARCHAR[])) ORDER BY id LIMIT 20", [names, names]).fetchall()]
+    return [r[0] for r in store.cursor().execute(  # a union: an OR of two IN lists plans slower
+        f"SELECT id FROM symbols WHERE name IN {IN_LIST} UNION SELECT id FROM symbols WHERE qualname IN {IN_LIST} "
+        "ORDER BY id LIMIT 20", [joined(names)] * 2).fetchall()]
 
 
 def related_symbols(store: Store, symbol_ids: list[str], limit: int) -> list[tuple[str, str, float]]:
     """Symbols linked to the given ones by CALLS/INHERITS/ASSERTS_ON (callers first): (id, via kind, strength)."""
     if not symbol_ids:
         return []
-    return store.cursor().execute("""
-        SELECT src, kind, confidence FROM edges WHERE dst IN (SELECT unnest(?::VARCHAR[]))
+    return store.cursor().execute(f"""
+        SELECT src, kind, confidence FROM edges WHERE dst IN {IN_LIST}
           AND kind IN ('CALLS', 'INHERITS', 'ASSERTS_ON') AND src LIKE '%::%'
-        ORDER BY confidence DESC, src LIMIT ?""", [symbol_ids, limit]).fetchall()
+        ORDER BY confidence DESC, src LIMIT ?""", [joined(symbol_ids), limit]).fetchall()
 
 
 def chunks_of(store: Store, paths: list[str], limit: int) -> list[str]:
     if not paths:
         return []
     return [r[0] for r in store.cursor().execute(
-        "SELECT id FROM chunks WHERE path IN (SELECT unnest(?::VARCHAR[])) ORDER BY path, start_line LIMIT ?",
-        [paths, limit]).fetchall()]
+        f"SELECT id FROM chunks WHERE path IN {IN_LIST} ORDER BY path, start_line LIMIT ?",
+        [joined(paths), limit]).fetchall()]
 
 
 def chunk_for_symbol(store: Store, symbol_ids: list[str]) -> dict[str, str]:
-    """symbol id -> the id of its chunk."""
+    """symbol id -> the id of its chunk, which the indexer names `<symbol id>:<start line>`
+    (a lookup by the symbols' ids: matching `path || '::' || name` scanned every chunk)."""
     if not symbol_ids:
         return {}
-    return dict(store.cursor().execute(
-        "SELECT c.path || '::' || c.name, c.id FROM chunks c WHERE c.path || '::' || c.name IN "
-        "(SELECT unnest(?::VARCHAR[]))", [symbol_ids]).fetchall())
+    return {sid: f"{sid}:{start}" for sid, start in store.cursor().execute(
+        f"SELECT id, start_line FROM symbols WHERE id IN {IN_LIST}", [joined(symbol_ids)]).fetchall()}
 
 
 def chunk_rows(store: Store, ids: list[str]) -> dict[str, tuple]:
@@ -191,13 +283,13 @@ def chunk_rows(store: Store, ids: list[str]) -> dict[str, tuple]:
     if not ids:
         return {}
     return {r[0]: r[1:] for r in store.cursor().execute(
-        "SELECT id, path, kind, name, start_line, end_line, text FROM chunks WHERE id IN (SELECT unnest(?::VARCHAR[]))",
-        [ids]).fetchall()}
+        f"SELECT id, path, kind, name, start_line, end_line, text FROM chunks WHERE id IN {IN_LIST}",
+        [joined(ids)]).fetchall()}
 
 
 def memory_ids_about(store: Store, paths: list[str]) -> list[str]:
     if not paths:
         return []
     return [r[0] for r in store.cursor().execute(
-        "SELECT DISTINCT memory_id FROM citations WHERE coalesce(cur_path, path) IN (SELECT unnest(?::VARCHAR[])) "
-        "ORDER BY 1", [paths]).fetchall()]
+        f"SELECT DISTINCT memory_id FROM citations WHERE coalesce(cur_path, path) IN {IN_LIST} ORDER BY 1",
+        [joined(paths)]).fetchall()]
