@@ -158,7 +158,7 @@ def _py_tree(folder: Path) -> dict[str, bytes]:
 
 
 def run_ours(root: Path, name: str) -> dict:
-    from memory_lsp.service import Workspace
+    from memory_lsp.workspace import Workspace
 
     t0 = time.perf_counter()
     ws = Workspace.open(root, db=corpora.fresh_db(f"imports-{name}"))

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import corpora  # noqa: E402
 
-from memory_lsp.service import Workspace  # noqa: E402
+from memory_lsp.workspace import Workspace  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:

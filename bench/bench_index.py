@@ -42,7 +42,7 @@ if mode == "baseline":
             pass
     n = len(files)
 else:
-    from memory_lsp.service import Workspace
+    from memory_lsp.workspace import Workspace
     ws = Workspace.open(root, db=db)
     report = ws.index(workers=workers)
     n = report.parsed

@@ -36,7 +36,7 @@ import corpora  # noqa: E402
 
 from memory_lsp.errors import UserError  # noqa: E402
 from memory_lsp.paths import MEMORY_DIR  # noqa: E402
-from memory_lsp.service import Workspace  # noqa: E402
+from memory_lsp.workspace import Workspace  # noqa: E402
 
 DATASET = HERE / "retrieval_eval.json"
 RESULTS = HERE / "results" / "retrieval_eval.json"

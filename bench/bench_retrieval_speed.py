@@ -33,7 +33,7 @@ from bench_incremental import percentile  # noqa: E402
 
 from memory_lsp.retrieval.embedder import Embedder  # noqa: E402
 from memory_lsp.retrieval.search import GROUP, Retriever  # noqa: E402
-from memory_lsp.service import Workspace  # noqa: E402
+from memory_lsp.workspace import Workspace  # noqa: E402
 from memory_lsp.store import search as sql  # noqa: E402
 
 QUERIES = ["how to parse an email header", "HTTPConnection.getresponse", "what calls urlopen",

@@ -28,7 +28,7 @@ from memory_lsp.memory.model import Memory, iso, parse_time
 from memory_lsp.paths import MEMORY_DIR, relpath, workspace_root
 
 if TYPE_CHECKING:
-    from memory_lsp.service import Workspace
+    from memory_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +218,7 @@ class LocalTarget(Target):
         if self._ws is None:
             if self.busy is not None:
                 raise self.busy
-            from memory_lsp.service import Workspace  # duckdb loads only for the commands that need it
+            from memory_lsp.workspace import Workspace  # duckdb loads only for the commands that need it
 
             try:
                 self._ws = Workspace.open(self.root, db=self.db)

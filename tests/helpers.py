@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_lsp.service import Workspace
+from memory_lsp.workspace import Workspace
 
 
 def write_files(root: Path, files: dict[str, str | bytes]) -> Path:

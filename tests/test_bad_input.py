@@ -5,7 +5,7 @@ import os
 import duckdb
 
 from helpers import write_files
-from memory_lsp.service import Workspace
+from memory_lsp.workspace import Workspace
 from memory_lsp.settings import Settings
 
 

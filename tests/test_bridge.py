@@ -26,10 +26,13 @@ FILES = {
 HOLDER = """
 import sys, time
 from memory_lsp import bridge, commands
-from memory_lsp.service import Workspace
+from memory_lsp.workspace import Workspace
 ws = Workspace.open(sys.argv[1])
+def answer(name, args):  # as the server's writer does: apply new log events, then run the command
+    ws.sync_memories()
+    return commands.run(commands.WorkspaceTarget(ws), name, args)
 if sys.argv[2] == "bridge":
-    bridge.Bridge.start(ws.root, lambda name, args: commands.run(commands.WorkspaceTarget(ws), name, args))
+    bridge.Bridge.start(ws.root, answer)
 print("ready", flush=True)
 time.sleep(300)
 """

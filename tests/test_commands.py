@@ -11,7 +11,7 @@ from helpers import write_files
 from memory_lsp import commands
 from memory_lsp.commands import COMMANDS, LocalTarget, WorkspaceTarget, run
 from memory_lsp.errors import UserError
-from memory_lsp.service import Workspace
+from memory_lsp.workspace import Workspace
 
 FILES = {
     "lib/__init__.py": "",

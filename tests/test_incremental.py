@@ -3,7 +3,7 @@
 import os
 
 from helpers import write_files
-from memory_lsp.service import Workspace
+from memory_lsp.workspace import Workspace
 
 FILES = {
     "pkg/__init__.py": "",

@@ -13,6 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 from memory_lsp.errors import UserError
 
@@ -43,6 +44,13 @@ STATES = ("valid", "drifted", "orphaned")
 MAX_TEXT = 4000
 
 
+class Where(NamedTuple):
+    path: str
+    symbol: str | None
+    start_line: int | None
+    end_line: int | None
+
+
 @dataclass
 class Citation:
     """Where a memory points in the code. `kind`: file, symbol or range (lines of a file)."""
@@ -58,6 +66,13 @@ class Citation:
     @property
     def kind(self) -> str:
         return "symbol" if self.symbol else "range" if self.start_line else "file"
+
+    @property
+    def now(self) -> "Where":
+        """Where the cited code is today, each part falling back to where it was when cited."""
+        cur = self.current or {}
+        return Where(cur.get("path") or self.path, cur.get("symbol") or self.symbol,
+                     cur.get("start_line") or self.start_line, cur.get("end_line") or self.end_line)
 
     def to_event(self) -> dict:
         return {"path": self.path, "symbol": self.symbol, "start_line": self.start_line,

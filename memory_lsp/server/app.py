@@ -170,7 +170,10 @@ class MemoryServer(LanguageServer):
         if root is None:
             return
         doc = self.workspace.text_documents.get(uri)
-        items = await self.read(views.diagnostics, root, path, doc.source if doc else None, self.settings)
+        snap = root.snapshot()
+        if snap is None:
+            return
+        items = await self.read(views.diagnostics, snap, path, doc.source if doc else None, self.settings)
         items = self.client_units(items, doc.source if doc else None)
         self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=items,
                                                                           version=doc.version if doc else None))
@@ -410,9 +413,10 @@ def did_change_watched(ls: MemoryServer, params: t.DidChangeWatchedFilesParams) 
 @guarded
 async def hover(ls: MemoryServer, params: t.HoverParams) -> t.Hover | None:
     root, path = ls.locate(params.text_document.uri)
-    if root is None or not ls.settings.hover.enabled:
+    snap = root.snapshot() if root is not None else None
+    if snap is None or not ls.settings.hover.enabled:
         return None
-    text = await ls.read(views.hover_markdown, root, path, params.position.line + 1, ls.settings)
+    text = await ls.read(views.hover_markdown, snap, path, params.position.line + 1, ls.settings)
     if not text:
         return None
     return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=text))
@@ -424,9 +428,10 @@ async def hover(ls: MemoryServer, params: t.HoverParams) -> t.Hover | None:
 async def pull_diagnostics(ls: MemoryServer, params: t.DocumentDiagnosticParams):
     root, path = ls.locate(params.text_document.uri)
     items = []
-    if root is not None:
+    snap = root.snapshot() if root is not None else None
+    if snap is not None:
         doc = ls.workspace.text_documents.get(params.text_document.uri)
-        items = await ls.read(views.diagnostics, root, path, doc.source if doc else None, ls.settings)
+        items = await ls.read(views.diagnostics, snap, path, doc.source if doc else None, ls.settings)
         items = ls.client_units(items, doc.source if doc else None)
     return t.RelatedFullDocumentDiagnosticReport(items=items)
 
@@ -435,9 +440,10 @@ async def pull_diagnostics(ls: MemoryServer, params: t.DocumentDiagnosticParams)
 @guarded
 async def code_lens(ls: MemoryServer, params: t.CodeLensParams) -> list[t.CodeLens]:
     root, path = ls.locate(params.text_document.uri)
-    if root is None or not ls.settings.code_lens.enabled:
+    snap = root.snapshot() if root is not None else None
+    if snap is None or not ls.settings.code_lens.enabled:
         return []
-    return await ls.read(views.lenses, root, params.text_document.uri, path)
+    return await ls.read(views.lenses, snap, params.text_document.uri, path)
 
 
 @server.feature(t.CODE_LENS_RESOLVE)
@@ -445,9 +451,10 @@ async def code_lens(ls: MemoryServer, params: t.CodeLensParams) -> list[t.CodeLe
 async def code_lens_resolve(ls: MemoryServer, lens: t.CodeLens) -> t.CodeLens:
     data = lens.data if isinstance(lens.data, dict) else {}
     root, _path = ls.locate(str(data.get("uri", "")))
-    if root is None:
+    snap = root.snapshot() if root is not None else None
+    if snap is None:
         return lens
-    return await ls.read(views.resolve_lens, root, lens, ls.settings)
+    return await ls.read(views.resolve_lens, snap, lens, ls.settings)
 
 
 @server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(
@@ -455,9 +462,10 @@ async def code_lens_resolve(ls: MemoryServer, lens: t.CodeLens) -> t.CodeLens:
 @guarded
 async def code_action(ls: MemoryServer, params: t.CodeActionParams) -> list[t.CodeAction]:
     root, path = ls.locate(params.text_document.uri)
-    if root is None:
+    snap = root.snapshot() if root is not None else None
+    if snap is None:
         return []
-    return await ls.read(views.code_actions, root, path, params.range, list(params.context.diagnostics))
+    return await ls.read(views.code_actions, snap, path, params.range, list(params.context.diagnostics))
 
 
 @server.feature(t.WORKSPACE_SYMBOL)
@@ -465,7 +473,9 @@ async def code_action(ls: MemoryServer, params: t.CodeActionParams) -> list[t.Co
 async def workspace_symbol(ls: MemoryServer, params: t.WorkspaceSymbolParams) -> list[t.WorkspaceSymbol]:
     out = []
     for root in list(ls.roots.values()):
-        out += await ls.read(views.workspace_symbols, root, params.query)
+        snap = root.snapshot()
+        if snap is not None:
+            out += await ls.read(views.workspace_symbols, snap, params.query)
     return out
 
 

@@ -12,64 +12,16 @@ import logging
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from memory_lsp.errors import UserError
-from memory_lsp.memory.book import about_file
-from memory_lsp.memory.model import Memory, PRIORITIES
 from memory_lsp.server.settings import ServerSettings
 
 log = logging.getLogger(__name__)
 
 DUCKDB_MEMORY_MB = 256
 LOG_POLL_SECONDS = 1.0  # how often the memory log is checked for events written by other processes
-FIRST = ("policy", "gotcha", "dead_end", "requirement", "error_pattern")  # shown before the others
-
-
-@dataclass
-class Symbol:
-    id: str
-    name: str
-    qualname: str
-    kind: str
-    start: int  # 1-based, inclusive
-    end: int
-
-
-@dataclass
-class MemoryView:
-    """The active memories at one moment, with per-file lists built on first use."""
-
-    memories: list[Memory]
-    _by_file: dict[str, list[Memory]] = field(default_factory=dict)
-
-    def for_file(self, path: str) -> list[Memory]:
-        found = self._by_file.get(path)
-        if found is None:
-            found = [m for m in self.memories if about_file(m, path)]
-            found.sort(key=rank)
-            self._by_file[path] = found
-        return found
-
-    def for_symbol(self, path: str, qualname: str) -> list[Memory]:
-        return [m for m in self.for_file(path) if any(cites_symbol(c, path, qualname) for c in m.citations)]
-
-    def by_id(self, memory_id: str) -> Memory | None:
-        return next((m for m in self.memories if m.id == memory_id), None)
-
-
-def rank(m: Memory):
-    return (0 if m.type in FIRST else 1, -PRIORITIES.get(m.priority, 1), m.created)
-
-
-def cites_symbol(c, path: str, qualname: str) -> bool:
-    where = c.current or {}
-    if (where.get("path") or c.path) != path:
-        return False
-    symbol = where.get("symbol") or c.symbol
-    return symbol == qualname
 
 
 class Root:
@@ -79,21 +31,16 @@ class Root:
         self.settings = settings
         self.on_change = on_change  # (root, changed paths or None = everything): refresh the editor
         self.on_progress = on_progress
-        self.ws = None  # service.Workspace, once open
+        self.ws = None  # workspace.Workspace (the host), once open
         self.error: str | None = None  # why the folder could not be opened or indexed
         self.ready = threading.Event()  # the first index has finished (or failed)
         self.started = False  # start() queued the opening: commands queued from now on run after it
-        self.memory_view = MemoryView([])
-        self.graph = None  # ImpactGraph snapshot
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="memory-writer")
         self._queued = 0
         self._queue_lock = threading.Lock()
         self._pending: dict[str, bytes | None] = {}  # paths waiting for a re-index, coalesced
-        self._generation = 0  # bumps after every change to the code in the index
-        self._files: dict[str, list[Symbol]] = {}
         self._graph_wanted = threading.Event()
         self._stop = threading.Event()
-        self._log_signature = None
         self._threads: list[threading.Thread] = []
         self._embedding_queued = False
         self.open_buffers: set[str] = set()  # paths whose editor buffer wins over the disk
@@ -147,20 +94,15 @@ class Root:
             return self._queued > 0 or self._stop.is_set()
 
     def _open_and_index(self) -> None:
-        from memory_lsp.service import Workspace
         from memory_lsp.settings import Settings
+        from memory_lsp.workspace import Workspace
 
         try:
             settings = Settings(excludes=list(self.settings.indexing.excludes), workers=self.settings.indexing.workers)
-            self.ws = Workspace.open(self.path, settings=settings)
-            # DuckDB would cache up to 80% of RAM in a process that lives all day; it spills instead
-            self.ws.store.conn.execute(f"SET memory_limit = '{DUCKDB_MEMORY_MB}MB'")
-            had_files = self.ws.store.cursor().execute("SELECT count(*) FROM files").fetchone()[0] > 0
-            if had_files:
-                self._refresh_memories()  # what the previous index knew answers at once
+            self.ws = Workspace.open(self.path, settings=settings, memory_limit_mb=DUCKDB_MEMORY_MB)
+            had_code = self.ws.has_code()
+            if had_code:  # what the previous index knew answers at once
                 self._graph_wanted.set()
-            else:  # a fresh index: the log alone tells which files have memories, until the code is in
-                self._memories_from_log()
             self.on_change(self, None)
 
             def progress(done: int, total: int) -> None:
@@ -169,11 +111,7 @@ class Root:
             report = self.ws.index(progress=progress)
             log.info("indexed %s: %d files, %d parsed in %.1f s", self.path, report.files, report.parsed,
                      report.seconds)
-            if report.parsed or report.deleted or not had_files:
-                self._after_code_change(None)
-            else:  # nothing changed since the last session: the graph loading already is the right one
-                self._refresh_memories()
-                self.on_change(self, None)
+            self._after_code_change(None)
         except UserError as exc:
             self.error = str(exc)
             log.error("cannot index %s: %s", self.path, exc)
@@ -210,38 +148,15 @@ class Root:
         return self._submit(self._sync_memories)
 
     def _sync_memories(self) -> None:
-        if self.ws is None:
-            return
-        self.ws.sync_memories()
-        self._refresh_memories()
-        self.on_change(self, None)
+        if self.ws is not None and self.ws.sync_memories():
+            self.on_change(self, None)
 
     def _after_code_change(self, paths: set[str] | None) -> None:
-        self._refresh_memories()  # citations were re-resolved against the new code
-        self._generation += 1
-        self._files = {}
-        self._graph_wanted.set()
+        if not self.ws.graph_is_current():
+            self._graph_wanted.set()
         self.on_change(self, paths)
         if self.ready.is_set():
             self._want_embedding()  # new or changed code wants vectors too
-
-    def _memories_from_log(self) -> None:
-        from memory_lsp.memory import citations as cites
-
-        lookup = cites.FileLookup(self.path)
-        active = [m for m in self.ws.book.load().memories.values() if m.valid_to is None]
-        for m in active:
-            for c in m.citations:
-                cites.resolve(c, lookup)
-        self.memory_view = MemoryView(active)
-
-    def _refresh_memories(self) -> None:
-        from memory_lsp.store import memories as mem_rows
-
-        docs = mem_rows.all_docs(self.ws.store)
-        active = [m for m in map(Memory.from_json, docs) if m.valid_to is None]
-        self.memory_view = MemoryView(active)
-        self._log_signature = self.ws.store.meta("memory_log")
 
     def run_command(self, name: str, arguments: dict) -> Future:
         """A workspace command on the writer thread; memory writes refresh the snapshots after."""
@@ -252,14 +167,13 @@ class Root:
 
         if self.ws is None:
             raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
+        if self.ws.sync_memories():  # events another process wrote since the last poll: read your writes
+            self.on_change(self, None)
         result = commands.run(commands.WorkspaceTarget(self.ws), name, arguments)
-        if self.ws.book.log.signature() != self._log_signature or name == "memory.reindex":
-            self.ws.sync_memories()
-            if name == "memory.reindex":
-                self._after_code_change(None)
-            else:
-                self._refresh_memories()
-                self.on_change(self, None)
+        if name == "memory.reindex":
+            self._after_code_change(None)
+        elif self.ws.sync_memories():  # the command wrote memory events
+            self.on_change(self, None)
         return result
 
     def _want_embedding(self) -> None:
@@ -286,8 +200,6 @@ class Root:
 
     # -- background loops --------------------------------------------------------------------------
     def _graph_loop(self) -> None:
-        from memory_lsp.graph.impact import ImpactGraph
-
         while not self._stop.is_set():
             self._graph_wanted.wait()
             if self._stop.is_set():
@@ -297,7 +209,7 @@ class Root:
                 continue
             try:
                 started = time.perf_counter()
-                self.graph = ImpactGraph.load(self.ws.store)
+                self.ws.load_graph()
                 log.info("impact graph loaded in %.2f s", time.perf_counter() - started)
                 self.on_change(self, None)  # lens counts may have changed anywhere
             except Exception:
@@ -309,8 +221,7 @@ class Root:
             ws = self.ws
             if ws is None or not self.ready.is_set():
                 continue
-            if ws.book.log.signature() != self._log_signature:
-                self._log_signature = ws.book.log.signature()
+            if ws.memories_outdated():
                 self.sync_memories()
 
     def _watch_loop(self) -> None:
@@ -339,37 +250,9 @@ class Root:
             log.exception("the file watcher stopped")
 
     # -- reads (any thread; never wait for the writer) ---------------------------------------------------
-    def symbols(self, path: str) -> list[Symbol]:
-        if self.ws is None:
-            return []
-        generation = self._generation
-        found = self._files.get(path)
-        if found is None:
-            from memory_lsp.store import graph as g
-
-            found = [Symbol(*row) for row in g.symbols_of(self.ws.store.cursor(), path)]
-            if generation == self._generation:
-                self._files[path] = found
-        return found
-
-    def symbol_at(self, path: str, line: int) -> Symbol | None:
-        """The innermost symbol whose lines hold `line` (1-based)."""
-        found = self.symbols_at(path, line)
-        return found[0] if found else None
-
-    def symbols_at(self, path: str, line: int) -> list[Symbol]:
-        """The symbols whose lines hold `line` (1-based), innermost first."""
-        found = [s for s in self.symbols(path) if s.start <= line <= s.end]
-        found.sort(key=lambda s: s.end - s.start)
-        return found
-
-    def impact_counts(self, node: str, path: str, depth: int) -> tuple[int, int] | None:
-        """(dependents, tests) of a file or symbol; None until the graph is loaded."""
-        graph = self.graph
-        if graph is None:
-            return None
-        deps, tests = graph.walk(node, path, depth)
-        return len(deps), len(tests)
+    def snapshot(self):
+        """The folder's current snapshot (None until its index is open)."""
+        return self.ws.snapshot() if self.ws is not None else None
 
     def relpath(self, full: str) -> str | None:
         """Workspace-relative path of a file inside this folder, else None."""

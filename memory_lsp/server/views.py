@@ -6,19 +6,22 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as t
 
 from memory_lsp.memory.model import Memory, parse_time
-from memory_lsp.server.roots import Root, cites_symbol
 from memory_lsp.server.settings import ServerSettings
+
+if TYPE_CHECKING:  # the workspace (DuckDB) loads when a folder opens, not at start-up
+    from memory_lsp.workspace import Snapshot
 
 LENS_KINDS = {"function", "method", "class", "interface", "struct", "trait", "enum", "type", "impl", "module"}
 SOURCE = "memory"
 
 
-def file_uri(root: Root, path: str, line: int | None = None) -> str:
-    uri = (root.path / path).as_uri()
+def file_uri(snap: Snapshot, path: str, line: int | None = None) -> str:
+    uri = (snap.root / path).as_uri()
     return f"{uri}#L{line}" if line else uri
 
 
@@ -40,27 +43,27 @@ def plural(n: int, one: str, many: str | None = None) -> str:
 
 
 def where(c) -> tuple[str, int | None, int | None]:
-    cur = c.current or {}
-    return (cur.get("path") or c.path, cur.get("start_line") or c.start_line, cur.get("end_line") or c.end_line)
+    now = c.now
+    return now.path, now.start_line, now.end_line
 
 
 # -- hover -----------------------------------------------------------------------------------------
-def hover_markdown(root: Root, path: str, line: int, settings: ServerSettings) -> str | None:
+def hover_markdown(snap: Snapshot, path: str, line: int, settings: ServerSettings) -> str | None:
     """Memories for the symbol under the cursor, then for its file, then a one-line impact summary."""
-    around = root.symbols_at(path, line)
+    around = snap.symbols_at(path, line)
     symbol = around[0] if around else None
-    view = root.memory_view
+    view = snap.memories
     on_symbol: list[Memory] = []
     for s in around:  # a class's memories speak for its methods too, before the rest of the file
         on_symbol += [m for m in view.for_symbol(path, s.qualname) if m not in on_symbol]
     on_file = [m for m in view.for_file(path) if m not in on_symbol]
     shown = (on_symbol + on_file)[:settings.hover.max_memories]
-    parts = [_memory_markdown(root, m, "symbol" if m in on_symbol else "file") for m in shown]
+    parts = [_memory_markdown(snap, m, "symbol" if m in on_symbol else "file") for m in shown]
     hidden = len(on_symbol) + len(on_file) - len(shown)
     if hidden > 0:
         parts.append(f"_{hidden} more: `memory-lsp memories --file {path}`_")
     node = f"{path}::{symbol.qualname}" if symbol else path
-    counts = root.impact_counts(node, path, settings.hover.depth)
+    counts = snap.impact_counts(node, path, settings.hover.depth)
     if counts and counts[0]:
         name = f"`{symbol.qualname}`" if symbol else "this file"
         parts.append(f"**Impact** of changing {name}: {plural(counts[0], 'dependent')}, {plural(counts[1], 'test')} "
@@ -68,7 +71,7 @@ def hover_markdown(root: Root, path: str, line: int, settings: ServerSettings) -
     return "\n\n---\n\n".join(parts) if parts else None
 
 
-def _memory_markdown(root: Root, m: Memory, about: str) -> str:
+def _memory_markdown(snap: Snapshot, m: Memory, about: str) -> str:
     flags = [m.type.replace("_", " "), age(m.updated or m.created), m.source.replace("_", " ")]
     if m.state != "valid":
         flags.append(f"**{m.state}**")
@@ -81,7 +84,7 @@ def _memory_markdown(root: Root, m: Memory, about: str) -> str:
     for c in m.citations:
         path, start, _end = where(c)
         label = f"{path}:{start}" if start else path
-        links.append(f"[{label}]({file_uri(root, path, start)}) ({c.state})")
+        links.append(f"[{label}]({file_uri(snap, path, start)}) ({c.state})")
     cited = ("\n\ncites " + ", ".join(links)) if links else (f"\n\napplies to `{m.scope}`" if about == "file" else "")
     return f"{head}\n\n{_quote(m.text)}{cited}"
 
@@ -96,7 +99,7 @@ SEVERITY_BY_PRIORITY = {"critical": t.DiagnosticSeverity.Warning, "high": t.Diag
                         "low": t.DiagnosticSeverity.Hint}
 
 
-def diagnostics(root: Root, path: str, text: str | None, settings: ServerSettings) -> list[t.Diagnostic]:
+def diagnostics(snap: Snapshot, path: str, text: str | None, settings: ServerSettings) -> list[t.Diagnostic]:
     """Memories anchored to ranges in the file, citations that drifted or lost their code, and
     policies whose pattern matches the text; capped, most severe first."""
     opts = settings.diagnostics
@@ -104,19 +107,19 @@ def diagnostics(root: Root, path: str, text: str | None, settings: ServerSetting
         return []
     lines = lsp_lines(text) if text is not None else None
     out: list[t.Diagnostic] = []
-    for m in root.memory_view.for_file(path):
+    for m in snap.memories.for_file(path):
         if m.effective_confidence() < opts.min_confidence:
             continue
         if m.match and lines is not None:
-            out += _pattern_hits(root, m, lines)
+            out += _pattern_hits(snap, m, lines)
         for c in m.citations:
             cpath, start, end = where(c)
             if cpath != path:
                 continue
             if c.state != "valid" and opts.citations:
-                out.append(_citation_diagnostic(root, m, c, path, start, end, lines))
+                out.append(_citation_diagnostic(snap, m, c, path, start, end, lines))
             elif c.state == "valid" and start:
-                out.append(_anchored(root, m, c, path, start, end, lines))
+                out.append(_anchored(snap, m, c, path, start, end, lines))
     out.sort(key=lambda d: (d.severity, d.range.start.line))
     return out[:opts.max_per_file]
 
@@ -137,22 +140,22 @@ def _line_range(lines: list[str] | None, line: int) -> t.Range:
     return t.Range(t.Position(line - 1, start), t.Position(line - 1, len(text)))
 
 
-def _related(root: Root, m: Memory, path: str, start: int | None, end: int | None, lines) -> list:
+def _related(snap: Snapshot, m: Memory, path: str, start: int | None, end: int | None, lines) -> list:
     rng = _line_range(lines, start) if start else t.Range(t.Position(0, 0), t.Position(0, 0))
     if end and end > (start or 0):  # through the end of the last cited line
         last = len(lines[end - 1]) if lines and end <= len(lines) else 0
         rng = t.Range(rng.start, t.Position(end - 1, last) if last else t.Position(end, 0))
-    return [t.DiagnosticRelatedInformation(t.Location(file_uri(root, path), rng), f"cited by memory {m.id}")]
+    return [t.DiagnosticRelatedInformation(t.Location(file_uri(snap, path), rng), f"cited by memory {m.id}")]
 
 
-def _anchored(root, m, c, path, start, end, lines) -> t.Diagnostic:
+def _anchored(snap, m, c, path, start, end, lines) -> t.Diagnostic:
     return t.Diagnostic(
         range=_line_range(lines, start), message=f"{m.type.replace('_', ' ')}: {m.text}",
         severity=SEVERITY_BY_PRIORITY.get(m.priority, t.DiagnosticSeverity.Hint), code=m.id, source=SOURCE,
-        related_information=_related(root, m, path, start, end, lines), data={"memory": m.id})
+        related_information=_related(snap, m, path, start, end, lines), data={"memory": m.id})
 
 
-def _citation_diagnostic(root, m, c, path, start, end, lines) -> t.Diagnostic:
+def _citation_diagnostic(snap, m, c, path, start, end, lines) -> t.Diagnostic:
     if c.state == "drifted":
         message = (f"the code this {m.type.replace('_', ' ')} cites changed since it was written: "
                    f"check it still holds, then re-anchor it. {m.text}")
@@ -161,11 +164,11 @@ def _citation_diagnostic(root, m, c, path, start, end, lines) -> t.Diagnostic:
         message = f"{what}, cited by this {m.type.replace('_', ' ')}, is gone: forget or re-teach it. {m.text}"
     return t.Diagnostic(
         range=_line_range(lines, start or 1), message=message, severity=t.DiagnosticSeverity.Warning,
-        code=m.id, source=SOURCE, related_information=_related(root, m, path, start, end, lines),
+        code=m.id, source=SOURCE, related_information=_related(snap, m, path, start, end, lines),
         data={"memory": m.id, "citation": c.state})
 
 
-def _pattern_hits(root, m, lines: list[str], limit: int = 10) -> list[t.Diagnostic]:
+def _pattern_hits(snap, m, lines: list[str], limit: int = 10) -> list[t.Diagnostic]:
     try:
         pattern = re.compile(m.match)
     except re.error:
@@ -186,21 +189,21 @@ def _pattern_hits(root, m, lines: list[str], limit: int = 10) -> list[t.Diagnost
 
 
 # -- code lenses ---------------------------------------------------------------------------------------
-def lenses(root: Root, uri: str, path: str) -> list[t.CodeLens]:
+def lenses(snap: Snapshot, uri: str, path: str) -> list[t.CodeLens]:
     """One lens per function or class, unresolved: the counts are computed when it is shown."""
     out = []
-    for s in root.symbols(path):
+    for s in snap.symbols(path):
         if s.kind in LENS_KINDS:
             out.append(t.CodeLens(range=t.Range(t.Position(s.start - 1, 0), t.Position(s.start - 1, 0)),
                                   data={"uri": uri, "path": path, "symbol": s.qualname}))
     return out
 
 
-def resolve_lens(root: Root, lens: t.CodeLens, settings: ServerSettings) -> t.CodeLens:
+def resolve_lens(snap: Snapshot, lens: t.CodeLens, settings: ServerSettings) -> t.CodeLens:
     data = lens.data or {}
     path, symbol = data.get("path", ""), data.get("symbol", "")
-    memories = len(root.memory_view.for_symbol(path, symbol))
-    counts = root.impact_counts(f"{path}::{symbol}", path, settings.code_lens.depth)
+    memories = len(snap.memories.for_symbol(path, symbol))
+    counts = snap.impact_counts(f"{path}::{symbol}", path, settings.code_lens.depth)
     impact = f"{plural(counts[0], 'dependent')} · {plural(counts[1], 'test')}" if counts else "dependents: indexing…"
     title = f"{plural(memories, 'memory', 'memories')} · {impact}"
     target = f"{path}::{symbol}"
@@ -213,9 +216,9 @@ def resolve_lens(root: Root, lens: t.CodeLens, settings: ServerSettings) -> t.Co
 
 
 # -- code actions ----------------------------------------------------------------------------------------
-def code_actions(root: Root, path: str, rng: t.Range, context_diagnostics: list[t.Diagnostic]) -> list[t.CodeAction]:
+def code_actions(snap: Snapshot, path: str, rng: t.Range, context_diagnostics: list[t.Diagnostic]) -> list[t.CodeAction]:
     first, last = rng.start.line + 1, max(rng.start.line + 1, rng.end.line + (1 if rng.end.character else 0))
-    symbol = root.symbol_at(path, first)
+    symbol = snap.symbol_at(path, first)
     cite = f"{path}:{first}-{last}" if rng.start != rng.end or not symbol else f"{path}::{symbol.qualname}"
     actions = [t.CodeAction(
         title=f"Teach a memory about {'this selection' if rng.start != rng.end else (symbol.qualname if symbol else path)}",
@@ -223,9 +226,9 @@ def code_actions(root: Root, path: str, rng: t.Range, context_diagnostics: list[
         command=t.Command(title="Teach a memory", command="memory.teach",
                           arguments=[{"cite": [cite], "type": "gotcha"}]))]
     seen = set()
-    near = [m for m in root.memory_view.for_file(path) if _touches(m, path, first, last)]
+    near = [m for m in snap.memories.for_file(path) if _touches(m, path, first, last)]
     by_diag = {d.code for d in context_diagnostics if d.source == SOURCE}
-    for m in near + [m for m in root.memory_view.memories if m.id in by_diag]:
+    for m in near + [m for m in snap.memories.active if m.id in by_diag]:
         if m.id in seen:
             continue
         seen.add(m.id)
@@ -255,15 +258,15 @@ def _touches(m: Memory, path: str, first: int, last: int) -> bool:
     return False
 
 
-def workspace_symbols(root: Root, query: str, limit: int = 200) -> list[t.WorkspaceSymbol]:
-    if root.ws is None:
+def workspace_symbols(snap: Snapshot, query: str, limit: int = 200) -> list[t.WorkspaceSymbol]:
+    if snap.store is None:
         return []
-    rows = root.ws.store.cursor().execute(
+    rows = snap.store.cursor().execute(
         "SELECT path, name, qualname, kind, start_line FROM symbols WHERE name ILIKE ? ESCAPE '\\' "
         "ORDER BY length(name), name, path LIMIT ?",
         ["%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%", limit]).fetchall()
     return [t.WorkspaceSymbol(name=qual, kind=SYMBOL_KINDS.get(kind, t.SymbolKind.Variable),
-                              location=t.Location(file_uri(root, path),
+                              location=t.Location(file_uri(snap, path),
                                                   t.Range(t.Position(line - 1, 0), t.Position(line - 1, 0))),
                               container_name=path)
             for path, _name, qual, kind, line in rows]

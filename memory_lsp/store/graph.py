@@ -329,3 +329,7 @@ def call_sites_named(cur, names: list[str]) -> int:
 
 def unresolved_imports(cur) -> int:
     return cur.execute("SELECT count(*) FROM imports WHERE strategy = 'unresolved'").fetchone()[0]
+
+
+def has_files(cur) -> bool:
+    return cur.execute("SELECT count(*) FROM files").fetchone()[0] > 0

@@ -4,7 +4,7 @@ import pytest
 
 from memory_lsp.errors import UserError
 from memory_lsp.memory import citations as cites
-from memory_lsp.service import Workspace
+from memory_lsp.workspace import Workspace
 
 SOURCE = '''import os
 
@@ -35,6 +35,7 @@ def _teach(ws, cite):
 
 
 def _citation(ws, mid):
+    ws.sync_memories()  # the host applies the events just written (reads never write)
     (m,) = [m for m in ws.memories(include_retired=True) if m.id == mid]
     return m, m.citations[0]
 

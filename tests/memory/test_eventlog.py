@@ -10,7 +10,7 @@ from pathlib import Path
 from memory_lsp.memory.book import MemoryBook
 from memory_lsp.memory.eventlog import EventLog, ulid
 from memory_lsp.memory.replay import replay
-from memory_lsp.service import Workspace
+from memory_lsp.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -135,6 +135,7 @@ def test_replay_equals_the_live_projection_and_survives_deleting_the_database(tm
     book.teach("lambda cold starts dominate p99", "fact")
     book.pin(book.load().memories, first.id)
     book.feedback(book.load().memories, first.id, "useful")
+    ws.sync_memories()
     live = {m.id: m.to_json() for m in ws.memories(include_retired=True)}
     replayed = {i: m for i, m in book.load().memories.items()}
     assert set(live) == set(replayed)

@@ -182,7 +182,7 @@ def test_export_formats_and_json_round_trip_into_a_fresh_clone(root, tmp_path_fa
 
 def test_cli_writes_and_reads_while_another_process_owns_the_index(root):
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from memory_lsp.service import Workspace; "
+        [sys.executable, "-c", "import sys, time; from memory_lsp.workspace import Workspace; "
          "ws = Workspace.open(sys.argv[1]); print('ready', flush=True); time.sleep(60)", str(root)],
         stdout=subprocess.PIPE, text=True)
     try:

@@ -10,7 +10,7 @@ import pytest
 from helpers import write_files
 from memory_lsp.retrieval.bm25 import Bm25Index
 from memory_lsp.retrieval.search import Retriever
-from memory_lsp.service import Workspace
+from memory_lsp.workspace import Workspace
 from memory_lsp.store import Store
 from memory_lsp.store import search as sql
 
@@ -82,6 +82,7 @@ def test_repeated_searches_use_the_loaded_copies_and_answer_alike(ws):
     near = ws.search("rules", kind="memory", files=["shop/cart.py"])  # neighbours from the links copy
     assert "Never change apply_discount" in near["results"][0]["text"]
     ws.book.teach("Receipts are plain text", "fact", cite=["shop/mailer.py"])  # a new version of the copies
+    ws.sync_memories()  # the host applies the new event (reads never write)
     assert "Receipts are plain text" in [r["text"] for r in ws.search("plain text receipts", mode="bm25")["results"]]
 
 

@@ -10,7 +10,7 @@ import pytest
 from helpers import write_files
 from memory_lsp.retrieval.embedder import Embedder
 from memory_lsp.retrieval.search import query_type
-from memory_lsp.service import Workspace
+from memory_lsp.workspace import Workspace
 
 FILES = {
     "shop/__init__.py": "",
@@ -35,6 +35,7 @@ def ws(tmp_path_factory):
                   "dead_end", cite=["shop/pricing.py::round_cents"])
     ws.book.teach("Never change apply_discount without updating the marketing page", "policy",
                   cite=["shop/pricing.py::apply_discount"])
+    ws.sync_memories()
     yield ws
     ws.close()
 
@@ -97,12 +98,14 @@ def test_result_shape(ws):
     assert memory["citations"][0]["state"] == "valid" and memory["lines"] == [1, 3]
 
 
-@pytest.mark.parametrize("bad, message", [("", "empty query"), ("x", "unknown kind")])
+@pytest.mark.parametrize("bad, message", [("", "empty query"), ("x", "'kind' must be one of")])
 def test_bad_search_input(ws, bad, message):
+    from memory_lsp import commands
     from memory_lsp.errors import UserError
 
-    with pytest.raises(UserError, match=message):
-        ws.search(bad, kind="all" if bad == "" else "files")
+    with pytest.raises(UserError, match=message):  # the kind is checked once, by the command table
+        commands.run(commands.WorkspaceTarget(ws), "memory.search",
+                     {"query": bad, "kind": "all" if bad == "" else "files"})
 
 
 def test_drifted_ranks_lower_and_orphaned_is_left_out(tmp_path):

@@ -1,0 +1,199 @@
+"""The workspace host: the one object in a process that owns a workspace's state.
+
+It owns the store (the DuckDB index), the memory book (the event log), the impact graph and the
+retriever. It applies changes — an index run, re-indexed files or buffers, memory events written
+to the log — on its caller's thread (in the server: the folder's one writer thread), and after
+each change publishes a new `Snapshot`. Every read takes `snapshot()` and never writes; the
+read methods here (`memories`, `search`, `impact`, ...) are shorthands for
+`queries.<read>(self.snapshot(), ...)`. Nothing here imports lsprotocol or prints.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from memory_lsp.graph.impact import ImpactGraph
+from memory_lsp.index import indexer
+from memory_lsp.memory import citations as cites
+from memory_lsp.memory import gitmined
+from memory_lsp.memory.book import MemoryBook
+from memory_lsp.memory.model import Memory
+from memory_lsp.paths import memory_dir, relpath, workspace_root
+from memory_lsp.settings import Settings
+from memory_lsp.store import Store
+from memory_lsp.store import graph as g
+from memory_lsp.store import memories as mem_rows
+from memory_lsp.store import search as search_sql
+from memory_lsp.workspace import queries
+from memory_lsp.workspace.snapshot import MemoryView, Snapshot
+
+
+class Workspace:
+    def __init__(self, root: Path, store: Store, settings: Settings):
+        self.root = root
+        self.store = store
+        self.settings = settings
+        self.book = MemoryBook(root)
+        self._retriever = None
+        self._generation = 0  # bumps with every change to the indexed code
+        self._graph: ImpactGraph | None = None
+        self._graph_generation = -1  # the generation the graph was loaded at
+        self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
+        self._log_signature = store.meta("memory_log")  # the log as the projection last saw it
+        self._snapshot = self._initial_snapshot()
+        if self._snapshot.indexed:
+            self.sync_memories()  # events written while no process had the index open
+
+    @classmethod
+    def open(cls, root: str | os.PathLike, db: str | None = None, settings: Settings | None = None,
+             memory_limit_mb: int | None = None) -> "Workspace":
+        root = workspace_root(root)
+        if db is None:
+            db = str(memory_dir(root) / "index.duckdb")
+        store = Store.open(db)
+        if memory_limit_mb:  # a long-lived process: DuckDB would cache up to 80% of RAM; it spills instead
+            store.conn.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
+        return cls(root, store, settings or Settings())
+
+    def close(self) -> None:
+        self.store.close()
+
+    def relpath(self, path: str | os.PathLike) -> str:
+        return relpath(self.root, path)
+
+    # -- reads ----------------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """The state after the last applied change; immutable, for any thread."""
+        return self._snapshot
+
+    def has_code(self) -> bool:
+        return self._snapshot.indexed
+
+    def memories(self, **filters) -> list[Memory]:
+        return queries.memories(self.snapshot(), **filters)
+
+    def search(self, query: str, **options) -> dict:
+        self.ensure_search_index()
+        return queries.search(self.snapshot(), query, **options)
+
+    def impact(self, target: str, depth: int = 3) -> dict:
+        return queries.impact(self.snapshot(), target, depth)
+
+    def summary(self, top: int = 10) -> dict:
+        return queries.summary(self.snapshot(), top)
+
+    def doctor(self) -> dict:
+        return queries.doctor(self.snapshot())
+
+    # -- changes (one writer at a time) ------------------------------------------------------------
+    def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
+        report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers)
+        self._code_changed(report)
+        return report
+
+    def reindex(self, paths: dict[str, bytes | None]) -> indexer.IndexReport:
+        """Re-index some files (content from an editor buffer, or None to read the disk)."""
+        only = {self.relpath(p): data for p, data in paths.items()}
+        report = indexer.run(self.store, self.root, self.settings, only=only)
+        if report.parsed or report.deleted:
+            self._code_changed(report)
+        return report
+
+    def _code_changed(self, report: indexer.IndexReport) -> None:
+        """After an index run: a new generation if any file changed; citations resolved again
+        (a full run also refreshes the git history that git-mined memories come from)."""
+        if report.parsed or report.deleted:
+            self._generation += 1
+        search_sql.mark_dirty(self.store)
+        self.sync_memories(code_changed=True)
+
+    def memories_outdated(self) -> bool:
+        """Has the log changed (another process, a merge) since the projection was built?"""
+        return self._log_signature != self.book.log.signature()
+
+    def sync_memories(self, code_changed: bool = False) -> bool:
+        """Bring the memory projection in step with the log (and, after a code change, with the
+        code), then publish. False: nothing had changed.
+
+        Every citation is re-resolved against the index; one whose code moved to another file or
+        name gets a `citation.reanchored` event, so the move survives in the shared log.
+        """
+        if not code_changed and not self.memories_outdated():
+            return False
+        base = gitmined.couplings(mem_rows.strong_co_changes(
+            self.store, gitmined.MIN_SHARED_COMMITS, gitmined.MIN_CONFIDENCE))
+        lookup = cites.IndexLookup(self.store, self.root)
+        for _attempt in range(2):  # a second pass applies the re-anchor events of the first
+            signature = self.book.log.signature()
+            memories = list(self.book.load(base=base).memories.values())
+            moved = []
+            for m in memories:
+                for i, c in enumerate(m.citations):
+                    cites.resolve(c, lookup)
+                    if m.valid_to is None and c.state == "valid" and cites.moved(c):
+                        moved.append((m, i, cites.reanchored(c, lookup)))
+            for m, i, citation in moved:
+                self.book.record_reanchor(m, i, citation)
+            if not moved:
+                break
+        mem_rows.replace_all(self.store, memories)
+        self.store.set_meta("memory_log", signature)
+        self._log_signature = signature
+        search_sql.mark_dirty(self.store)
+        self._publish(MemoryView(memories), indexed=True)
+        return True
+
+    def ensure_search_index(self) -> None:
+        """Rebuild the full-text index if the chunks or memories changed since it was built."""
+        search_sql.ensure_fts(self.store)
+
+    def embed_pending(self, limit: int | None = None, progress=None, should_stop=None) -> dict:
+        self.sync_memories()
+        return self.retriever().embed_pending(limit=limit, progress=progress, should_stop=should_stop)
+
+    # -- the graph ---------------------------------------------------------------------------------
+    def load_graph(self) -> ImpactGraph:
+        """The impact graph of the current code, loaded now if it is missing or older than the
+        code; published with a new snapshot. Concurrent callers wait for one load."""
+        with self._graph_lock:
+            generation = self._generation
+            if self._graph is None or self._graph_generation != generation:
+                graph = ImpactGraph.load(self.store)
+                self._graph, self._graph_generation = graph, generation
+                self._publish(self._snapshot.memories, indexed=self._snapshot.indexed)
+            return self._graph
+
+    def graph_is_current(self) -> bool:
+        return self._graph is not None and self._graph_generation == self._generation
+
+    def retriever(self):
+        if self._retriever is None:
+            from memory_lsp.retrieval.search import Retriever  # numpy and the model load on first use
+
+            self._retriever = Retriever(self.store)
+        return self._retriever
+
+    # -- snapshots ------------------------------------------------------------------------------------
+    def _initial_snapshot(self) -> Snapshot:
+        """What the last session knew answers at once; a fresh index reads the log, with
+        citations resolved from the files themselves, until the code is in."""
+        if g.has_files(self.store.cursor()):
+            memories = [Memory.from_json(d) for d in mem_rows.all_docs(self.store)]
+            return self._make_snapshot(MemoryView(memories), indexed=True)
+        lookup = cites.FileLookup(self.root)
+        memories = list(self.book.load().memories.values())
+        for m in memories:
+            for c in m.citations:
+                cites.resolve(c, lookup)
+        return self._make_snapshot(MemoryView(memories), indexed=False)
+
+    def _publish(self, memories: MemoryView, indexed: bool) -> None:
+        self._snapshot = self._make_snapshot(memories, indexed)
+
+    def _make_snapshot(self, memories: MemoryView, indexed: bool) -> Snapshot:
+        # a graph older than the code still serves hovers and lenses until the new one is loaded
+        return Snapshot(self.root, self.book, self.store, self._generation, memories, self._graph,
+                        self.load_graph, retriever=self.retriever, indexed=indexed,
+                        graph_current=self.graph_is_current())

@@ -1,0 +1,123 @@
+"""The reads a workspace answers, each over one `Snapshot`: memories, search, impact, summary,
+doctor, context and expand. None of them writes; the host keeps the snapshot current.
+"""
+
+from __future__ import annotations
+
+from memory_lsp.errors import UserError
+from memory_lsp.memory import citations as cites
+from memory_lsp.memory.book import select
+from memory_lsp.memory.model import Memory, iso, parse_time
+from memory_lsp.store import SCHEMA_VERSION
+from memory_lsp.store import graph as g
+from memory_lsp.workspace.snapshot import Snapshot
+
+SEARCH_KINDS = ("memory", "code", "all")
+SEARCH_MODES = ("hybrid", "bm25", "vector")
+
+
+def memories(snap: Snapshot, **filters) -> list[Memory]:
+    """Memories filtered as `select` does: from the snapshot, or at a past time (`at`) replayed
+    from the log with today's citation states."""
+    if filters.get("at"):
+        found = list(snap.book.load(until=iso(parse_time(filters["at"]))).memories.values())
+        lookup = snap.lookup()
+        for m in found:
+            for c in m.citations:
+                cites.resolve(c, lookup)
+    else:
+        found = snap.memories.all
+    if filters.get("file"):
+        filters["file"] = snap.relpath(filters["file"])
+    return select(found, **filters)
+
+
+def search(snap: Snapshot, query: str, kind: str = "all", k: int = 10, files: list[str] = (), mode: str = "hybrid",
+           include_orphaned: bool = False) -> dict:
+    """Hybrid search over memories and code (arguments are checked by the command table)."""
+    if not query.strip():
+        raise UserError("an empty query: say what to look for")
+    if k < 1:
+        raise UserError(f"k must be at least 1, got {k}")
+    return snap.retriever().search(query, kind=kind, k=k, files=[snap.relpath(f) for f in files], mode=mode,
+                                   include_orphaned=include_orphaned, memories=snap.memories.as_dict())
+
+
+def impact(snap: Snapshot, target: str, depth: int = 3) -> dict:
+    """What depends on a file or `path::Symbol`, to `depth`, with the tests to run."""
+    if depth < 1:
+        raise UserError(f"depth must be at least 1, got {depth}")
+    cur = snap.store.cursor()
+    path_part, _, symbol = target.partition("::")
+    path = snap.relpath(path_part)
+    if g.file_row(cur, path) is None:
+        raise UserError(f"not an indexed file: {path_part} (run `memory-lsp index` first?)")
+    node = path
+    if symbol:
+        node = f"{path}::{symbol}"
+        if g.symbol_by_id(cur, node) is None:
+            known = ", ".join(s[2] for s in g.symbols_of(cur, path)[:8])
+            raise UserError(f"no symbol {symbol} in {path} (defined there: {known or 'none'})")
+    graph = snap.impact_graph()
+    deps, tests = graph.walk(node, path, depth)
+    if symbol:
+        names, targets = [symbol.rsplit(".", 1)[-1]], [node]
+    else:
+        own = g.symbols_of(cur, path)
+        names, targets = sorted({s[1] for s in own}), [s[0] for s in own]
+    return {
+        "target": node,
+        "depth": depth,
+        "dependents": [{"path": d.path, "symbol": d.symbol, "depth": d.depth, "via": d.via,
+                        "edge_kinds": d.edge_kinds, "score": d.score, "confidence": d.confidence,
+                        "lines": d.lines}
+                       for d in deps],
+        "tests": tests,
+        # call sites with the same names that no edge ties to the target: they may hide more
+        "unresolved": max(0, g.call_sites_named(cur, names) - graph.resolved_call_sites(targets)),
+    }
+
+
+def summary(snap: Snapshot, top: int = 10) -> dict:
+    cur = snap.store.cursor()
+    langs = cur.execute("""
+        SELECT f.lang, count(DISTINCT f.path), coalesce(sum(s.n), 0)
+        FROM files f LEFT JOIN (SELECT path, count(*) AS n FROM symbols GROUP BY path) s ON s.path = f.path
+        GROUP BY f.lang ORDER BY 2 DESC""").fetchall()
+    edges = cur.execute("SELECT kind, count(*) FROM edges GROUP BY kind ORDER BY 2 DESC").fetchall()
+    central = cur.execute("SELECT path, reach, score FROM files ORDER BY reach DESC, score DESC, path LIMIT ?",
+                          [top]).fetchall()
+    return {
+        "languages": [{"lang": lang, "files": n, "symbols": int(s)} for lang, n, s in langs],
+        "edges": {k: n for k, n in edges},
+        "central": [{"path": p, "dependents": r, "score": s} for p, r, s in central],
+    }
+
+
+def doctor(snap: Snapshot) -> dict:
+    store = snap.store
+    cur = store.cursor()
+    counts = {t: cur.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+              for t in ("files", "symbols", "refs", "imports", "edges", "chunks", "mentions", "skipped")}
+    skipped = cur.execute("SELECT reason, count(*) FROM skipped GROUP BY reason ORDER BY 2 DESC").fetchall()
+    notes = cur.execute("""SELECT note, count(*) FROM (SELECT unnest(string_split(notes, ',')) AS note
+                           FROM files WHERE notes <> '') GROUP BY note ORDER BY 2 DESC""").fetchall()
+    unresolved_calls = cur.execute("""
+        SELECT count(*) FROM refs r WHERE r.kind = 'call' AND NOT EXISTS (
+            SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path AND e.line = r.line
+            AND e.name = r.name)""").fetchone()[0]
+    return {
+        "workspace": str(snap.root),
+        "database": store.path,
+        "schema_version": int(store.meta("schema_version") or 0),
+        "expected_schema_version": SCHEMA_VERSION,
+        "extensions": store.extensions,
+        "healthy": store.health_check(),
+        "recovered": store.recovered,
+        "counts": counts,
+        "skipped": {r: n for r, n in skipped},
+        "partially_indexed": {n: c for n, c in notes},
+        "unresolved_imports": g.unresolved_imports(cur),
+        "unresolved_calls": unresolved_calls,
+        "memory_log": snap.book.health(),
+    }

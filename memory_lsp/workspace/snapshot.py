@@ -1,0 +1,139 @@
+"""Snapshot: what a workspace knew at one moment, for every reader.
+
+The host (`host.Workspace`) publishes a new snapshot after each change it applies (an index run,
+a re-indexed buffer, new memory events); readers (hovers, lenses, diagnostics, read commands)
+take the current one and never write. A snapshot's memories and graph never change after it is
+published; per-file facts (symbols) are read through the reader's own DuckDB cursor, which sees
+the last committed index, and cached per snapshot.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+from memory_lsp.errors import IndexBusy
+from memory_lsp.graph.impact import ImpactGraph
+from memory_lsp.memory import citations as cites
+from memory_lsp.memory.book import MemoryBook, about_file
+from memory_lsp.memory.model import Memory
+from memory_lsp.memory.ranking import hover_order
+from memory_lsp.paths import relpath
+
+
+class Symbol(NamedTuple):
+    id: str
+    name: str
+    qualname: str
+    kind: str
+    start: int  # 1-based, inclusive
+    end: int
+
+
+@dataclass
+class MemoryView:
+    """The memories at one moment (retired ones too), with per-file lists built on first use."""
+
+    all: list[Memory]
+    active: list[Memory] = field(init=False)
+    _by_file: dict[str, list[Memory]] = field(default_factory=dict, init=False)
+    _by_id: dict[str, Memory] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.active = [m for m in self.all if m.valid_to is None]
+        self._by_id = {m.id: m for m in self.all}
+
+    def for_file(self, path: str) -> list[Memory]:
+        """Active memories citing or scoped to `path`, policies and gotchas first."""
+        found = self._by_file.get(path)
+        if found is None:  # two threads may build the same list: both are right, one is kept
+            found = sorted((m for m in self.active if about_file(m, path)), key=hover_order)
+            self._by_file[path] = found
+        return found
+
+    def for_symbol(self, path: str, qualname: str) -> list[Memory]:
+        return [m for m in self.for_file(path) if any(cites_symbol(c, path, qualname) for c in m.citations)]
+
+    def by_id(self, memory_id: str) -> Memory | None:
+        return self._by_id.get(memory_id)
+
+    def as_dict(self) -> dict[str, Memory]:
+        return self._by_id
+
+
+def cites_symbol(c: cites.Citation, path: str, qualname: str) -> bool:
+    now = c.now
+    return now.path == path and now.symbol == qualname
+
+
+class Snapshot:
+    """Immutable reads of one workspace state; safe to share between threads."""
+
+    def __init__(self, root: Path, book: MemoryBook, store, generation: int, memories: MemoryView,
+                 graph: ImpactGraph | None, load_graph: Callable[[], ImpactGraph],
+                 retriever: Callable[[], object] | None = None, indexed: bool = True, graph_current: bool = False):
+        self.root = root
+        self.book = book
+        self.store = store  # None: the index is owned by another process (memories come from the log)
+        self.generation = generation  # bumps with every change to the indexed code
+        self.memories = memories
+        self.graph = graph  # None until the host has loaded it (hovers then show no counts)
+        self.graph_current = graph_current  # False: the graph predates the last code change
+        self._load_graph = load_graph
+        self._retriever = retriever
+        self.indexed = indexed  # False: the code is not indexed yet (a fresh workspace)
+        self._symbols: dict[str, list[Symbol]] = {}
+        self._lock = threading.Lock()
+
+    # -- code facts ----------------------------------------------------------------------------------
+    def symbols(self, path: str) -> list[Symbol]:
+        """The symbols defined in `path`, in file order."""
+        found = self._symbols.get(path)
+        if found is None:
+            if self.store is None:
+                return []
+            from memory_lsp.store import graph as g
+
+            found = [Symbol(*row) for row in g.symbols_of(self.store.cursor(), path)]
+            with self._lock:
+                self._symbols[path] = found
+        return found
+
+    def symbols_at(self, path: str, line: int) -> list[Symbol]:
+        """The symbols whose lines hold `line` (1-based), innermost first."""
+        found = [s for s in self.symbols(path) if s.start <= line <= s.end]
+        found.sort(key=lambda s: s.end - s.start)
+        return found
+
+    def symbol_at(self, path: str, line: int) -> Symbol | None:
+        found = self.symbols_at(path, line)
+        return found[0] if found else None
+
+    def impact_graph(self) -> ImpactGraph:
+        """The graph of this code, loaded now if the host has not yet (it keeps one per workspace)."""
+        return self.graph if self.graph_current else self._load_graph()
+
+    def impact_counts(self, node: str, path: str, depth: int) -> tuple[int, int] | None:
+        """(dependents, tests) of a file or symbol; None while the graph is loading."""
+        if self.graph is None:
+            return None
+        deps, tests = self.graph.walk(node, path, depth)
+        return len(deps), len(tests)
+
+    def retriever(self):
+        """The searcher over this index (its in-memory copies follow the index's versions)."""
+        if self._retriever is None:
+            raise IndexBusy("search needs the index")
+        return self._retriever()
+
+    def relpath(self, path) -> str:
+        return relpath(self.root, path)
+
+    # -- memories ------------------------------------------------------------------------------------
+    def lookup(self) -> cites.CodeLookup:
+        """Where cited code is now: the index when there is one, else the files themselves."""
+        if self.store is None:
+            return cites.FileLookup(self.root)
+        return cites.IndexLookup(self.store, self.root)
