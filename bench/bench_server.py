@@ -1,6 +1,6 @@
 """Benchmark g: the language server as an editor meets it, on a workspace of 10,000+ files.
 
-The server runs as its own process (`python -m memory_lsp.server`, stdio) driven by a real LSP
+The server runs as its own process (`python -m memory_lsp serve`, stdio) driven by a real LSP
 client (pytest-lsp's, VS Code's capabilities). The workspace is built under /tmp: N copies of the
 standard library (no test folders, no site-packages) plus a few installed registry packages;
 memories are taught first through the CLI (event log), each citing a real symbol of one of the
@@ -52,7 +52,7 @@ from pygls.protocol import default_converter  # noqa: E402
 from pytest_lsp import LanguageClient, client_capabilities  # noqa: E402
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features  # noqa: E402
 
-SERVER = [sys.executable, "-m", "memory_lsp.server"]
+SERVER = [sys.executable, "-m", "memory_lsp", "serve"]
 RESULTS = Path(__file__).parent / "results" / "server.json"
 PLAN = ".bench-server-plan.json"
 IMPACT_COMMANDS = 20  # memory.impact commands at the end of the warm run (they load the impact graph)

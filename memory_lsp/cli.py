@@ -64,9 +64,9 @@ def _server_arguments(p) -> None:
 
 
 def cmd_serve(args) -> int:
-    from memory_lsp.server.app import serve  # pygls and lsprotocol load only for the server
+    from memory_lsp.server.server import start  # pygls and lsprotocol load only for the server
 
-    return serve(args)
+    return start(args)
 
 
 def main(argv: list[str] | None = None) -> int:

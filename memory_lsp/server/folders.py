@@ -1,9 +1,13 @@
-"""One workspace folder as the server holds it.
+"""One workspace folder as the server holds it: its `workspace.Workspace` host, the writer queue
+that applies every change to it, and the background loops (graph loader, memory-log poll, file
+watcher).
 
-All writes to the index (the first index, re-indexing buffers and files, syncing memories,
-commands, background embedding) run one at a time on the folder's writer thread. Hovers, lenses
-and diagnostics never wait for it: they read snapshots (the memories, the impact graph) and
-per-file facts read through their own DuckDB cursor, which sees the last committed state.
+Every change (the first index, re-indexing buffers and files, syncing memories, commands that
+write, background embedding) runs one at a time on the folder's writer thread. Readers never wait
+for it: hovers, lenses and diagnostics take `snapshot()`, and read commands run on the server's
+reader pool over the host's current snapshot (`command`). A read goes to the writer first only
+when it must: the memory log changed since the last sync (read your writes after a CLI `teach`),
+or a search needs the full-text index rebuilt, or a fresh folder has no index yet.
 """
 
 from __future__ import annotations
@@ -11,31 +15,45 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
 from memory_lsp.errors import UserError
-from memory_lsp.server.settings import ServerSettings
+from memory_lsp.settings import Config
 
 log = logging.getLogger(__name__)
 
 DUCKDB_MEMORY_MB = 256
 LOG_POLL_SECONDS = 1.0  # how often the memory log is checked for events written by other processes
+REINDEX = "memory.reindex"  # the one command that changes the index rather than the memories
+SEARCHES = ("memory.search", "memory.context")  # commands that read the full-text index
 
 
-class Root:
-    def __init__(self, path: Path, settings: ServerSettings, on_change: Callable[["Root", set[str] | None], None],
-                 on_progress: Callable[[str, int | None], None] | None = None):
+def writes(name: str) -> bool:
+    """Does the command change the workspace (so it runs on the writer)? Unknown names fail on a reader."""
+    from memory_lsp.commands import COMMANDS
+
+    spec = COMMANDS.get(name)
+    return spec is not None and (spec.writes_memories or name == REINDEX)
+
+
+class Folder:
+    def __init__(self, path: Path, config: Config, reader: Executor,
+                 on_change: Callable[["Folder", set[str] | None], None]):
         self.path = path
-        self.settings = settings
-        self.on_change = on_change  # (root, changed paths or None = everything): refresh the editor
-        self.on_progress = on_progress
+        self.config = config
+        self.on_change = on_change  # (folder, changed paths or None = everything): refresh the editor
+        self.on_progress: Callable[[str, int | None], None] | None = None
+        self.bridge = None  # the CLI's way in while this server owns the index (closed first)
         self.ws = None  # workspace.Workspace (the host), once open
         self.error: str | None = None  # why the folder could not be opened or indexed
         self.ready = threading.Event()  # the first index has finished (or failed)
         self.started = False  # start() queued the opening: commands queued from now on run after it
+        self.open_buffers: set[str] = set()  # paths whose editor buffer wins over the disk
+        self._reader = reader
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="memory-writer")
+        self._opening: Future | None = None
         self._queued = 0
         self._queue_lock = threading.Lock()
         self._pending: dict[str, bytes | None] = {}  # paths waiting for a re-index, coalesced
@@ -43,23 +61,29 @@ class Root:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._embedding_queued = False
-        self.open_buffers: set[str] = set()  # paths whose editor buffer wins over the disk
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> Future:
-        fut = self._submit(self._open_and_index)
+        self._opening = self._submit(self._open_and_index)
         self.started = True
-        for target, name in ((self._graph_loop, "memory-graph"), (self._log_loop, "memory-log")):
-            t = threading.Thread(target=target, name=name, daemon=True)
-            t.start()
-            self._threads.append(t)
-        if self.settings.indexing.watch:
-            t = threading.Thread(target=self._watch_loop, name="memory-watch", daemon=True)
-            t.start()
-            self._threads.append(t)
-        return fut
+        loops = [(self._graph_loop, "memory-graph"), (self._log_loop, "memory-log")]
+        if self.config.indexing.watch:
+            loops.append((self._watch_loop, "memory-watch"))
+        for target, name in loops:
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self._opening
+
+    def close_bridge(self) -> None:
+        # left open, it would answer the CLI from a closed folder, and the folder added again
+        # could not start its own
+        if self.bridge is not None:
+            self.bridge.close()
+            self.bridge = None
 
     def close(self) -> None:
+        self.close_bridge()
         self._stop.set()
         self._graph_wanted.set()
         self._writer.shutdown(wait=True, cancel_futures=True)
@@ -68,6 +92,80 @@ class Root:
         if self.ws is not None:
             self.ws.close()
             self.ws = None
+
+    # -- reads (any thread; never wait for the writer) ---------------------------------------------------
+    def snapshot(self):
+        """The folder's current snapshot (None until its index is open)."""
+        return self.ws.snapshot() if self.ws is not None else None
+
+    def relpath(self, full: str) -> str | None:
+        """Workspace-relative path of a file inside this folder, else None."""
+        try:
+            return Path(full).resolve().relative_to(self.path).as_posix()
+        except ValueError:
+            return None
+
+    # -- commands --------------------------------------------------------------------------------
+    def command(self, name: str, arguments: dict) -> Future:
+        """A workspace command: one that writes on the writer, a read on the reader pool."""
+        if writes(name):
+            return self._submit(self._run_write, name, arguments)
+        result: Future = Future()
+
+        def attempt(waited: tuple[str, ...]) -> None:
+            if result.cancelled():  # $/cancelRequest while the writer caught up
+                return
+            try:
+                self._reader.submit(self._run_read, result, name, arguments, waited, attempt)
+            except RuntimeError as exc:  # the reader pool is shut down: the server is closing
+                result.set_exception(exc)
+        attempt(())
+        return result
+
+    def _run_read(self, result: Future, name: str, arguments: dict, waited: tuple[str, ...], attempt) -> None:
+        from memory_lsp import commands
+
+        try:
+            reason, before = self._before_read(name, waited)
+            if before is not None:  # each wait once: a log written to all the time must not starve the read
+                before.add_done_callback(lambda _done: attempt((*waited, reason)))
+            elif result.set_running_or_notify_cancel():
+                if self.ws is None:
+                    raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
+                result.set_result(commands.run(commands.WorkspaceTarget(self.ws), name, arguments))
+        except BaseException as exc:
+            if not result.done():
+                result.set_exception(exc)
+
+    def _before_read(self, name: str, waited: tuple[str, ...]) -> tuple[str, Future | None]:
+        """The writer job a read must wait for, if any: a fresh folder's first index; a sync of
+        memories written by another process; the full-text index a search reads."""
+        ws = self.ws
+        if ws is None or not (ws.has_code() or self.ready.is_set()):
+            return "opening", (None if "opening" in waited else self._opening)
+        search = name in SEARCHES and ws.store.meta("fts_dirty", "1") != "0"
+        if "catch-up" not in waited and (ws.memories_outdated() or search):
+            log.info("DEBUG catch-up for %s: outdated=%s search=%s", name, ws.memories_outdated(), search)
+            return "catch-up", self._submit(self._catch_up, search)
+        return "", None
+
+    def _catch_up(self, search: bool) -> None:
+        self._sync_memories()
+        if search:
+            self.ws.ensure_search_index()
+
+    def _run_write(self, name: str, arguments: dict) -> dict:
+        from memory_lsp import commands
+
+        if self.ws is None:
+            raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
+        self._sync_memories()  # events another process wrote since the last poll: read your writes
+        result = commands.run(commands.WorkspaceTarget(self.ws), name, arguments)
+        if name == REINDEX:
+            self._after_code_change(None)
+        else:
+            self._sync_memories()  # the command wrote memory events
+        return result
 
     # -- writer jobs ------------------------------------------------------------------------------
     def _submit(self, fn, *args) -> Future:
@@ -94,14 +192,11 @@ class Root:
             return self._queued > 0 or self._stop.is_set()
 
     def _open_and_index(self) -> None:
-        from memory_lsp.settings import Settings
-        from memory_lsp.workspace import Workspace
+        from memory_lsp.workspace import Workspace  # DuckDB loads when a folder opens, not at start-up
 
         try:
-            settings = Settings(excludes=list(self.settings.indexing.excludes), workers=self.settings.indexing.workers)
-            self.ws = Workspace.open(self.path, settings=settings, memory_limit_mb=DUCKDB_MEMORY_MB)
-            had_code = self.ws.has_code()
-            if had_code:  # what the previous index knew answers at once
+            self.ws = Workspace.open(self.path, settings=self.config.indexing, memory_limit_mb=DUCKDB_MEMORY_MB)
+            if self.ws.has_code():  # what the previous index knew answers at once
                 self._graph_wanted.set()
             self.on_change(self, None)
 
@@ -158,26 +253,8 @@ class Root:
         if self.ready.is_set():
             self._want_embedding()  # new or changed code wants vectors too
 
-    def run_command(self, name: str, arguments: dict) -> Future:
-        """A workspace command on the writer thread; memory writes refresh the snapshots after."""
-        return self._submit(self._run_command, name, arguments)
-
-    def _run_command(self, name: str, arguments: dict) -> dict:
-        from memory_lsp import commands
-
-        if self.ws is None:
-            raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
-        if self.ws.sync_memories():  # events another process wrote since the last poll: read your writes
-            self.on_change(self, None)
-        result = commands.run(commands.WorkspaceTarget(self.ws), name, arguments)
-        if name == "memory.reindex":
-            self._after_code_change(None)
-        elif self.ws.sync_memories():  # the command wrote memory events
-            self.on_change(self, None)
-        return result
-
     def _want_embedding(self) -> None:
-        if self.ws is None or not self.settings.embeddings.background or self._embedding_queued \
+        if self.ws is None or not self.config.embeddings.background or self._embedding_queued \
                 or self._stop.is_set():
             return
         self._embedding_queued = True
@@ -230,9 +307,8 @@ class Root:
 
         from memory_lsp.index.discover import excluded
         from memory_lsp.index.languages import classify
-        from memory_lsp.settings import Settings
 
-        settings = Settings(excludes=list(self.settings.indexing.excludes))
+        settings = self.config.indexing
         self.ready.wait()
         try:
             for changes in watchfiles.watch(self.path, stop_event=self._stop, debounce=300, rust_timeout=1000,
@@ -248,15 +324,3 @@ class Root:
                     self.reindex(paths)
         except Exception:
             log.exception("the file watcher stopped")
-
-    # -- reads (any thread; never wait for the writer) ---------------------------------------------------
-    def snapshot(self):
-        """The folder's current snapshot (None until its index is open)."""
-        return self.ws.snapshot() if self.ws is not None else None
-
-    def relpath(self, full: str) -> str | None:
-        """Workspace-relative path of a file inside this folder, else None."""
-        try:
-            return Path(full).resolve().relative_to(self.path).as_posix()
-        except ValueError:
-            return None
