@@ -1,3 +1,3 @@
-from memory_lsp.cli import main
+from memory_lsp.cli.main import main
 
 raise SystemExit(main())

@@ -1,4 +1,5 @@
-"""A tiny local bridge from the CLI to the running language server.
+"""The server half of the CLI's bridge to a running language server (the client half is
+`cli/forward.py`), and the wire format both halves share.
 
 DuckDB lets one process open the index. While the language server owns it, the CLI asks the
 server instead: the server listens on a Unix domain socket (in a private folder under the temp
@@ -17,7 +18,6 @@ import logging
 import os
 import socket
 import socketserver
-import stat
 import tempfile
 import threading
 import time
@@ -33,10 +33,6 @@ INFO_FILE = "server.json"
 MAX_REQUEST = 16 * 1024 * 1024  # bytes in one request line
 
 Handler = Callable[[str, dict], dict]
-
-
-class Unreachable(UserError):
-    """The server named in server.json cannot be asked (gone, not answering, or an unreadable answer)."""
 
 
 def socket_path(root: Path) -> Path:
@@ -89,7 +85,7 @@ class Bridge:
         self._server.server_close()
         self._thread.join()
         info_path = self.root / MEMORY_DIR / INFO_FILE
-        if (_read_info(info_path) or {}).get("pid") == os.getpid():
+        if (read_info(info_path) or {}).get("pid") == os.getpid():
             info_path.unlink(missing_ok=True)
         self.socket.unlink(missing_ok=True)
 
@@ -130,53 +126,11 @@ def _answer(handler: Handler, line: bytes) -> bytes:
         reply = {"result": handler(name, request.get("arguments"))}
         return (json.dumps(reply, default=str) + "\n").encode()
     except UserError as exc:
-        reply = {"error": _one_line(str(exc))}
+        reply = {"error": one_line(str(exc))}
     except Exception as exc:
         log.exception("bridge: %s failed", name)
         reply = {"error": f"the language server failed on {name} ({type(exc).__name__}); its log has the details"}
     return (json.dumps(reply) + "\n").encode()
-
-
-# -- client side ---------------------------------------------------------------------------
-def find(root: Path) -> dict | None:
-    """server.json of a live server for `root`, or None (missing, unreadable, dead pid, no socket)."""
-    root = Path(root).resolve()
-    info = _read_info(root / MEMORY_DIR / INFO_FILE)
-    if info is None or not isinstance(info.get("pid"), int) or not isinstance(info.get("socket"), str):
-        return None
-    if info.get("root", str(root)) != str(root) or not _alive(info["pid"]) or not _is_socket(info["socket"]):
-        return None
-    return info
-
-
-def ask(root: Path, name: str, arguments: dict | None, timeout: float | None = 120) -> dict:
-    """Send one command to the running server; its result, or a UserError (its error line, or
-    `Unreachable` when it cannot be asked)."""
-    info = find(root)
-    if info is None:
-        raise Unreachable(f"no memory-lsp language server is running for {Path(root).resolve()}")
-    server = f"the language server (pid {info['pid']})"
-    request = (json.dumps({"command": name, "arguments": arguments}, default=str) + "\n").encode()
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
-            sock.connect(info["socket"])
-            sock.sendall(request)
-            with sock.makefile("rb") as stream:
-                line = stream.readline()
-    except socket.timeout:
-        raise Unreachable(f"{server} did not answer {name} within {timeout:g} s") from None
-    except OSError as exc:
-        raise Unreachable(f"cannot reach {server} at {info['socket']}: {exc.strerror or exc}") from None
-    try:
-        reply = json.loads(line)
-    except ValueError:
-        reply = None
-    if isinstance(reply, dict) and isinstance(reply.get("error"), str):
-        raise UserError(_one_line(reply["error"]))
-    if not isinstance(reply, dict) or not isinstance(reply.get("result"), dict):
-        raise Unreachable(f"{server} sent {'no' if not line else 'an unreadable'} answer to {name}")
-    return reply["result"]
 
 
 # -- plumbing ------------------------------------------------------------------------------
@@ -208,7 +162,7 @@ def _write_atomically(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def _read_info(path: Path) -> dict | None:
+def read_info(path: Path) -> dict | None:
     try:
         info = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -216,26 +170,5 @@ def _read_info(path: Path) -> dict | None:
     return info if isinstance(info, dict) else None
 
 
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # alive, another user's
-    except OSError:
-        return False
-    return True
-
-
-def _is_socket(path: str) -> bool:
-    try:
-        return stat.S_ISSOCK(os.stat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return " ".join(text.split("\n")).strip() or "an error with no message"

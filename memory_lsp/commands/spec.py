@@ -158,7 +158,7 @@ def _add_argument(p: argparse.ArgumentParser, key: str, param: Param) -> None:
             options["nargs"] = "*"
         p.add_argument(key, **options)
         return
-    flags = ([param.short] if param.short else []) + [f"--{key.replace('_', '-')}"]
+    flags = [f"--{key.replace('_', '-')}"] + ([param.short] if param.short else [])
     options["dest"] = key
     if param.type is bool:
         options.pop("choices", None)

@@ -132,7 +132,7 @@ class Folder:
             elif result.set_running_or_notify_cancel():
                 if self.ws is None:
                     raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
-                result.set_result(commands.run(commands.WorkspaceTarget(self.ws), name, arguments))
+                result.set_result(commands.run(self.ws, name, arguments))
         except BaseException as exc:
             if not result.done():
                 result.set_exception(exc)
@@ -160,7 +160,7 @@ class Folder:
         if self.ws is None:
             raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
         self._sync_memories()  # events another process wrote since the last poll: read your writes
-        result = commands.run(commands.WorkspaceTarget(self.ws), name, arguments)
+        result = commands.run(self.ws, name, arguments)
         if name == REINDEX:
             self._after_code_change(None)
         else:
