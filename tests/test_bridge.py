@@ -13,6 +13,7 @@ import pytest
 
 from helpers import write_files
 from memory_lsp import bridge
+from memory_lsp.cli import forward
 from memory_lsp.errors import UserError
 
 FILES = {
@@ -30,7 +31,7 @@ from memory_lsp.workspace import Workspace
 ws = Workspace.open(sys.argv[1])
 def answer(name, args):  # as the server's writer does: apply new log events, then run the command
     ws.sync_memories()
-    return commands.run(commands.WorkspaceTarget(ws), name, args)
+    return commands.run(ws, name, args)
 if sys.argv[2] == "bridge":
     bridge.Bridge.start(ws.root, answer)
 print("ready", flush=True)
@@ -49,16 +50,16 @@ def served(tmp_path):
 
 def test_ask_gets_the_result_and_close_cleans_up(served):
     root, b, _ = served
-    info = bridge.find(root)
+    info = forward.find(root)
     assert info["pid"] == os.getpid() and info["root"] == str(root.resolve())
     assert json.loads((root / ".memory" / "server.json").read_text()) == info
     assert len(info["socket"]) < 100 and "server.json*" in (root / ".memory" / ".gitignore").read_text()
-    assert bridge.ask(root, "echo", {"a": [1, "b"]}) == {"echo": {"a": [1, "b"]}}
+    assert forward.ask(root, "echo", {"a": [1, "b"]}) == {"echo": {"a": [1, "b"]}}
     b.close()
-    assert bridge.find(root) is None
+    assert forward.find(root) is None
     assert not (root / ".memory" / "server.json").exists() and not os.path.exists(info["socket"])
-    with pytest.raises(bridge.Unreachable, match="no memory-lsp language server is running"):
-        bridge.ask(root, "echo", {})
+    with pytest.raises(forward.Unreachable, match="no memory-lsp language server is running"):
+        forward.ask(root, "echo", {})
 
 
 def test_errors_are_one_line(served, caplog):
@@ -72,10 +73,10 @@ def test_errors_are_one_line(served, caplog):
 
     handlers.update(refuse=refuse, crash=crash)
     with pytest.raises(UserError, match="^no such thing really$"):
-        bridge.ask(root, "refuse", {})
+        forward.ask(root, "refuse", {})
     with caplog.at_level(logging.ERROR, logger="memory_lsp.bridge"):
         with pytest.raises(UserError) as caught:
-            bridge.ask(root, "crash", {})
+            forward.ask(root, "crash", {})
     assert str(caught.value) == "the language server failed on crash (RuntimeError); its log has the details"
     assert any(r.exc_info and "a bug" in str(r.exc_info[1]) for r in caplog.records)  # the traceback is logged
 
@@ -88,7 +89,7 @@ def test_bad_request_lines(served, line, error):
     root, _, _ = served
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(30)
-        sock.connect(bridge.find(root)["socket"])
+        sock.connect(forward.find(root)["socket"])
         sock.sendall(line)
         assert json.loads(sock.makefile("rb").readline()) == {"error": error}
 
@@ -106,9 +107,9 @@ def test_connections_are_served_concurrently(served):
 
     handlers.update(wait=wait, release=release)
     answers = []
-    first = threading.Thread(target=lambda: answers.append(bridge.ask(root, "wait", {}, timeout=60)))
+    first = threading.Thread(target=lambda: answers.append(forward.ask(root, "wait", {}, timeout=60)))
     first.start()
-    assert bridge.ask(root, "release", {}, timeout=60) == {}
+    assert forward.ask(root, "release", {}, timeout=60) == {}
     first.join()
     assert answers == [{"released": True}]
 
@@ -126,7 +127,7 @@ def test_a_stale_socket_is_replaced_and_another_servers_file_is_kept(tmp_path):
     stale.bind(str(path))
     stale.close()  # the file stays: a server that was killed
     b = bridge.Bridge.start(tmp_path, lambda name, args: {"ok": True})
-    assert bridge.ask(tmp_path, "anything", None) == {"ok": True}
+    assert forward.ask(tmp_path, "anything", None) == {"ok": True}
     info = tmp_path / ".memory" / "server.json"
     info.write_text(json.dumps({"pid": 1, "socket": str(path)}))  # another server took over the workspace
     b.close()
@@ -140,21 +141,21 @@ def dead_pid() -> int:
 
 def test_find_ignores_missing_unreadable_and_dead(tmp_path):
     info = tmp_path / ".memory" / "server.json"
-    assert bridge.find(tmp_path) is None
+    assert forward.find(tmp_path) is None
     info.parent.mkdir()
     info.write_text("{not json")
-    assert bridge.find(tmp_path) is None
+    assert forward.find(tmp_path) is None
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         path = str(tmp_path / "s.sock")
         sock.bind(path)
         info.write_text(json.dumps({"pid": dead_pid(), "socket": path}))
-        assert bridge.find(tmp_path) is None  # the process is gone
+        assert forward.find(tmp_path) is None  # the process is gone
         info.write_text(json.dumps({"pid": os.getpid(), "socket": path, "root": "/elsewhere"}))
-        assert bridge.find(tmp_path) is None  # a copied workspace: not our server
+        assert forward.find(tmp_path) is None  # a copied workspace: not our server
         info.write_text(json.dumps({"pid": os.getpid(), "socket": path}))
-        assert bridge.find(tmp_path)["socket"] == path
+        assert forward.find(tmp_path)["socket"] == path
     info.write_text(json.dumps({"pid": os.getpid(), "socket": str(tmp_path / "gone.sock")}))
-    assert bridge.find(tmp_path) is None  # no socket
+    assert forward.find(tmp_path) is None  # no socket
 
 
 # -- the CLI and a server in another process ----------------------------------------------------
@@ -200,7 +201,7 @@ def test_cli_reads_are_answered_by_the_running_server(workspace):
     root, alone = workspace
     holder = Holder(root, "bridge")
     try:
-        pid = bridge.find(root)["pid"]
+        pid = forward.find(root)["pid"]
         assert pid == holder.proc.pid
         for args in READS:
             data, stderr = cli_json(root, *args)
@@ -226,10 +227,10 @@ def test_cli_reads_are_answered_by_the_running_server(workspace):
 def test_a_dead_servers_file_is_ignored_and_the_cli_falls_back(workspace):
     root, alone = workspace
     holder = Holder(root, "bridge")
-    socket_file = bridge.find(root)["socket"]
+    socket_file = forward.find(root)["socket"]
     holder.kill()  # killed: server.json and the socket file stay behind
     try:
-        assert (root / ".memory" / "server.json").exists() and bridge.find(root) is None
+        assert (root / ".memory" / "server.json").exists() and forward.find(root) is None
         impact = cli_json(root, "impact", "lib/core.py::helper")[0]  # answered here: the index is free
         assert [d["path"] for d in impact["dependents"]] == ["lib/api.py", "tests/test_api.py"]
         busy = Holder(root, "plain")  # owns the index, answers nothing

@@ -9,9 +9,10 @@ import pytest
 
 from helpers import write_files
 from memory_lsp import commands
-from memory_lsp.commands import COMMANDS, LocalTarget, WorkspaceTarget, run
-from memory_lsp.errors import UserError
+from memory_lsp.commands import COMMANDS, run
+from memory_lsp.errors import IndexBusy, UserError
 from memory_lsp.workspace import Workspace
+from memory_lsp.workspace.offline import OfflineWorkspace
 
 FILES = {
     "lib/__init__.py": "",
@@ -33,6 +34,15 @@ def cli_json(root, *args):
 
 def as_json(data: dict) -> dict:
     return json.loads(json.dumps(data, default=str))
+
+
+def run_on_index(root, name, arguments):
+    """One command on the open index, closed again before the CLI runs: one process may open it."""
+    ws = Workspace.open(root)
+    try:
+        return run(ws, name, arguments)
+    finally:
+        ws.close()
 
 
 @pytest.fixture(scope="module")
@@ -79,9 +89,8 @@ def test_the_registry_has_every_command():
     ("memory.search", ["x"], "memory.search: the arguments must be a JSON object, got a list ([\"x\"])"),
 ])
 def test_bad_arguments_are_one_clear_line(root, name, arguments, message):
-    with LocalTarget(root) as target:
-        with pytest.raises(UserError) as caught:
-            run(target, name, arguments)
+    with pytest.raises(UserError) as caught:  # checked before anything is opened: the log alone will do
+        run(OfflineWorkspace(root), name, arguments)
     text = str(caught.value)
     assert message in text and "\n" not in text
 
@@ -109,33 +118,30 @@ def test_defaults_are_filled_in_and_not_shared():
     ("memory.expand", {"file": "lib/core.py"}, ["expand", "lib/core.py"]),
 ])
 def test_results_are_what_the_cli_prints_with_json(root, name, arguments, cli_args):
-    with LocalTarget(root) as target:  # closed before the CLI runs: one process may open the index
-        result = run(target, name, arguments)
+    result = run_on_index(root, name, arguments)
     assert as_json(result) == cli_json(root, *cli_args)
 
 
 def test_export_returns_the_text_the_cli_prints(root):
-    with LocalTarget(root) as target:
-        out = run(target, "memory.export", {"format": "json"})
+    out = run_on_index(root, "memory.export", {"format": "json"})
     assert (out["format"], out["count"]) == ("json", 1)
     done = cli("export", "-w", str(root), "--format", "json")
     assert done.stdout == out["text"] + ("" if out["text"].endswith("\n") else "\n")
 
 
-def test_a_workspace_target_uses_the_open_index_and_never_closes_it(tmp_path):
+def test_commands_use_the_open_workspace_and_never_close_it(tmp_path):
     root = write_files(tmp_path, FILES)
     ws = Workspace.open(root)
     try:
         ws.index(workers=0)
-        target = WorkspaceTarget(ws)
-        taught = run(target, "memory.teach", {"text": "serve() is the entry point", "type": "decision",
+        taught = run(ws, "memory.teach", {"text": "serve() is the entry point", "type": "decision",
                                               "cite": ["lib/api.py::serve"]})
-        (listed,) = run(target, "memory.memories", {"file": "lib/api.py"})["memories"]
+        (listed,) = run(ws, "memory.memories", {"file": "lib/api.py"})["memories"]
         assert listed["id"] == taught["id"] and listed["citations"][0]["state"] == "valid"
         (root / "lib/core.py").write_text("def helper():\n    return 1\n\n\ndef extra():\n    return 3\n")
-        report = run(WorkspaceTarget(ws), "memory.reindex", {"files": ["lib/core.py"]})
+        report = run(ws, "memory.reindex", {"files": ["lib/core.py"]})
         assert (report["files"], report["parsed"]) == (1, 1)
-        assert {s["symbol"] for s in run(target, "memory.expand", {"file": "lib/core.py"})["symbols"]} == {
+        assert {s["symbol"] for s in run(ws, "memory.expand", {"file": "lib/core.py"})["symbols"]} == {
             "helper", "extra"}
         assert ws.doctor()["healthy"]  # still open
     finally:
@@ -144,10 +150,23 @@ def test_a_workspace_target_uses_the_open_index_and_never_closes_it(tmp_path):
 
 def test_memory_reads_replay_the_log_without_an_index(tmp_path):
     root = write_files(tmp_path, FILES)
-    with LocalTarget(root) as target:
-        taught = run(target, "memory.teach", {"text": "keep it simple", "type": "preference"})
-        assert [m["id"] for m in run(target, "memory.memories", {})["memories"]] == [taught["id"]]
-        assert target.index() is None and not (root / ".memory" / "index.duckdb").exists()
-        with pytest.raises(UserError, match="no memory 'nosuch'"):
-            run(target, "memory.approve", {"id": "nosuch"})
+    ws = OfflineWorkspace(root)
+    taught = run(ws, "memory.teach", {"text": "keep it simple", "type": "preference", "cite": ["lib/core.py::helper"]})
+    (listed,) = run(ws, "memory.memories", {})["memories"]
+    assert listed["id"] == taught["id"] and listed["citations"][0]["state"] == "valid"  # read from the file
+    assert not (root / ".memory" / "index.duckdb").exists() and ws.note is None
+    with pytest.raises(UserError, match="no memory 'nosuch'"):
+        run(ws, "memory.approve", {"id": "nosuch"})
     assert commands.COMMANDS["memory.reindex"].timeout is None  # the CLI waits for a server's full reindex
+
+
+def test_index_commands_are_refused_offline_with_the_reason(tmp_path):
+    root = write_files(tmp_path, FILES)
+    with pytest.raises(UserError, match="has no open index"):
+        run(OfflineWorkspace(root), "memory.impact", {"target": "lib/core.py"})
+    busy = OfflineWorkspace(root, busy=IndexBusy("the index is in use by another process"))
+    with pytest.raises(IndexBusy, match="in use by another process"):
+        run(busy, "memory.search", {"query": "helper"})
+    assert busy.note == "the index is in use by another process: citation states are read from the files"
+    with pytest.raises(UserError, match="'k' must be an integer"):  # a bad argument is said first
+        run(busy, "memory.search", {"query": "helper", "k": "ten"})

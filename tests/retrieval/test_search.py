@@ -104,7 +104,7 @@ def test_bad_search_input(ws, bad, message):
     from memory_lsp.errors import UserError
 
     with pytest.raises(UserError, match=message):  # the kind is checked once, by the command table
-        commands.run(commands.WorkspaceTarget(ws), "memory.search",
+        commands.run(ws, "memory.search",
                      {"query": bad, "kind": "all" if bad == "" else "files"})
 
 
