@@ -153,9 +153,13 @@ def _add_argument(p: argparse.ArgumentParser, key: str, param: Param) -> None:
         options["metavar"] = param.metavar
     if param.choices:
         options["choices"] = list(param.choices)
+    if param.type is int:
+        options["type"] = int
     if param.cli == "positional":
         if param.type is list:
             options["nargs"] = "*"
+        elif not param.required:
+            options.update(nargs="?", default=param.default)
         p.add_argument(key, **options)
         return
     flags = [f"--{key.replace('_', '-')}"] + ([param.short] if param.short else [])
@@ -166,8 +170,6 @@ def _add_argument(p: argparse.ArgumentParser, key: str, param: Param) -> None:
         return
     if param.type is list:
         options["action"] = "append"
-    elif param.type is int:
-        options["type"] = int
     if param.required:
         options["required"] = True
     else:
