@@ -120,11 +120,5 @@ def refresh_scores(store: Store) -> None:
         age = (now - when) / 86400 if when else 365.0
         n_effects = len([e for e in (effects or "").split(",") if e])
         scores.append((path, reach[path], round(node_score(age, churn or 0, reach[path], direct[path], n_effects), 4)))
-    with store.write_lock:
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            g.write_scores(store, cur, scores)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with store.transaction() as cur:
+        g.write_scores(store, cur, scores)

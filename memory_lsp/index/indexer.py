@@ -109,21 +109,15 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     report.files = len(candidates)
     report.deleted = len(deleted)
 
-    with store.write_lock:
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates})
-            writer.remove(deleted, deleted=True)
-            if only is None:
-                cur.execute("DELETE FROM skipped")
-            for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress):
-                writer.add(batch)
-            writer.add([Skip(*s) for s in skipped])
-            writer.finish(root)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with store.transaction() as cur:
+        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates})
+        writer.remove(deleted, deleted=True)
+        if only is None:
+            cur.execute("DELETE FROM skipped")
+        for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress):
+            writer.add(batch)
+        writer.add([Skip(*s) for s in skipped])
+        writer.finish(root)
     report.parsed = writer.parsed
     for _, reason, _ in writer.skipped:
         report.skipped[reason.split(":")[0]] += 1
@@ -349,13 +343,6 @@ def _refresh_history(store: Store, root: Path, settings: Settings) -> None:
     known = set(g.known_files(store.conn))
     history = gitmine.mine(root, known, settings.git_max_commits, settings.co_change_max_files)
     rows = gitmine.co_change_edges(history, settings.co_change_min_support)
-    with store.write_lock:
-        cur = store.conn
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            g.replace_history(store, cur, rows, history.churn, history.last_change)
-            store.set_meta("git_head", head, cur)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with store.transaction() as cur:
+        g.replace_history(store, cur, rows, history.churn, history.last_change)
+        store.set_meta("git_head", head, cur)

@@ -33,18 +33,11 @@ def replace_all(store: Store, memories: list[Memory]) -> None:
             now = c.current or {}
             cites.append((m.id, i, c.kind, c.path, c.symbol, c.start_line, c.end_line, c.fingerprint, c.state,
                           now.get("path"), now.get("symbol"), now.get("start_line"), now.get("end_line")))
-    with store.write_lock:
-        cur = store.conn
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            cur.execute("DELETE FROM memories")
-            cur.execute("DELETE FROM citations")
-            store.bulk_insert("memories", *MEMORY_COLUMNS, rows, cur=cur)
-            store.bulk_insert("citations", *CITATION_COLUMNS, cites, cur=cur)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with store.transaction() as cur:
+        cur.execute("DELETE FROM memories")
+        cur.execute("DELETE FROM citations")
+        store.bulk_insert("memories", *MEMORY_COLUMNS, rows, cur=cur)
+        store.bulk_insert("citations", *CITATION_COLUMNS, cites, cur=cur)
 
 
 def all_docs(store: Store) -> list[dict]:
