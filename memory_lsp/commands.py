@@ -196,7 +196,7 @@ class Target:
 
     def lookup(self) -> cites.CodeLookup:
         ws = self.index()
-        return cites.IndexLookup(ws.store, ws.root) if ws is not None else cites.FileLookup(self.root)
+        return ws.snapshot().lookup() if ws is not None else cites.FileLookup(self.root)
 
     def after_write(self) -> None:
         """Keep the index's projection of the memories in step with what was just written."""

@@ -75,7 +75,7 @@ def test_body_changed_makes_it_drifted_until_reanchored(ws):
     assert c.state == "drifted" and m.state == "drifted"
     assert [x.id for x in ws.memories(state="drifted")] == [mid]
 
-    ws.book.reanchor({m.id: m}, mid, cites.IndexLookup(ws.store, ws.root))
+    ws.book.reanchor({m.id: m}, mid, ws.snapshot().lookup())
     m, c = _citation(ws, mid)
     assert c.state == "valid"
 
