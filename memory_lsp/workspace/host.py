@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from memory_lsp.graph.impact import ImpactGraph
+from memory_lsp.graph.passes import PASSES
 from memory_lsp.index import indexer
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
@@ -91,14 +92,15 @@ class Workspace:
 
     # -- changes (one writer at a time) ------------------------------------------------------------
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
-        report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers)
+        report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers,
+                             passes=PASSES)
         self._code_changed(report)
         return report
 
     def reindex(self, paths: dict[str, bytes | None]) -> indexer.IndexReport:
         """Re-index some files (content from an editor buffer, or None to read the disk)."""
         only = {self.relpath(p): data for p, data in paths.items()}
-        report = indexer.run(self.store, self.root, self.settings, only=only)
+        report = indexer.run(self.store, self.root, self.settings, only=only, passes=PASSES)
         if report.parsed or report.deleted:
             self._code_changed(report)
         return report
