@@ -19,7 +19,8 @@ from typing import Any, Callable, NamedTuple
 
 from memory_lsp.index import gitmine, languages
 from memory_lsp.index.discover import Candidate, discover
-from memory_lsp.index.extract import FileFacts, content_hash, extract
+from memory_lsp.index.extract import content_hash, extract
+from memory_lsp.index.facts import FileFacts
 from memory_lsp.index.resolvers import ImportRow, ResolveContext, resolve, strip_quotes
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges
@@ -249,12 +250,12 @@ class _Writer:
         code.insert(self.store, self.cur, code.SKIP_COLUMNS, "skipped", skips)
         self.skipped += skips
         for f in new:
-            self.names.update(s[1] for s in f.symbols)
+            self.names.update(s.name for s in f.symbols)
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known
             self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
-            self.new_shapes[f.path] = FileShape(frozenset(imp[1:] for imp in f.imports), f.is_test,
-                                                f.mutations > 0, frozenset(s[0] for s in f.symbols))
+            self.new_shapes[f.path] = FileShape(frozenset((i.module, i.name, i.alias) for i in f.imports),
+                                                f.is_test, f.mutations > 0, frozenset(s.qualname for s in f.symbols))
 
     def finish(self, root: Path) -> Changes:
         """Resolve the imports of the run (all of them when a path appeared or vanished); say
@@ -285,16 +286,18 @@ def _insert_facts(store, cur, facts: list[FileFacts], mtimes) -> None:
     for f in facts:
         file_rows.append((f.path, f.lang, f.hash, f.size, mtimes.get(f.path), f.loc, f.is_test,
                           ",".join(f.notes), ",".join(f.side_effects), f.mutations))
-        for qual, name, kind, start, end, parent, fp in f.symbols:
-            symbol_rows.append((f"{f.path}::{qual}", f.path, name, qual, kind, start, end, parent, fp))
-        for kind, src, src_class, name, receiver, line in f.refs:
-            ref_rows.append((f.path, kind, f"{f.path}::{src}" if src else f.path, src_class, name,
-                             receiver, line))
-        for qual, kind, start, end, text in f.chunks:
-            chunk_rows.append((f"{f.path}::{qual}:{start}", f.path, kind, qual, start, end,
-                               f"{f.path} | {kind} {qual} | lines {start}-{end}", text))
-        for heading, line, token in f.mentions:
-            mention_rows.append((f.path, heading, line, token))
+        for s in f.symbols:
+            symbol_rows.append((f"{f.path}::{s.qualname}", f.path, s.name, s.qualname, s.kind, s.start_line,
+                                s.end_line, s.parent, s.fingerprint))
+        for r in f.refs:
+            ref_rows.append((f.path, r.kind, f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name,
+                             r.receiver, r.line))
+        for c in f.chunks:
+            chunk_rows.append((f"{f.path}::{c.qualname}:{c.start_line}", f.path, c.kind, c.qualname, c.start_line,
+                               c.end_line, f"{f.path} | {c.kind} {c.qualname} | lines {c.start_line}-{c.end_line}",
+                               c.text))
+        for m in f.mentions:
+            mention_rows.append((f.path, m.heading, m.line, m.token))
     code.insert(store, cur, code.FILE_COLUMNS, "files", file_rows)
     code.insert(store, cur, code.SYMBOL_COLUMNS, "symbols", symbol_rows)
     code.insert(store, cur, code.REF_COLUMNS, "refs", ref_rows)

@@ -169,7 +169,7 @@ class FileLookup:
             rows = []
             if data is not None and lang:
                 facts = extract.extract(path, data, lang)
-                rows = [(q, s, e, fp) for q, _n, _k, s, e, _p, fp in facts.symbols]
+                rows = [(s.qualname, s.start_line, s.end_line, s.fingerprint) for s in facts.symbols]
             self._symbols[path] = rows
         return self._symbols[path]
 

@@ -96,7 +96,7 @@ def expand(ws, path: str) -> dict:
         rows = reports.file_links(cur, path, outgoing=direction == "out")
         return [{"kind": k, "path": p, "count": n, "confidence": c} for k, p, n, c in rows]
 
-    symbols = [{"symbol": q, "kind": k, "lines": [s, e]} for _i, _n, q, k, s, e in code.symbols_of(cur, path)]
+    symbols = [{"symbol": s.qualname, "kind": s.kind, "lines": [s.start, s.end]} for s in code.symbols_of(cur, path)]
     memories = [m.to_json() for m in ws.memories(file=path)]
     return {"path": path, "lang": row[1], "loc": row[2], "is_test": row[3], "dependents": row[4],
             "score": row[5], "commits": row[6], "symbols": symbols, "outgoing": edges("out"),

@@ -105,8 +105,9 @@ def _file_shapes(cur, temp: str) -> dict[str, FileShape]:
     for path, is_test, mutates in cur.execute(
             f"SELECT path, is_test, mutations > 0 FROM files WHERE path IN (SELECT v FROM {temp})").fetchall():
         shapes[path] = [set(), is_test, mutates, set()]
-    for path, line, module, name, alias in cur.execute(
-            f"SELECT DISTINCT path, line, module, name, alias FROM imports WHERE path IN (SELECT v FROM {temp})").fetchall():
+    for path, _line, module, name, alias in cur.execute(
+            "SELECT DISTINCT path, line, module, name, alias FROM imports "
+            f"WHERE path IN (SELECT v FROM {temp})").fetchall():
         shapes[path][0].add((module, name, alias))
     for path, qualname in cur.execute(
             f"SELECT path, qualname FROM symbols WHERE path IN (SELECT v FROM {temp})").fetchall():

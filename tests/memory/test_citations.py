@@ -3,7 +3,6 @@
 import pytest
 
 from memory_lsp.errors import UserError
-from memory_lsp.memory import citations as cites
 from memory_lsp.workspace import Workspace
 
 SOURCE = '''import os
