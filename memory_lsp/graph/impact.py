@@ -14,7 +14,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from memory_lsp.store import graph as g
+from memory_lsp.store import code, edges
 
 DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS")  # src depends on dst
 FORWARD_KINDS = ("DRIVES", "CO_CHANGES")  # dst is affected by src
@@ -66,7 +66,7 @@ class ImpactGraph:
     @classmethod
     def load(cls, store) -> "ImpactGraph":
         cur = store.cursor()
-        return cls(g.all_edges(cur), g.test_paths(cur))
+        return cls(edges.all_edges(cur), code.test_paths(cur))
 
     def resolved_call_sites(self, targets: list[str]) -> int:
         """Distinct call sites (file, line) that CALLS edges tie to any of `targets`."""

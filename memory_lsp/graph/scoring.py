@@ -6,7 +6,9 @@ node = recency + frequency + centrality + side_effect_cost
   centrality = log1p(reachability * 2 + causal_in), reachability = how many files depend on
                this one directly or transitively (IMPORTS, CALLS, INHERITS)
   side_effect_cost = log1p(side-effect categories) * 0.5
-edge = score(src) + score(dst) + causal 1.0 + cost 0.5 + log1p(support) * 0.3 (store/graph.py)
+edge = score(src) + score(dst) + causal 1.0 + cost 0.5 + log1p(support) * 0.3
+  causal: IMPORTS, CALLS, INHERITS, DRIVES, ASSERTS_ON; cost: ASSERTS_ON or a source file with
+  side effects (computed in SQL over the files' scores: store/edges.py write_edge_scores)
 """
 
 from __future__ import annotations
@@ -14,8 +16,12 @@ from __future__ import annotations
 import math
 import time
 
-from memory_lsp.store import graph as g
+from memory_lsp.store import code, edges
 from memory_lsp.store.db import Store
+
+DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS")  # what reachability follows
+EDGE_WEIGHTS = edges.EdgeWeights(causal_kinds=("IMPORTS", "CALLS", "INHERITS", "DRIVES", "ASSERTS_ON"),
+                                 causal=1.0, cost=0.5, support=0.3)
 
 
 def reachability(nodes: list[str], pairs: list[tuple[str, str]]) -> tuple[dict[str, int], dict[str, int]]:
@@ -110,21 +116,15 @@ def node_score(age_days: float, churn: int, reach: int, causal_in: int, side_eff
 
 
 def refresh_scores(store: Store) -> None:
-    cur = store.conn
-    rows = cur.execute("SELECT path, coalesce(last_change, mtime), churn, side_effects FROM files").fetchall()
+    rows = code.file_score_inputs(store.conn)
     nodes = [r[0] for r in rows]
-    reach, direct = reachability(nodes, g.dependency_pairs(cur))
+    reach, direct = reachability(nodes, edges.dependency_pairs(store.conn, DEPENDENCY_KINDS))
     now = time.time()
     scores = []
     for path, when, churn, effects in rows:
         age = (now - when) / 86400 if when else 365.0
         n_effects = len([e for e in (effects or "").split(",") if e])
         scores.append((path, reach[path], round(node_score(age, churn or 0, reach[path], direct[path], n_effects), 4)))
-    with store.write_lock:
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            g.write_scores(store, cur, scores)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with store.transaction() as cur:
+        code.write_file_scores(store, cur, scores)
+        edges.write_edge_scores(cur, EDGE_WEIGHTS)

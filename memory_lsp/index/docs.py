@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from memory_lsp.index.facts import Chunk, Mention
+
 DOC_LANGUAGES = {"markdown": (".md", ".markdown"), "rst": (".rst",)}
 DOC_EXTENSIONS = {ext: name for name, exts in DOC_LANGUAGES.items() for ext in exts}
 
@@ -23,13 +25,13 @@ def extract_doc(facts, data: bytes) -> None:
     for heading, start, end in sections:
         text = "\n".join(lines[start - 1:end]).strip()
         if text:
-            facts.chunks.append((heading, "section", start, end, text))
+            facts.chunks.append(Chunk(heading, "section", start, end, text))
     for heading, start, end in sections:
         for offset, line in enumerate(lines[start - 1:end]):
             tokens = {m.group(1).strip() for m in _BACKTICKED.finditer(line)}
             tokens |= {m.group(1) for m in _PATHLIKE.finditer(line)}
             for token in tokens:
-                facts.mentions.append((heading, start + offset, token))
+                facts.mentions.append(Mention(heading, start + offset, token))
 
 
 def _sections(lines: list[str], rst: bool) -> list[tuple[str, int, int]]:

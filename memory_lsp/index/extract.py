@@ -1,7 +1,7 @@
 """Turn one source file into plain facts: symbols, references, imports, effects, chunks.
 
-Runs inside worker processes, so everything it returns is tuples and strings (cheap to
-pickle) and nothing here touches the database. The query file of the language decides what
+Runs inside worker processes, so everything it returns is plain records (index/facts.py, cheap
+to pickle) and nothing here touches the database. The query file of the language decides what
 is captured (convention: grammars/README.md); this module only interprets the captures.
 """
 
@@ -11,35 +11,12 @@ import fnmatch
 import functools
 import hashlib
 import re
-from dataclasses import dataclass, field
 
 from memory_lsp.index import languages
 from memory_lsp.index import docs
+from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
-
-
-@dataclass
-class FileFacts:
-    path: str
-    lang: str
-    hash: str
-    size: int
-    loc: int
-    is_test: bool = False
-    notes: list[str] = field(default_factory=list)  # "syntax_errors", "invalid_utf8"
-    # (qualname, name, kind, start_line, end_line, parent_qualname, fingerprint)
-    symbols: list[tuple] = field(default_factory=list)
-    # (kind "call"|"inherit", from_qualname, from_class, name, receiver, line)
-    refs: list[tuple] = field(default_factory=list)
-    # (line, module, name, alias)
-    imports: list[tuple] = field(default_factory=list)
-    side_effects: list[str] = field(default_factory=list)
-    mutations: int = 0
-    # (qualname, kind, start_line, end_line, text)
-    chunks: list[tuple] = field(default_factory=list)
-    # doc mentions: (heading, line, token)
-    mentions: list[tuple] = field(default_factory=list)
 
 
 def content_hash(data: bytes) -> str:
@@ -104,10 +81,10 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             mod = caps.get("import.module")
             name = caps.get("import.name")
             alias = caps.get("import.alias")
-            facts.imports.append((caps["import"][0].start_point[0] + 1,
-                                  _text(mod[0]) if mod else "",
-                                  _text(name[0]) if name else None,
-                                  _text(alias[0]) if alias else None))
+            facts.imports.append(Import(caps["import"][0].start_point[0] + 1,
+                                        _text(mod[0]) if mod else "",
+                                        _text(name[0]) if name else None,
+                                        _text(alias[0]) if alias else None))
         elif "inherit.base" in caps:
             base = caps["inherit.base"][0]
             child = caps.get("inherit.child")
@@ -140,20 +117,20 @@ def _nest_definitions(facts, lang, data, defs) -> None:
         qual = f"{parent_qual}.{name}" if parent_qual else name
         quals.append(qual)
         body = data[start:end]
-        facts.symbols.append((qual, name, kind, node.start_point[0] + 1, node.end_point[0] + 1,
-                              parent_qual, fingerprint(body)))
+        facts.symbols.append(Symbol(qual, name, kind, node.start_point[0] + 1, node.end_point[0] + 1,
+                                    parent_qual, fingerprint(body)))
         stack.append((end, qual, kind))
     # chunks: a function whole; a class up to its first nested definition (members chunk alone)
     for i, (start, end, name, kind, node, _owner) in enumerate(defs):
         sym = facts.symbols[i]
         chunk_end = end
-        if sym[2] in lang.class_kinds or sym[2] in ("interface", "trait", "module", "impl"):
+        if sym.kind in lang.class_kinds or sym.kind in ("interface", "trait", "module", "impl"):
             nxt = i + 1
             if nxt < len(defs) and defs[nxt][0] < end:
                 chunk_end = defs[nxt][0]
         text = data[start:chunk_end].decode("utf-8", "replace").rstrip()
-        end_line = sym[4] if chunk_end == end else sym[3] + text.count("\n")
-        facts.chunks.append((sym[0], sym[2], sym[3], end_line, text))
+        end_line = sym.end_line if chunk_end == end else sym.start_line + text.count("\n")
+        facts.chunks.append(Chunk(sym.qualname, sym.kind, sym.start_line, end_line, text))
 
 
 def _attach_references(facts, lang, defs, refs, inherits) -> None:
@@ -172,21 +149,20 @@ def _attach_references(facts, lang, defs, refs, inherits) -> None:
         while stack and defs[stack[-1]][1] <= pos:
             stack.pop()
         enclosing = facts.symbols[stack[-1]] if stack else None
-        enclosing_class = next((facts.symbols[j][0] if facts.symbols[j][2] in lang.class_kinds
-                                else facts.symbols[j][5] for j in reversed(stack)
-                                if facts.symbols[j][2] in lang.class_kinds or defs[j][5]), None)
+        enclosing_class = next((facts.symbols[j].qualname if facts.symbols[j].kind in lang.class_kinds
+                                else facts.symbols[j].parent for j in reversed(stack)
+                                if facts.symbols[j].kind in lang.class_kinds or defs[j][5]), None)
         if is_inherit:
             _, child, base, line = item
-            child_qual = child if child else (enclosing[0] if enclosing else None)
-            if child and enclosing and enclosing[1] == child:
-                child_qual = enclosing[0]
+            child_qual = child if child else (enclosing.qualname if enclosing else None)
+            if child and enclosing and enclosing.name == child:
+                child_qual = enclosing.qualname
             receiver, _, name = _strip_generic(base).replace("::", ".").rpartition(".")
-            facts.refs.append(("inherit", child_qual, enclosing_class, name,
-                               receiver or None, line))
+            facts.refs.append(Ref("inherit", child_qual, enclosing_class, name, receiver or None, line))
         else:
             _, kind, name, receiver, line = item
-            facts.refs.append((kind, enclosing[0] if enclosing else None, enclosing_class,
-                               name, receiver, line))
+            facts.refs.append(Ref(kind, enclosing.qualname if enclosing else None, enclosing_class,
+                                  name, receiver, line))
 
 
 def _strip_generic(name: str) -> str:
@@ -204,8 +180,8 @@ def _owner_name(text: str) -> str:
 def _side_effects(lang, imports, called) -> list[str]:
     found = []
     # module paths compare with "." separators (Rust `std::fs` is `std.fs` here)
-    modules = {imp[1].strip("\"'<>").replace("::", ".") for imp in imports}
-    modules |= {f"{imp[1]}.{imp[2]}".replace("::", ".") for imp in imports if imp[2]}
+    modules = {imp.module.strip("\"'<>").replace("::", ".") for imp in imports}
+    modules |= {f"{imp.module}.{imp.name}".replace("::", ".") for imp in imports if imp.name}
     calls = set(called)
     for category, (import_roots, call_pattern) in _effect_rules(lang.name).items():
         if any(m in import_roots or m.split(".")[0] in import_roots or m.split("/")[0] in import_roots

@@ -1,4 +1,5 @@
-"""One index run, full or incremental: discover, parse what changed, write, resolve, promote.
+"""One index run, full or incremental: discover, parse what changed, write, resolve imports,
+then the graph passes it is handed (graph/passes.py: edges, promotions, scores).
 
 File change -> indexer -> store. Unchanged files (same size and mtime, or same content hash)
 are not parsed again; a changed file's rows are replaced in the same transaction that
@@ -14,20 +15,41 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, NamedTuple
 
 from memory_lsp.index import gitmine, languages
 from memory_lsp.index.discover import Candidate, discover
-from memory_lsp.index.extract import FileFacts, content_hash, extract
+from memory_lsp.index.extract import content_hash, extract
+from memory_lsp.index.facts import FileFacts
 from memory_lsp.index.resolvers import ImportRow, ResolveContext, resolve, strip_quotes
 from memory_lsp.settings import Settings
-from memory_lsp.store import graph as g
+from memory_lsp.store import code, edges
+from memory_lsp.store.code import FileShape
 from memory_lsp.store.db import Store
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 BATCH = 24
+
+
+class Changes(NamedTuple):
+    """What one run changed: what the graph passes need to decide what to rebuild."""
+
+    first_run: bool
+    everywhere: bool  # the first run, or a path appeared or vanished: rebuild every edge
+    changed: set[str]  # files whose rows were replaced
+    rebound: set[str]  # changed files and files whose imports now land elsewhere
+    names: set[str]  # symbol names defined in changed or removed files, before or after
+    structure_changed: bool  # a file's imports, test status or mutation flag changed
+    symbols_changed: bool  # a file's set of qualified names changed
+
+
+class GraphPasses(NamedTuple):
+    """What turns the rows into a graph; index/ runs them but does not know them (graph/passes.py)."""
+
+    link: Callable[[Store, Any, Changes], None]  # inside the run's transaction
+    score: Callable[[Store], None]  # after a whole-workspace run
 
 
 @dataclass
@@ -76,17 +98,19 @@ def _parse_batch(args) -> list:
 
 
 def run(store: Store, root: Path, settings: Settings, progress: Progress | None = None,
-        workers: int | None = None, only: dict[str, bytes | None] | None = None) -> IndexReport:
+        workers: int | None = None, only: dict[str, bytes | None] | None = None,
+        passes: GraphPasses | None = None) -> IndexReport:
     """Index `root`. `only` limits the run to some paths (None content = read from disk;
     a path that no longer exists is deleted): the incremental path of editors and watchers.
 
     Parsed files are written while the workers parse the rest, all in one transaction that
-    ends with resolution and promotions: a reader never sees half a run.
+    ends with the graph passes' edges: a reader never sees half a run. Without `passes` only
+    the rows are written (no edges, no scores).
     """
     started = time.perf_counter()
     report = IndexReport(recovered=store.recovered)
     cur = store.conn
-    known = g.known_files(cur)
+    known = code.known_files(cur)
     if only is None:
         candidates, skipped = discover(root, settings)
         present = {c.path for c in candidates}
@@ -99,39 +123,35 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     for cand in candidates:
         old = known.get(cand.path)
         if cand.path in overrides:
-            if old and old[0] == content_hash(overrides[cand.path]):
+            if old and old.hash == content_hash(overrides[cand.path]):
                 report.unchanged += 1
                 continue
-        elif old and old[1] == cand.size and old[2] == cand.mtime:
+        elif old and old.size == cand.size and old.mtime == cand.mtime:
             report.unchanged += 1
             continue
         to_parse.append(cand)
     report.files = len(candidates)
     report.deleted = len(deleted)
 
-    with store.write_lock:
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates})
-            writer.remove(deleted, deleted=True)
-            if only is None:
-                cur.execute("DELETE FROM skipped")
-            for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress):
-                writer.add(batch)
-            writer.add([Skip(*s) for s in skipped])
-            writer.finish(root)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with store.transaction() as cur:
+        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates})
+        writer.remove(deleted, deleted=True)
+        if only is None:
+            code.clear_skipped(cur)
+        for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress):
+            writer.add(batch)
+        writer.add([Skip(*s) for s in skipped])
+        changes = writer.finish(root)
+        if passes is not None:
+            passes.link(store, cur, changes)
+        store.set_meta("indexed_at", str(time.time()), cur)
     report.parsed = writer.parsed
     for _, reason, _ in writer.skipped:
         report.skipped[reason.split(":")[0]] += 1
     if only is None:  # whole-workspace runs; an editor's per-file runs leave this to a full run
         _refresh_history(store, root, settings)
-        from memory_lsp.graph.scoring import refresh_scores
-
-        refresh_scores(store)
+        if passes is not None:
+            passes.score(store)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -196,8 +216,8 @@ class _Writer:
         self.changed: set[str] = set()  # files whose rows were replaced
         self.paths_moved = False  # a path appeared or vanished: any import may land elsewhere now
         self.imports: list[ImportRow] = []
-        self.old_shapes: dict[str, tuple] = {}  # what other files' edges depend on, before
-        self.new_shapes: dict[str, tuple] = {}
+        self.old_shapes: dict[str, FileShape] = {}  # what other files' edges depend on, before
+        self.new_shapes: dict[str, FileShape] = {}
         self.parsed = 0
         self.skipped: list[tuple] = []
 
@@ -206,84 +226,59 @@ class _Writer:
         paths = [p for p in paths if p in self.known]
         if not paths:
             return []
-        g.set_temp(self.store, self.cur, "_gone", paths)
-        self.names |= g.names_defined_in(self.cur, "_gone")
-        self.old_shapes.update(g.file_shapes(self.cur, "_gone"))
-        history = g.file_history(self.cur, "_gone")
-        g.delete_paths(self.cur, "_gone")
+        removed = code.remove_files(self.store, self.cur, paths)
+        self.names |= removed.names
+        self.old_shapes.update(removed.shapes)
         if deleted:
-            g.delete_co_changes(self.cur, "_gone")
+            edges.delete_co_changes(self.store, self.cur, paths)
             self.paths_moved = True
-        return history
+        return removed.history
 
     def add(self, results: list) -> None:
         facts = [r for r in results if isinstance(r, FileFacts)]
         skips = [(r.path, r.reason, r.size) for r in results if isinstance(r, Skip)]
         self.parsed += len(facts)
-        same = [f for f in facts if self.known.get(f.path, (None,))[0] == f.hash]
+        same = [f for f in facts if f.path in self.known and self.known[f.path].hash == f.hash]
         for f in same:  # touched but identical: only the mtime moves
-            self.cur.execute("UPDATE files SET mtime = ? WHERE path = ?", [self.mtimes.get(f.path), f.path])
+            code.set_mtime(self.cur, f.path, self.mtimes.get(f.path))
         new = [f for f in facts if f not in same]
         history = self.remove([f.path for f in new] + [s[0] for s in skips])
         if any(s[0] in self.known for s in skips):
             self.paths_moved = True
         _insert_facts(self.store, self.cur, new, self.mtimes)
-        g.restore_file_history(self.store, self.cur, history)
-        g.insert(self.store, self.cur, g.SKIP_COLUMNS, "skipped", skips)
+        code.restore_file_history(self.store, self.cur, history)
+        code.insert(self.store, self.cur, code.SKIP_COLUMNS, "skipped", skips)
         self.skipped += skips
         for f in new:
-            self.names.update(s[1] for s in f.symbols)
+            self.names.update(s.name for s in f.symbols)
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known
             self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
-            self.new_shapes[f.path] = (frozenset(imp[1:] for imp in f.imports), f.is_test, f.mutations > 0,
-                                       frozenset(s[0] for s in f.symbols))
+            self.new_shapes[f.path] = FileShape(frozenset((i.module, i.name, i.alias) for i in f.imports),
+                                                f.is_test, f.mutations > 0, frozenset(s.qualname for s in f.symbols))
 
-    def finish(self, root: Path) -> None:
+    def finish(self, root: Path) -> Changes:
+        """Resolve the imports of the run (all of them when a path appeared or vanished); say
+        what changed."""
         store, cur = self.store, self.cur
         raw, before = self.imports, {}
         if self.paths_moved and not self.first_run:  # re-resolve every import against the new file set
-            before = g.import_targets(cur, None)
-            raw = raw + [ImportRow(*r) for r in g.import_rows(cur, None)]
-            g.delete_imports(cur, None)
-        all_paths = frozenset(r[0] for r in cur.execute("SELECT path FROM files").fetchall())
-        g.insert(store, cur, g.IMPORT_COLUMNS, "imports", _resolve_imports(raw, ResolveContext(root, all_paths)))
+            before = code.import_targets(cur)
+            raw = raw + [ImportRow(*r) for r in code.import_rows(cur)]
+            code.delete_imports(cur)
+        resolved = _resolve_imports(raw, ResolveContext(root, code.indexed_paths(cur)))
+        code.insert(store, cur, code.IMPORT_COLUMNS, "imports", resolved)
         rebound = set(self.changed)
         if before:
-            after = g.import_targets(cur, None)
+            after = code.import_targets(cur)
             rebound |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
-        # Only the edges from or into touched files need rebuilding, unless a file's imports,
-        # test status or mutation flag changed (fan-in counts and promotions may then change
-        # anywhere) or its symbols did (documentation mentions may resolve elsewhere).
-        everywhere = self.first_run or self.paths_moved
 
-        def differs(part: slice) -> bool:
-            return any((self.old_shapes.get(p) or ())[part] != (self.new_shapes.get(p) or ())[part]
-                       for p in self.changed)
+        def differs(*fields: str) -> bool:
+            return any(tuple(getattr(self.old_shapes.get(p), f, None) for f in fields)
+                       != tuple(getattr(self.new_shapes.get(p), f, None) for f in fields) for p in self.changed)
 
-        touched = "_touched"
-        g.set_temp(store, cur, touched, self.changed)
-        structural = None if everywhere or differs(slice(0, 3)) else touched
-        g.rebuild_import_edges(cur, structural)
-
-        registry = languages.registry().values()
-        self_names = sorted({s for lang in registry for s in lang.self_names})
-        implicit = [lang.name for lang in registry if lang.implicit_self]
-        if self.first_run:
-            g.resolve_refs(cur, self_names, implicit, None)
-        elif rebound or self.names:
-            # a reference elsewhere can reach a touched file's names only through an import of
-            # it, or by name alone where the name is rare enough to be resolved that way
-            g.set_temp(store, cur, "_rebound", rebound)
-            g.set_temp(store, cur, "_names", self.names)
-            g.set_temp(store, cur, "_importers", g.importers_of(cur, "_rebound") | rebound)
-            g.set_temp(store, cur, "_rare", g.rare_names(cur, "_names", g.MAX_NAME_CANDIDATES * 8))
-            g.resolve_refs(cur, self_names, implicit,
-                           "{path} IN (SELECT v FROM _rebound) OR (name IN (SELECT v FROM _names) AND "
-                           "({path} IN (SELECT v FROM _importers) OR name IN (SELECT v FROM _rare)))")
-        g.rebuild_documents(cur, None if everywhere or differs(slice(3, 4)) else touched)
-        g.rebuild_promotions(cur, [lang.name for lang in registry if lang.test_asserts_same_dir], structural)
-        store.set_meta("indexed_at", str(time.time()), cur)
+        return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound,
+                       set(self.names), differs("imports", "is_test", "mutates"), differs("qualnames"))
 
 
 def _insert_facts(store, cur, facts: list[FileFacts], mtimes) -> None:
@@ -291,21 +286,23 @@ def _insert_facts(store, cur, facts: list[FileFacts], mtimes) -> None:
     for f in facts:
         file_rows.append((f.path, f.lang, f.hash, f.size, mtimes.get(f.path), f.loc, f.is_test,
                           ",".join(f.notes), ",".join(f.side_effects), f.mutations))
-        for qual, name, kind, start, end, parent, fp in f.symbols:
-            symbol_rows.append((f"{f.path}::{qual}", f.path, name, qual, kind, start, end, parent, fp))
-        for kind, src, src_class, name, receiver, line in f.refs:
-            ref_rows.append((f.path, kind, f"{f.path}::{src}" if src else f.path, src_class, name,
-                             receiver, line))
-        for qual, kind, start, end, text in f.chunks:
-            chunk_rows.append((f"{f.path}::{qual}:{start}", f.path, kind, qual, start, end,
-                               f"{f.path} | {kind} {qual} | lines {start}-{end}", text))
-        for heading, line, token in f.mentions:
-            mention_rows.append((f.path, heading, line, token))
-    g.insert(store, cur, g.FILE_COLUMNS, "files", file_rows)
-    g.insert(store, cur, g.SYMBOL_COLUMNS, "symbols", symbol_rows)
-    g.insert(store, cur, g.REF_COLUMNS, "refs", ref_rows)
-    g.insert(store, cur, g.CHUNK_COLUMNS, "chunks", chunk_rows)
-    g.insert(store, cur, g.MENTION_COLUMNS, "mentions", mention_rows)
+        for s in f.symbols:
+            symbol_rows.append((f"{f.path}::{s.qualname}", f.path, s.name, s.qualname, s.kind, s.start_line,
+                                s.end_line, s.parent, s.fingerprint))
+        for r in f.refs:
+            ref_rows.append((f.path, r.kind, f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name,
+                             r.receiver, r.line))
+        for c in f.chunks:
+            chunk_rows.append((f"{f.path}::{c.qualname}:{c.start_line}", f.path, c.kind, c.qualname, c.start_line,
+                               c.end_line, f"{f.path} | {c.kind} {c.qualname} | lines {c.start_line}-{c.end_line}",
+                               c.text))
+        for m in f.mentions:
+            mention_rows.append((f.path, m.heading, m.line, m.token))
+    code.insert(store, cur, code.FILE_COLUMNS, "files", file_rows)
+    code.insert(store, cur, code.SYMBOL_COLUMNS, "symbols", symbol_rows)
+    code.insert(store, cur, code.REF_COLUMNS, "refs", ref_rows)
+    code.insert(store, cur, code.CHUNK_COLUMNS, "chunks", chunk_rows)
+    code.insert(store, cur, code.MENTION_COLUMNS, "mentions", mention_rows)
 
 
 def _resolve_imports(raw: list[ImportRow], ctx: ResolveContext) -> list[tuple]:
@@ -346,16 +343,9 @@ def _refresh_history(store: Store, root: Path, settings: Settings) -> None:
     head = gitmine.head(root)
     if head is None or head == store.meta("git_head"):
         return
-    known = set(g.known_files(store.conn))
+    known = set(code.known_files(store.conn))
     history = gitmine.mine(root, known, settings.git_max_commits, settings.co_change_max_files)
     rows = gitmine.co_change_edges(history, settings.co_change_min_support)
-    with store.write_lock:
-        cur = store.conn
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            g.replace_history(store, cur, rows, history.churn, history.last_change)
-            store.set_meta("git_head", head, cur)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with store.transaction() as cur:
+        edges.replace_history(store, cur, rows, history.churn, history.last_change)
+        store.set_meta("git_head", head, cur)

@@ -9,7 +9,7 @@ Resolution against today's code gives one of three states:
 Symbols are found by name first, then by fingerprint anywhere in the workspace.
 
 Writing a memory never needs the index database (another process may own it): anchoring parses
-the cited file directly. Re-resolution after an index run asks the index (`IndexLookup`).
+the cited file directly. Re-resolution after an index run asks the index (`workspace.lookup.IndexLookup`).
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ class FileLookup:
             rows = []
             if data is not None and lang:
                 facts = extract.extract(path, data, lang)
-                rows = [(q, s, e, fp) for q, _n, _k, s, e, _p, fp in facts.symbols]
+                rows = [(s.qualname, s.start_line, s.end_line, s.fingerprint) for s in facts.symbols]
             self._symbols[path] = rows
         return self._symbols[path]
 
@@ -178,33 +178,3 @@ class FileLookup:
 
     def renamed_to(self, path: str, content_hash: str | None) -> str | None:
         return None
-
-
-class IndexLookup(FileLookup):
-    """Today's code as the index has it: symbols, fingerprints and file hashes from the database."""
-
-    def __init__(self, store, root: Path):
-        super().__init__(root)
-        self.cur = store.cursor()
-        # one query for all paths: a query per citation costs about 1 ms in DuckDB's Python API
-        self._indexed = {p for (p,) in self.cur.execute("SELECT path FROM files").fetchall()}
-
-    def exists(self, path: str) -> bool:
-        return path in self._indexed or super().exists(path)
-
-    def symbols(self, path: str) -> list[tuple]:
-        if path not in self._symbols:
-            self._symbols[path] = self.cur.execute(
-                "SELECT qualname, start_line, end_line, fingerprint FROM symbols WHERE path = ? ORDER BY start_line",
-                [path]).fetchall()
-        return self._symbols[path]
-
-    def by_fingerprint(self, fp: str) -> list[tuple]:
-        return self.cur.execute("SELECT path, qualname, start_line, end_line FROM symbols WHERE fingerprint = ?",
-                                [fp]).fetchall()
-
-    def renamed_to(self, path: str, content_hash: str | None) -> str | None:
-        if not content_hash:
-            return None
-        row = self.cur.execute("SELECT min(path) FROM files WHERE hash = ?", [content_hash]).fetchone()
-        return row[0] if row else None

@@ -13,7 +13,9 @@ import os
 import re
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import duckdb
 import numpy as np
@@ -76,6 +78,24 @@ class Store:
         if reason:
             store.recovered = reason
         return store
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The writer's connection inside one transaction: committed at the end of the block,
+        rolled back if anything in it (or the commit) raises. Holds the write lock throughout."""
+        with self.write_lock:
+            cur = self.conn
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                yield cur
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def set_memory_limit(self, megabytes: int) -> None:
+        """Cap DuckDB's cache (by default up to 80% of RAM); beyond it DuckDB spills to disk."""
+        self.conn.execute(f"SET memory_limit = '{int(megabytes)}MB'")
 
     def cursor(self) -> "ReadCursor":
         """A cursor for the calling thread (DuckDB connections are not thread-safe)."""

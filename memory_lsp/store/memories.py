@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-from memory_lsp.memory.model import PRIORITIES, Memory
 from memory_lsp.store.db import Store
 
 MEMORY_COLUMNS = (
@@ -23,28 +22,14 @@ CITATION_COLUMNS = (
      "VARCHAR", "VARCHAR", "INTEGER", "INTEGER"])
 
 
-def replace_all(store: Store, memories: list[Memory]) -> None:
-    rows, cites = [], []
-    for m in memories:
-        rows.append((m.id, m.type, m.text, m.priority, PRIORITIES.get(m.priority, 1), m.confidence, ",".join(m.tags),
-                     m.scope, m.source, m.pinned, m.needs_review, m.created, m.updated, m.valid_to,
-                     m.superseded_by, m.state, json.dumps(m.to_json(), ensure_ascii=False)))
-        for i, c in enumerate(m.citations):
-            now = c.current or {}
-            cites.append((m.id, i, c.kind, c.path, c.symbol, c.start_line, c.end_line, c.fingerprint, c.state,
-                          now.get("path"), now.get("symbol"), now.get("start_line"), now.get("end_line")))
-    with store.write_lock:
-        cur = store.conn
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            cur.execute("DELETE FROM memories")
-            cur.execute("DELETE FROM citations")
-            store.bulk_insert("memories", *MEMORY_COLUMNS, rows, cur=cur)
-            store.bulk_insert("citations", *CITATION_COLUMNS, cites, cur=cur)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+def replace_all(store: Store, rows: list[tuple], cites: list[tuple]) -> None:
+    """Replace the projection: `rows` in MEMORY_COLUMNS order (`doc` is the memory's JSON
+    text), `cites` in CITATION_COLUMNS order."""
+    with store.transaction() as cur:
+        cur.execute("DELETE FROM memories")
+        cur.execute("DELETE FROM citations")
+        store.bulk_insert("memories", *MEMORY_COLUMNS, rows, cur=cur)
+        store.bulk_insert("citations", *CITATION_COLUMNS, cites, cur=cur)
 
 
 def all_docs(store: Store) -> list[dict]:

@@ -132,29 +132,22 @@ def reuse_vectors(store: Store, model: str, items: list[tuple]) -> set[str]:
     in place of the one their old text had. -> ids served."""
     if not items:
         return set()
-    with store.write_lock:
-        cur = store.conn
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            cur.execute("CREATE OR REPLACE TEMP TABLE _pending (item_id VARCHAR, kind VARCHAR, hash VARCHAR)")
-            store.bulk_insert("_pending", ["item_id", "kind", "hash"], ["VARCHAR", "VARCHAR", "VARCHAR"],
-                              [tuple(it[:3]) for it in items], cur=cur)
-            served = [r[0] for r in cur.execute("""
-                INSERT INTO vectors SELECT p.item_id, p.kind, p.hash, ?, v.vec FROM _pending p
-                JOIN (SELECT hash, any_value(vec) AS vec FROM vectors WHERE model = ? GROUP BY hash) v USING (hash)
-                WHERE NOT EXISTS (SELECT 1 FROM vectors w WHERE w.item_id = p.item_id AND w.hash = p.hash
-                                  AND w.model = ?)
-                RETURNING item_id""", [model, model, model]).fetchall()]
-            cur.execute("""DELETE FROM vectors v USING _pending p WHERE v.item_id = p.item_id AND v.hash <> p.hash
-                           AND p.item_id IN (SELECT item_id FROM vectors WHERE hash = p.hash AND model = ?)""",
-                        [model])
-            cur.execute("DROP TABLE _pending")
-            if served:
-                _bump(store)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with store.transaction() as cur:
+        cur.execute("CREATE OR REPLACE TEMP TABLE _pending (item_id VARCHAR, kind VARCHAR, hash VARCHAR)")
+        store.bulk_insert("_pending", ["item_id", "kind", "hash"], ["VARCHAR", "VARCHAR", "VARCHAR"],
+                          [tuple(it[:3]) for it in items], cur=cur)
+        served = [r[0] for r in cur.execute("""
+            INSERT INTO vectors SELECT p.item_id, p.kind, p.hash, ?, v.vec FROM _pending p
+            JOIN (SELECT hash, any_value(vec) AS vec FROM vectors WHERE model = ? GROUP BY hash) v USING (hash)
+            WHERE NOT EXISTS (SELECT 1 FROM vectors w WHERE w.item_id = p.item_id AND w.hash = p.hash
+                              AND w.model = ?)
+            RETURNING item_id""", [model, model, model]).fetchall()]
+        cur.execute("""DELETE FROM vectors v USING _pending p WHERE v.item_id = p.item_id AND v.hash <> p.hash
+                       AND p.item_id IN (SELECT item_id FROM vectors WHERE hash = p.hash AND model = ?)""",
+                    [model])
+        cur.execute("DROP TABLE _pending")
+        if served:
+            _bump(store)
     return set(served)
 
 
@@ -164,25 +157,18 @@ def write_vectors(store: Store, model: str, rows: list[tuple]) -> None:
     bumps the version, and a new version makes each searcher load the whole matrix again."""
     if not rows:
         return
-    with store.write_lock:
-        cur = store.conn
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            cur.execute("CREATE OR REPLACE TEMP TABLE _new_vectors AS FROM vectors LIMIT 0")
-            # as hex text: numpy object columns cannot carry bytes, and row-by-row inserts are slow
-            store.bulk_insert("_new_vectors", ["item_id", "kind", "hash", "model", "vec"],
-                              ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "unhex({})"],
-                              [(i, k, h, model, np.asarray(v, dtype=np.float32).tobytes().hex())
-                               for i, k, h, v in rows], cur=cur)
-            # a join, not a list parameter: binding a list of 5,000 ids alone takes half a second
-            cur.execute("DELETE FROM vectors WHERE item_id IN (SELECT item_id FROM _new_vectors)")
-            cur.execute("INSERT INTO vectors FROM _new_vectors")
-            cur.execute("DROP TABLE _new_vectors")
-            _bump(store)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with store.transaction() as cur:
+        cur.execute("CREATE OR REPLACE TEMP TABLE _new_vectors AS FROM vectors LIMIT 0")
+        # as hex text: numpy object columns cannot carry bytes, and row-by-row inserts are slow
+        store.bulk_insert("_new_vectors", ["item_id", "kind", "hash", "model", "vec"],
+                          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "unhex({})"],
+                          [(i, k, h, model, np.asarray(v, dtype=np.float32).tobytes().hex())
+                           for i, k, h, v in rows], cur=cur)
+        # a join, not a list parameter: binding a list of 5,000 ids alone takes half a second
+        cur.execute("DELETE FROM vectors WHERE item_id IN (SELECT item_id FROM _new_vectors)")
+        cur.execute("INSERT INTO vectors FROM _new_vectors")
+        cur.execute("DROP TABLE _new_vectors")
+        _bump(store)
 
 
 def drop_stale_vectors(store: Store, model: str) -> None:

@@ -10,23 +10,26 @@ read methods here (`memories`, `search`, `impact`, ...) are shorthands for
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
 
 from memory_lsp.graph.impact import ImpactGraph
+from memory_lsp.graph.passes import PASSES
 from memory_lsp.index import indexer
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
 from memory_lsp.memory.book import MemoryBook
-from memory_lsp.memory.model import Memory
+from memory_lsp.memory.model import PRIORITIES, Memory
 from memory_lsp.paths import memory_dir, relpath, workspace_root
 from memory_lsp.settings import Settings
 from memory_lsp.store import Store
-from memory_lsp.store import graph as g
+from memory_lsp.store import code
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import search as search_sql
 from memory_lsp.workspace import queries
+from memory_lsp.workspace.lookup import IndexLookup
 from memory_lsp.workspace.snapshot import MemoryView, Snapshot
 
 
@@ -54,7 +57,7 @@ class Workspace:
             db = str(memory_dir(root) / "index.duckdb")
         store = Store.open(db)
         if memory_limit_mb:  # a long-lived process: DuckDB would cache up to 80% of RAM; it spills instead
-            store.conn.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
+            store.set_memory_limit(memory_limit_mb)
         return cls(root, store, settings or Settings())
 
     def close(self) -> None:
@@ -89,14 +92,15 @@ class Workspace:
 
     # -- changes (one writer at a time) ------------------------------------------------------------
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
-        report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers)
+        report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers,
+                             passes=PASSES)
         self._code_changed(report)
         return report
 
     def reindex(self, paths: dict[str, bytes | None]) -> indexer.IndexReport:
         """Re-index some files (content from an editor buffer, or None to read the disk)."""
         only = {self.relpath(p): data for p, data in paths.items()}
-        report = indexer.run(self.store, self.root, self.settings, only=only)
+        report = indexer.run(self.store, self.root, self.settings, only=only, passes=PASSES)
         if report.parsed or report.deleted:
             self._code_changed(report)
         return report
@@ -124,7 +128,7 @@ class Workspace:
             return False
         base = gitmined.couplings(mem_rows.strong_co_changes(
             self.store, gitmined.MIN_SHARED_COMMITS, gitmined.MIN_CONFIDENCE))
-        lookup = cites.IndexLookup(self.store, self.root)
+        lookup = IndexLookup(self.store, self.root)
         for _attempt in range(2):  # a second pass applies the re-anchor events of the first
             signature = self.book.log.signature()
             memories = list(self.book.load(base=base).memories.values())
@@ -138,7 +142,7 @@ class Workspace:
                 self.book.record_reanchor(m, i, citation)
             if not moved:
                 break
-        mem_rows.replace_all(self.store, memories)
+        mem_rows.replace_all(self.store, *projection_rows(memories))
         self.store.set_meta("memory_log", signature)
         self._log_signature = signature
         search_sql.mark_dirty(self.store)
@@ -179,7 +183,7 @@ class Workspace:
     def _initial_snapshot(self) -> Snapshot:
         """What the last session knew answers at once; a fresh index reads the log, with
         citations resolved from the files themselves, until the code is in."""
-        if g.has_files(self.store.cursor()):
+        if code.has_files(self.store.cursor()):
             memories = [Memory.from_json(d) for d in mem_rows.all_docs(self.store)]
             return self._make_snapshot(MemoryView(memories), indexed=True)
         lookup = cites.FileLookup(self.root)
@@ -197,3 +201,17 @@ class Workspace:
         return Snapshot(self.root, self.book, self.store, self._generation, memories, self._graph,
                         self.load_graph, retriever=self.retriever, indexed=indexed,
                         graph_current=self.graph_is_current())
+
+
+def projection_rows(memories: list[Memory]) -> tuple[list[tuple], list[tuple]]:
+    """The memories and their citations as rows of the store's projection tables."""
+    rows, cites_ = [], []
+    for m in memories:
+        rows.append((m.id, m.type, m.text, m.priority, PRIORITIES.get(m.priority, 1), m.confidence, ",".join(m.tags),
+                     m.scope, m.source, m.pinned, m.needs_review, m.created, m.updated, m.valid_to,
+                     m.superseded_by, m.state, json.dumps(m.to_json(), ensure_ascii=False)))
+        for i, c in enumerate(m.citations):
+            now = c.current or {}
+            cites_.append((m.id, i, c.kind, c.path, c.symbol, c.start_line, c.end_line, c.fingerprint, c.state,
+                           now.get("path"), now.get("symbol"), now.get("start_line"), now.get("end_line")))
+    return rows, cites_

@@ -9,7 +9,7 @@ from memory_lsp.memory import citations as cites
 from memory_lsp.memory.book import select
 from memory_lsp.memory.model import Memory, iso, parse_time
 from memory_lsp.store import SCHEMA_VERSION
-from memory_lsp.store import graph as g
+from memory_lsp.store import code, reports
 from memory_lsp.workspace.snapshot import Snapshot
 
 SEARCH_KINDS = ("memory", "code", "all")
@@ -50,21 +50,21 @@ def impact(snap: Snapshot, target: str, depth: int = 3) -> dict:
     cur = snap.store.cursor()
     path_part, _, symbol = target.partition("::")
     path = snap.relpath(path_part)
-    if g.file_row(cur, path) is None:
+    if code.file_row(cur, path) is None:
         raise UserError(f"not an indexed file: {path_part} (run `memory-lsp index` first?)")
     node = path
     if symbol:
         node = f"{path}::{symbol}"
-        if g.symbol_by_id(cur, node) is None:
-            known = ", ".join(s[2] for s in g.symbols_of(cur, path)[:8])
+        if code.symbol_by_id(cur, node) is None:
+            known = ", ".join(s.qualname for s in code.symbols_of(cur, path)[:8])
             raise UserError(f"no symbol {symbol} in {path} (defined there: {known or 'none'})")
     graph = snap.impact_graph()
     deps, tests = graph.walk(node, path, depth)
     if symbol:
         names, targets = [symbol.rsplit(".", 1)[-1]], [node]
     else:
-        own = g.symbols_of(cur, path)
-        names, targets = sorted({s[1] for s in own}), [s[0] for s in own]
+        own = code.symbols_of(cur, path)
+        names, targets = sorted({s.name for s in own}), [s.id for s in own]
     return {
         "target": node,
         "depth": depth,
@@ -74,19 +74,13 @@ def impact(snap: Snapshot, target: str, depth: int = 3) -> dict:
                        for d in deps],
         "tests": tests,
         # call sites with the same names that no edge ties to the target: they may hide more
-        "unresolved": max(0, g.call_sites_named(cur, names) - graph.resolved_call_sites(targets)),
+        "unresolved": max(0, code.call_sites_named(cur, names) - graph.resolved_call_sites(targets)),
     }
 
 
 def summary(snap: Snapshot, top: int = 10) -> dict:
     cur = snap.store.cursor()
-    langs = cur.execute("""
-        SELECT f.lang, count(DISTINCT f.path), coalesce(sum(s.n), 0)
-        FROM files f LEFT JOIN (SELECT path, count(*) AS n FROM symbols GROUP BY path) s ON s.path = f.path
-        GROUP BY f.lang ORDER BY 2 DESC""").fetchall()
-    edges = cur.execute("SELECT kind, count(*) FROM edges GROUP BY kind ORDER BY 2 DESC").fetchall()
-    central = cur.execute("SELECT path, reach, score FROM files ORDER BY reach DESC, score DESC, path LIMIT ?",
-                          [top]).fetchall()
+    langs, edges, central = reports.languages(cur), reports.edge_kinds(cur), reports.most_depended_on(cur, top)
     return {
         "languages": [{"lang": lang, "files": n, "symbols": int(s)} for lang, n, s in langs],
         "edges": {k: n for k, n in edges},
@@ -97,15 +91,6 @@ def summary(snap: Snapshot, top: int = 10) -> dict:
 def doctor(snap: Snapshot) -> dict:
     store = snap.store
     cur = store.cursor()
-    counts = {t: cur.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-              for t in ("files", "symbols", "refs", "imports", "edges", "chunks", "mentions", "skipped")}
-    skipped = cur.execute("SELECT reason, count(*) FROM skipped GROUP BY reason ORDER BY 2 DESC").fetchall()
-    notes = cur.execute("""SELECT note, count(*) FROM (SELECT unnest(string_split(notes, ',')) AS note
-                           FROM files WHERE notes <> '') GROUP BY note ORDER BY 2 DESC""").fetchall()
-    unresolved_calls = cur.execute("""
-        SELECT count(*) FROM refs r WHERE r.kind = 'call' AND NOT EXISTS (
-            SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path AND e.line = r.line
-            AND e.name = r.name)""").fetchone()[0]
     return {
         "workspace": str(snap.root),
         "database": store.path,
@@ -114,10 +99,10 @@ def doctor(snap: Snapshot) -> dict:
         "extensions": store.extensions,
         "healthy": store.health_check(),
         "recovered": store.recovered,
-        "counts": counts,
-        "skipped": {r: n for r, n in skipped},
-        "partially_indexed": {n: c for n, c in notes},
-        "unresolved_imports": g.unresolved_imports(cur),
-        "unresolved_calls": unresolved_calls,
+        "counts": reports.table_counts(cur),
+        "skipped": {r: n for r, n in reports.skip_reasons(cur)},
+        "partially_indexed": {n: c for n, c in reports.file_notes(cur)},
+        "unresolved_imports": code.unresolved_imports(cur),
+        "unresolved_calls": reports.unresolved_calls(cur),
         "memory_log": snap.book.health(),
     }

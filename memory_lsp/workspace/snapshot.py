@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from memory_lsp.errors import IndexBusy
 from memory_lsp.graph.impact import ImpactGraph
@@ -21,15 +21,11 @@ from memory_lsp.memory.book import MemoryBook, about_file
 from memory_lsp.memory.model import Memory
 from memory_lsp.memory.ranking import hover_order
 from memory_lsp.paths import relpath
+from memory_lsp.store import code
+from memory_lsp.workspace.lookup import IndexLookup
 
 
-class Symbol(NamedTuple):
-    id: str
-    name: str
-    qualname: str
-    kind: str
-    start: int  # 1-based, inclusive
-    end: int
+Symbol = code.SymbolRow  # id, name, qualname, kind, start, end (1-based, inclusive)
 
 
 @dataclass
@@ -94,9 +90,7 @@ class Snapshot:
         if found is None:
             if self.store is None:
                 return []
-            from memory_lsp.store import graph as g
-
-            found = [Symbol(*row) for row in g.symbols_of(self.store.cursor(), path)]
+            found = code.symbols_of(self.store.cursor(), path)
             with self._lock:
                 self._symbols[path] = found
         return found
@@ -110,6 +104,12 @@ class Snapshot:
     def symbol_at(self, path: str, line: int) -> Symbol | None:
         found = self.symbols_at(path, line)
         return found[0] if found else None
+
+    def find_symbols(self, query: str, limit: int) -> list[tuple]:
+        """(path, name, qualname, kind, start_line) of symbols whose name contains `query`."""
+        if self.store is None:
+            return []
+        return code.symbols_named_like(self.store.cursor(), query, limit)
 
     def impact_graph(self) -> ImpactGraph:
         """The graph of this code, loaded now if the host has not yet (it keeps one per workspace)."""
@@ -136,4 +136,4 @@ class Snapshot:
         """Where cited code is now: the index when there is one, else the files themselves."""
         if self.store is None:
             return cites.FileLookup(self.root)
-        return cites.IndexLookup(self.store, self.root)
+        return IndexLookup(self.store, self.root)

@@ -3,7 +3,6 @@
 import pytest
 
 from memory_lsp.errors import UserError
-from memory_lsp.memory import citations as cites
 from memory_lsp.workspace import Workspace
 
 SOURCE = '''import os
@@ -75,7 +74,7 @@ def test_body_changed_makes_it_drifted_until_reanchored(ws):
     assert c.state == "drifted" and m.state == "drifted"
     assert [x.id for x in ws.memories(state="drifted")] == [mid]
 
-    ws.book.reanchor({m.id: m}, mid, cites.IndexLookup(ws.store, ws.root))
+    ws.book.reanchor({m.id: m}, mid, ws.snapshot().lookup())
     m, c = _citation(ws, mid)
     assert c.state == "valid"
 

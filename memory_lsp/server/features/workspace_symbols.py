@@ -38,13 +38,7 @@ async def workspace_symbol(ls: MemoryServer, params: t.WorkspaceSymbolParams) ->
 
 
 def symbols_matching(snap: Snapshot, query: str, limit: int = LIMIT) -> list[t.WorkspaceSymbol]:
-    if snap.store is None:
-        return []
-    # TODO(store): a named read in store/ (this is the server's last SQL; store/ is another branch's)
-    rows = snap.store.cursor().execute(
-        "SELECT path, name, qualname, kind, start_line FROM symbols WHERE name ILIKE ? ESCAPE '\\' "
-        "ORDER BY length(name), name, path LIMIT ?",
-        ["%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%", limit]).fetchall()
+    rows = snap.find_symbols(query, limit)
     return [t.WorkspaceSymbol(name=qual, kind=SYMBOL_KINDS.get(kind, t.SymbolKind.Variable),
                               location=t.Location(file_uri(snap.root, path), line_start(line)), container_name=path)
             for path, _name, qual, kind, line in rows]

@@ -1,0 +1,29 @@
+"""The graph passes an index run is handed (index/ never imports graph/): what a change rebuilds.
+
+`link` runs inside the run's transaction, after the rows and the imports are written: IMPORTS
+edges, call and inheritance resolution, DOCUMENTS edges, promotions. Only the edges from or into
+touched files are rebuilt, unless a file's imports, test status or mutation flag changed (fan-in
+counts and promotions may then change anywhere) or its symbols did (documentation mentions may
+resolve elsewhere). `score` runs after a whole-workspace run.
+"""
+
+from __future__ import annotations
+
+from memory_lsp.graph import promotions, resolution, scoring
+from memory_lsp.index.indexer import Changes, GraphPasses
+from memory_lsp.store import edges
+from memory_lsp.store.db import Store
+
+
+def link(store: Store, cur, changes: Changes) -> None:
+    structural = None if changes.everywhere or changes.structure_changed else changes.changed
+    edges.rebuild_import_edges(store, cur, structural)
+    if changes.first_run:
+        resolution.resolve_all(store, cur)
+    elif changes.rebound or changes.names:
+        resolution.resolve_again(store, cur, changes.rebound, changes.names)
+    edges.rebuild_documents(store, cur, None if changes.everywhere or changes.symbols_changed else changes.changed)
+    promotions.rebuild(store, cur, structural)
+
+
+PASSES = GraphPasses(link=link, score=scoring.refresh_scores)

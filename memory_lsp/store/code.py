@@ -1,0 +1,206 @@
+"""The code tables' rows and reads: files, skipped, symbols, refs, imports, chunks, mentions.
+
+Every write function takes the transaction's cursor (`Store.transaction()`); the indexer decides
+when to commit. Reads take any cursor. Edges are rebuilt by store/edges.py.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from memory_lsp.store.db import Store
+
+FILE_COLUMNS = (["path", "lang", "hash", "size", "mtime", "loc", "is_test", "notes", "side_effects",
+                 "mutations"],
+                ["VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "DOUBLE", "INTEGER", "BOOLEAN", "VARCHAR",
+                 "VARCHAR", "INTEGER"])
+SYMBOL_COLUMNS = (["id", "path", "name", "qualname", "kind", "start_line", "end_line", "parent",
+                   "fingerprint"],
+                  ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER",
+                   "VARCHAR", "VARCHAR"])
+REF_COLUMNS = (["path", "kind", "src", "src_class", "name", "receiver", "line"],
+               ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"])
+IMPORT_COLUMNS = (["path", "line", "module", "name", "alias", "binding", "target", "is_module", "strategy"],
+                  ["VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR",
+                   "BOOLEAN", "VARCHAR"])
+CHUNK_COLUMNS = (["id", "path", "kind", "name", "start_line", "end_line", "prefix", "text"],
+                 ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER", "VARCHAR", "VARCHAR"])
+MENTION_COLUMNS = (["path", "heading", "line", "token"], ["VARCHAR", "VARCHAR", "INTEGER", "VARCHAR"])
+SKIP_COLUMNS = (["path", "reason", "size"], ["VARCHAR", "VARCHAR", "BIGINT"])
+_PER_FILE_TABLES = ("files", "skipped", "symbols", "refs", "imports", "chunks", "mentions")
+
+
+class SymbolRow(NamedTuple):
+    """A symbol as the index has it (the rows `symbols_of` returns)."""
+
+    id: str  # path::qualname
+    name: str
+    qualname: str
+    kind: str
+    start: int  # 1-based, inclusive
+    end: int
+
+
+class KnownFile(NamedTuple):
+    hash: str
+    size: int
+    mtime: float
+
+
+class FileShape(NamedTuple):
+    """What other files' edges depend on: a change here means edges elsewhere may change."""
+
+    imports: frozenset  # (module, name, alias)
+    is_test: bool
+    mutates: bool
+    qualnames: frozenset
+
+
+class Removed(NamedTuple):
+    """What the rows of some files held before `remove_files` deleted them."""
+
+    names: set[str]  # symbol names they defined
+    shapes: dict[str, FileShape]
+    history: list[tuple]  # (path, churn, last_change): git figures to give back on re-insert
+
+
+def insert(store: Store, cur, columns: tuple, table: str, rows: list[tuple]) -> None:
+    store.bulk_insert(table, columns[0], columns[1], rows, cur=cur)
+
+
+def set_temp(store: Store, cur, name: str, values) -> str:
+    """A one-column temp table `name(v)` used to filter statements by a set of values."""
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE {name} (v VARCHAR)")
+    store.bulk_insert(name, ["v"], ["VARCHAR"], [(v,) for v in values], cur=cur)
+    return name
+
+
+def known_files(cur) -> dict[str, KnownFile]:
+    return {r[0]: KnownFile(r[1], r[2], r[3])
+            for r in cur.execute("SELECT path, hash, size, mtime FROM files").fetchall()}
+
+
+def indexed_paths(cur) -> frozenset[str]:
+    return frozenset(r[0] for r in cur.execute("SELECT path FROM files").fetchall())
+
+
+def remove_files(store: Store, cur, paths) -> Removed:
+    """Delete every row the files contributed and every edge that touches them (except
+    CO_CHANGES, which follows git), returning what they held."""
+    gone = set_temp(store, cur, "_gone", paths)
+    names = {r[0] for r in cur.execute(
+        f"SELECT DISTINCT name FROM symbols WHERE path IN (SELECT v FROM {gone})").fetchall()}
+    shapes = _file_shapes(cur, gone)
+    history = cur.execute(
+        f"SELECT path, churn, last_change FROM files WHERE path IN (SELECT v FROM {gone})").fetchall()
+    for table in _PER_FILE_TABLES:
+        cur.execute(f"DELETE FROM {table} WHERE path IN (SELECT v FROM {gone})")
+    cur.execute(f"DELETE FROM edges WHERE kind <> 'CO_CHANGES' AND (src_path IN (SELECT v FROM {gone}) "
+                f"OR dst_path IN (SELECT v FROM {gone}))")
+    return Removed(names, shapes, history)
+
+
+def _file_shapes(cur, temp: str) -> dict[str, FileShape]:
+    shapes = {}
+    for path, is_test, mutates in cur.execute(
+            f"SELECT path, is_test, mutations > 0 FROM files WHERE path IN (SELECT v FROM {temp})").fetchall():
+        shapes[path] = [set(), is_test, mutates, set()]
+    for path, _line, module, name, alias in cur.execute(
+            "SELECT DISTINCT path, line, module, name, alias FROM imports "
+            f"WHERE path IN (SELECT v FROM {temp})").fetchall():
+        shapes[path][0].add((module, name, alias))
+    for path, qualname in cur.execute(
+            f"SELECT path, qualname FROM symbols WHERE path IN (SELECT v FROM {temp})").fetchall():
+        shapes[path][3].add(qualname)
+    return {p: FileShape(frozenset(v[0]), v[1], v[2], frozenset(v[3])) for p, v in shapes.items()}
+
+
+def set_mtime(cur, path: str, mtime: float | None) -> None:
+    """A file touched but unchanged: only its mtime moves."""
+    cur.execute("UPDATE files SET mtime = ? WHERE path = ?", [mtime, path])
+
+
+def clear_skipped(cur) -> None:
+    cur.execute("DELETE FROM skipped")
+
+
+def restore_file_history(store: Store, cur, rows: list[tuple]) -> None:
+    """Give re-parsed files back the git figures mined for them (history runs per HEAD only)."""
+    if not rows:
+        return
+    cur.execute("CREATE OR REPLACE TEMP TABLE _hist (path VARCHAR, churn INTEGER, last_change DOUBLE)")
+    store.bulk_insert("_hist", ["path", "churn", "last_change"], ["VARCHAR", "INTEGER", "DOUBLE"], rows, cur=cur)
+    cur.execute("UPDATE files SET churn = h.churn, last_change = h.last_change FROM _hist h WHERE files.path = h.path")
+
+
+def import_rows(cur) -> list[tuple]:
+    """(path, line, module, name, alias) of every import as written, before resolution."""
+    return cur.execute("SELECT DISTINCT path, line, module, name, alias FROM imports").fetchall()
+
+
+def import_targets(cur) -> dict[str, set]:
+    """path -> {(target, binding)}: where each file's imports land."""
+    out: dict[str, set] = {}
+    for path, target, binding in cur.execute("SELECT path, target, binding FROM imports").fetchall():
+        out.setdefault(path, set()).add((target, binding))
+    return out
+
+
+def delete_imports(cur) -> None:
+    cur.execute("DELETE FROM imports")
+
+
+def file_score_inputs(cur) -> list[tuple]:
+    """(path, last change or mtime, churn, side effects) of every file."""
+    return cur.execute("SELECT path, coalesce(last_change, mtime), churn, side_effects FROM files").fetchall()
+
+
+def write_file_scores(store: Store, cur, rows: list[tuple]) -> None:
+    """rows: (path, reach, score)."""
+    cur.execute("CREATE OR REPLACE TEMP TABLE _scores (path VARCHAR, reach INTEGER, score DOUBLE)")
+    store.bulk_insert("_scores", ["path", "reach", "score"], ["VARCHAR", "INTEGER", "DOUBLE"], rows, cur=cur)
+    cur.execute("UPDATE files SET reach = s.reach, score = s.score FROM _scores s WHERE files.path = s.path")
+
+
+def symbol_by_id(cur, symbol_id: str):
+    return cur.execute("SELECT id, path, name, qualname, kind, start_line, end_line FROM symbols WHERE id = ?",
+                       [symbol_id]).fetchone()
+
+
+def symbols_of(cur, path: str) -> list[SymbolRow]:
+    return [SymbolRow(*r) for r in cur.execute(
+        "SELECT id, name, qualname, kind, start_line, end_line FROM symbols WHERE path = ? "
+        "ORDER BY start_line", [path]).fetchall()]
+
+
+def symbols_named_like(cur, query: str, limit: int) -> list[tuple]:
+    """(path, name, qualname, kind, start_line) of symbols whose name contains `query`
+    (any case), shortest names first."""
+    pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return cur.execute(
+        "SELECT path, name, qualname, kind, start_line FROM symbols WHERE name ILIKE ? ESCAPE '\\' "
+        "ORDER BY length(name), name, path LIMIT ?", [pattern, limit]).fetchall()
+
+
+def file_row(cur, path: str):
+    return cur.execute("SELECT path, lang, is_test, score FROM files WHERE path = ?", [path]).fetchone()
+
+
+def test_paths(cur) -> set[str]:
+    return {r[0] for r in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
+
+
+def call_sites_named(cur, names: list[str]) -> int:
+    """How many call sites in the workspace call one of `names` (resolved or not)."""
+    if not names:
+        return 0
+    return cur.execute("SELECT count(*) FROM refs WHERE kind = 'call' AND name IN (SELECT unnest(?::VARCHAR[]))",
+                       [names]).fetchone()[0]
+
+
+def unresolved_imports(cur) -> int:
+    return cur.execute("SELECT count(*) FROM imports WHERE strategy = 'unresolved'").fetchone()[0]
+
+
+def has_files(cur) -> bool:
+    return cur.execute("SELECT count(*) FROM files").fetchone()[0] > 0

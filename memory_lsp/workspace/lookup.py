@@ -1,0 +1,34 @@
+"""IndexLookup: where cited code is now, as the index has it (the `CodeLookup` port of
+memory/citations.py over store/lookup.py), falling back to the files for what is not indexed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_lsp.memory.citations import FileLookup
+from memory_lsp.store import lookup as reads
+
+
+class IndexLookup(FileLookup):
+    """Today's code as the index has it: symbols, fingerprints and file hashes from the database."""
+
+    def __init__(self, store, root: Path):
+        super().__init__(root)
+        self.cur = store.cursor()
+        self._indexed = reads.indexed_paths(self.cur)
+
+    def exists(self, path: str) -> bool:
+        return path in self._indexed or super().exists(path)
+
+    def symbols(self, path: str) -> list[tuple]:
+        if path not in self._symbols:
+            self._symbols[path] = reads.symbol_spans(self.cur, path)
+        return self._symbols[path]
+
+    def by_fingerprint(self, fp: str) -> list[tuple]:
+        return reads.symbols_with_fingerprint(self.cur, fp)
+
+    def renamed_to(self, path: str, content_hash: str | None) -> str | None:
+        if not content_hash:
+            return None
+        return reads.path_with_hash(self.cur, content_hash)
