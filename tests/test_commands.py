@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from helpers import write_files
 from memory_lsp import commands
 from memory_lsp.commands import COMMANDS, LocalTarget, WorkspaceTarget, run
 from memory_lsp.errors import UserError
@@ -36,7 +35,7 @@ def as_json(data: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory):
+def root(tmp_path_factory, write_files):
     root = write_files(tmp_path_factory.mktemp("commands"), FILES)
     assert cli("index", str(root)).returncode == 0
     taught = cli("teach", "-w", str(root), "helper() must stay pure", "--type", "policy",
@@ -122,7 +121,7 @@ def test_export_returns_the_text_the_cli_prints(root):
     assert done.stdout == out["text"] + ("" if out["text"].endswith("\n") else "\n")
 
 
-def test_a_workspace_target_uses_the_open_index_and_never_closes_it(tmp_path):
+def test_a_workspace_target_uses_the_open_index_and_never_closes_it(tmp_path, write_files):
     root = write_files(tmp_path, FILES)
     ws = Workspace.open(root)
     try:
@@ -142,7 +141,7 @@ def test_a_workspace_target_uses_the_open_index_and_never_closes_it(tmp_path):
         ws.close()
 
 
-def test_memory_reads_replay_the_log_without_an_index(tmp_path):
+def test_memory_reads_replay_the_log_without_an_index(tmp_path, write_files):
     root = write_files(tmp_path, FILES)
     with LocalTarget(root) as target:
         taught = run(target, "memory.teach", {"text": "keep it simple", "type": "preference"})

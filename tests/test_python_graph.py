@@ -2,7 +2,6 @@
 
 import pytest
 
-from helpers import file_edges, index_files, symbol_edges
 
 FILES = {
     "app/__init__.py": "",
@@ -35,7 +34,7 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory):
+def ws(tmp_path_factory, index_files):
     ws = index_files(tmp_path_factory.mktemp("py"), FILES)
     yield ws
     ws.close()
@@ -64,7 +63,7 @@ def test_calls_resolve_with_strategy_and_line(ws):
     assert not any(dst.endswith("::print") for _, dst in by)
 
 
-def test_promotions_and_side_effects(ws):
+def test_promotions_and_side_effects(ws, file_edges):
     asserts = file_edges(ws, "ASSERTS_ON")
     assert asserts == {("tests/test_models.py", "app/models.py")}
     drives = ws.store.cursor().execute(
@@ -75,7 +74,7 @@ def test_promotions_and_side_effects(ws):
     assert effects == ("network", False)
 
 
-def test_documents_edges_from_markdown(ws):
+def test_documents_edges_from_markdown(ws, symbol_edges):
     docs = symbol_edges(ws, "DOCUMENTS")
     assert ("docs/guide.md", "app/models.py") in docs
     assert ("docs/guide.md", "app/models.py::User") in docs
