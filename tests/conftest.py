@@ -12,6 +12,11 @@ import pytest
 
 from memory_lsp.workspace import Workspace
 
+# the graph-contract workspaces hold test files of their own (tests/test_models.py, ...): they are
+# data for the indexer, not tests to collect. Kept here: a conftest.py beside them would shadow
+# tests/server/conftest.py, which the server tests import as `conftest`.
+collect_ignore = ["contracts/languages"]
+
 
 def _write_files(root: Path, files: dict[str, str | bytes]) -> Path:
     for rel, content in files.items():
