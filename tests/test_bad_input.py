@@ -4,12 +4,11 @@ import os
 
 import duckdb
 
-from helpers import write_files
 from memory_lsp.workspace import Workspace
 from memory_lsp.settings import Settings
 
 
-def test_bad_files_are_skipped_or_partially_indexed_and_counted(tmp_path):
+def test_bad_files_are_skipped_or_partially_indexed_and_counted(tmp_path, write_files):
     root = write_files(tmp_path / "ws", {
         "good.py": "def ok():\n    return 1\n",
         "binary.py": b"\x00\x01\x02def x(): pass\n",
@@ -29,7 +28,7 @@ def test_bad_files_are_skipped_or_partially_indexed_and_counted(tmp_path):
     ws.close()
 
 
-def test_gitignore_excludes_and_symlink_cycles(tmp_path):
+def test_gitignore_excludes_and_symlink_cycles(tmp_path, write_files):
     root = write_files(tmp_path / "ws", {
         ".gitignore": "generated/\n*.tmp.py\n!keep.tmp.py\n",
         "src/a.py": "x = 1\n",
@@ -49,7 +48,7 @@ def test_gitignore_excludes_and_symlink_cycles(tmp_path):
     ws.close()
 
 
-def test_corrupt_database_is_set_aside_and_rebuilt(tmp_path):
+def test_corrupt_database_is_set_aside_and_rebuilt(tmp_path, write_files):
     root = write_files(tmp_path / "ws", {"a.py": "def f():\n    pass\n"})
     db = root / ".memory" / "index.duckdb"
     db.parent.mkdir()
@@ -62,7 +61,7 @@ def test_corrupt_database_is_set_aside_and_rebuilt(tmp_path):
     ws.close()
 
 
-def test_older_schema_is_rebuilt(tmp_path):
+def test_older_schema_is_rebuilt(tmp_path, write_files):
     root = write_files(tmp_path / "ws", {"a.py": "def f():\n    pass\n"})
     ws = Workspace.open(root)
     ws.index(workers=0)
@@ -76,7 +75,7 @@ def test_older_schema_is_rebuilt(tmp_path):
     again.close()
 
 
-def test_damaged_wal_is_recovered(tmp_path):
+def test_damaged_wal_is_recovered(tmp_path, write_files):
     root = write_files(tmp_path / "ws", {"a.py": "def f():\n    pass\n"})
     db = root / ".memory" / "index.duckdb"
     ws = Workspace.open(root)
@@ -93,7 +92,7 @@ def test_damaged_wal_is_recovered(tmp_path):
     again.close()
 
 
-def test_nested_folders_named_like_build_outputs_are_indexed(tmp_path):
+def test_nested_folders_named_like_build_outputs_are_indexed(tmp_path, write_files):
     root = write_files(tmp_path / "ws", {
         "build/out.py": "x = 1\n",
         "pkg/__init__.py": "",

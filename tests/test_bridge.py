@@ -11,7 +11,6 @@ import threading
 
 import pytest
 
-from helpers import write_files
 from memory_lsp import bridge
 from memory_lsp.cli import forward
 from memory_lsp.errors import UserError
@@ -175,7 +174,7 @@ READS = [("search", "helper"), ("search", "pure", "--kind", "memory"), ("impact"
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory):
+def workspace(tmp_path_factory, write_files):
     root = write_files(tmp_path_factory.mktemp("bridge"), FILES)
     assert cli(root, "index").returncode == 0
     taught = cli(root, "teach", "helper() must stay pure", "--type", "policy", "--cite", "lib/core.py::helper")

@@ -6,7 +6,6 @@ import sys
 
 import pytest
 
-from helpers import write_files
 
 FILES = {
     "lib/__init__.py": "",
@@ -22,7 +21,7 @@ def cli(*args, cwd=None):
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory):
+def root(tmp_path_factory, write_files):
     root = write_files(tmp_path_factory.mktemp("cli"), FILES)
     done = cli("index", str(root))
     assert done.returncode == 0, done.stderr

@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from helpers import write_files
 from memory_lsp import commands
 from memory_lsp.commands import COMMANDS, run
 from memory_lsp.errors import IndexBusy, UserError
@@ -46,7 +45,7 @@ def run_on_index(root, name, arguments):
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory):
+def root(tmp_path_factory, write_files):
     root = write_files(tmp_path_factory.mktemp("commands"), FILES)
     assert cli("index", str(root)).returncode == 0
     taught = cli("teach", "-w", str(root), "helper() must stay pure", "--type", "policy",
@@ -129,7 +128,7 @@ def test_export_returns_the_text_the_cli_prints(root):
     assert done.stdout == out["text"] + ("" if out["text"].endswith("\n") else "\n")
 
 
-def test_commands_use_the_open_workspace_and_never_close_it(tmp_path):
+def test_commands_use_the_open_workspace_and_never_close_it(tmp_path, write_files):
     root = write_files(tmp_path, FILES)
     ws = Workspace.open(root)
     try:
@@ -148,7 +147,7 @@ def test_commands_use_the_open_workspace_and_never_close_it(tmp_path):
         ws.close()
 
 
-def test_memory_reads_replay_the_log_without_an_index(tmp_path):
+def test_memory_reads_replay_the_log_without_an_index(tmp_path, write_files):
     root = write_files(tmp_path, FILES)
     ws = OfflineWorkspace(root)
     taught = run(ws, "memory.teach", {"text": "keep it simple", "type": "preference", "cite": ["lib/core.py::helper"]})
@@ -160,7 +159,7 @@ def test_memory_reads_replay_the_log_without_an_index(tmp_path):
     assert commands.COMMANDS["memory.reindex"].timeout is None  # the CLI waits for a server's full reindex
 
 
-def test_index_commands_are_refused_offline_with_the_reason(tmp_path):
+def test_index_commands_are_refused_offline_with_the_reason(tmp_path, write_files):
     root = write_files(tmp_path, FILES)
     with pytest.raises(UserError, match="has no open index"):
         run(OfflineWorkspace(root), "memory.impact", {"target": "lib/core.py"})

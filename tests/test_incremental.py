@@ -2,7 +2,6 @@
 
 import os
 
-from helpers import write_files
 from memory_lsp.workspace import Workspace
 
 FILES = {
@@ -38,7 +37,7 @@ def touch_later(path):
     os.utime(path, (st.st_atime, st.st_mtime + 5))
 
 
-def test_edit_rename_delete_add_equals_fresh_index(tmp_path):
+def test_edit_rename_delete_add_equals_fresh_index(tmp_path, write_files):
     root = write_files(tmp_path / "ws", FILES)
     ws = Workspace.open(root)
     ws.index(workers=0)
@@ -64,7 +63,7 @@ def test_edit_rename_delete_add_equals_fresh_index(tmp_path):
                    for table in incremental.values() for row in table if "README" not in repr(row))
 
 
-def test_unchanged_files_are_not_parsed_again(tmp_path):
+def test_unchanged_files_are_not_parsed_again(tmp_path, write_files):
     root = write_files(tmp_path / "ws", FILES)
     ws = Workspace.open(root)
     first = ws.index(workers=0)
@@ -78,7 +77,7 @@ def test_unchanged_files_are_not_parsed_again(tmp_path):
     ws.close()
 
 
-def test_editor_buffer_reindex_replaces_one_file(tmp_path):
+def test_editor_buffer_reindex_replaces_one_file(tmp_path, write_files):
     root = write_files(tmp_path / "ws", FILES)
     ws = Workspace.open(root)
     ws.index(workers=0)
@@ -93,7 +92,7 @@ def test_editor_buffer_reindex_replaces_one_file(tmp_path):
     ws.close()
 
 
-def test_parallel_and_serial_indexes_agree(tmp_path):
+def test_parallel_and_serial_indexes_agree(tmp_path, write_files):
     files = dict(FILES)
     for i in range(80):  # enough files to start the worker pool
         files[f"gen/m{i}.py"] = f"from pkg.base import helper\n\ndef f{i}():\n    return helper() + {i}\n"
@@ -107,7 +106,7 @@ def test_parallel_and_serial_indexes_agree(tmp_path):
     parallel.close()
 
 
-def test_body_edits_and_new_functions_equal_fresh_index(tmp_path):
+def test_body_edits_and_new_functions_equal_fresh_index(tmp_path, write_files):
     """Edits that keep a file's imports: only edges from or into it are rebuilt."""
     root = write_files(tmp_path / "ws", FILES)
     ws = Workspace.open(root)

@@ -1,19 +1,12 @@
-"""C and C++: what the queries capture (extract), how includes resolve, and the indexed graph."""
+"""C and C++: what the queries capture (extract), how includes resolve (the indexed graph: tests/contracts)."""
 
 from __future__ import annotations
-
-import importlib
 
 import pytest
 
 from memory_lsp.index.extract import extract
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext
 from memory_lsp.index.resolvers import c as c_resolver
-
-
-def _helpers():
-    # imported late: the extraction and resolver tests do not need the workspace service
-    return importlib.import_module("helpers")
 
 
 def facts(source: str, path: str = "src/a.c", lang: str = "c"):
@@ -207,42 +200,3 @@ def test_resolver(tmp_path):
     ]
     assert out[6] == [] and out[7] == []
     assert out[8] == EXTERNAL and out[9] == EXTERNAL
-
-
-# ---- indexed workspace ---------------------------------------------------------------------
-
-def test_index_c_includes_calls_and_tests(tmp_path):
-    h = _helpers()
-    ws = h.index_files(tmp_path, {
-        "src/main.c": '#include "x.h"\n#include "api.h"\n#include <stdio.h>\n\n'
-                      "int main(void) { return add(1, 2) + api_version(); }\n",
-        "src/x.h": "int add(int a, int b);\n",
-        "src/x.c": '#include "x.h"\n\nint add(int a, int b) { return a + b; }\n',
-        "include/api.h": "int api_version(void);\n",
-        "lib/api.c": '#include "api.h"\n\nint api_version(void) { return 3; }\n',
-        "tests/test_x.c": '#include "../src/x.h"\n\nint main(void) { return add(1, 1) != 2; }\n',
-    })
-    imports = h.file_edges(ws, "IMPORTS")
-    assert ("src/main.c", "src/x.h") in imports
-    assert ("src/main.c", "include/api.h") in imports
-    assert ("lib/api.c", "include/api.h") in imports
-    assert not any(dst is None for _, dst in imports)
-    assert h.symbols(ws, "src/x.c") == {("add", "function")}
-    assert ("src/main.c::main", "src/x.c::add") in h.symbol_edges(ws, "CALLS")
-    assert ("tests/test_x.c", "src/x.h") in h.file_edges(ws, "ASSERTS_ON")
-
-
-def test_index_cpp_inheritance(tmp_path):
-    h = _helpers()
-    ws = h.index_files(tmp_path, {
-        "src/shape.hpp": "namespace geo {\nclass Shape {\npublic:\n    virtual double area() const { return 0; }\n};\n}\n",
-        "src/circle.hpp": '#include "shape.hpp"\n\nnamespace geo {\n'
-                          "class Circle : public Shape {\npublic:\n"
-                          "    double area() const override { return 3.14 * r * r; }\n"
-                          "    void grow() { this->r += 1; }\n    double r;\n};\n}\n",
-    })
-    assert ("src/circle.hpp", "src/shape.hpp") in h.file_edges(ws, "IMPORTS")
-    assert h.symbols(ws, "src/circle.hpp") == {
-        ("geo", "module"), ("geo.Circle", "class"), ("geo.Circle.area", "method"),
-        ("geo.Circle.grow", "method")}
-    assert ("src/circle.hpp::geo.Circle", "src/shape.hpp::geo.Shape") in h.symbol_edges(ws, "INHERITS")

@@ -1,19 +1,12 @@
-"""Go: what the query captures (extract), how imports resolve, and the indexed graph."""
+"""Go: what the query captures (extract), how imports resolve (the indexed graph: tests/contracts)."""
 
 from __future__ import annotations
-
-import importlib
 
 import pytest
 
 from memory_lsp.index.extract import extract
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target
 from memory_lsp.index.resolvers import go as go_resolver
-
-
-def _helpers():
-    # imported late: the extraction and resolver tests do not need the workspace service
-    return importlib.import_module("helpers")
 
 
 def facts(source: str, path: str = "server/server.go"):
@@ -172,77 +165,3 @@ def test_resolve(tmp_path, importer, module, expected):
 def test_resolve_without_go_mod(tmp_path):
     ctx = _ctx(tmp_path, {"main.go": "package main\n", "util/a.go": "package util\n"})
     assert go_resolver.resolve([ImportRow("main.go", 1, '"util"', None, None)], ctx) == [EXTERNAL]
-
-
-# ---- the indexed graph ----------------------------------------------------------------------
-
-WORKSPACE = {
-    "go.mod": "module example.com/m\n\ngo 1.22\n",
-    "util/util.go": "package util\n\nfunc Do() int { return 1 }\n",
-    "server/server.go": """\
-package server
-
-import "example.com/m/util"
-
-type Base struct{}
-
-func (b *Base) Close() {}
-
-type Server struct {
-	Base
-}
-
-func (s *Server) Handle() int {
-	return helper() + util.Do()
-}
-
-func helper() int { return 2 }
-""",
-    "server/extra.go": "package server\n\nfunc Extra() {}\n",
-    "server/server_test.go": """\
-package server
-
-import "testing"
-
-func TestHandle(t *testing.T) {
-	s := &Server{}
-	s.Handle()
-}
-""",
-}
-
-
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory):
-    ws = _helpers().index_files(tmp_path_factory.mktemp("go"), WORKSPACE)
-    yield ws
-    close = getattr(ws, "close", None)
-    if close:
-        close()
-
-
-def test_graph_symbols(ws):
-    assert _helpers().symbols(ws, "server/server.go") == {
-        ("Base", "struct"), ("Base.Close", "method"), ("Server", "struct"),
-        ("Server.Handle", "method"), ("helper", "function"),
-    }
-
-
-def test_graph_imports(ws):
-    assert ("server/server.go", "util/util.go") in _helpers().file_edges(ws, "IMPORTS")
-
-
-def test_graph_calls(ws):
-    calls = _helpers().symbol_edges(ws, "CALLS")
-    assert ("server/server.go::Server.Handle", "server/server.go::helper") in calls
-    assert ("server/server.go::Server.Handle", "util/util.go::Do") in calls
-
-
-def test_graph_inherits(ws):
-    assert ("server/server.go::Server", "server/server.go::Base") in _helpers().symbol_edges(ws, "INHERITS")
-
-
-def test_graph_test_asserts_on_its_package(ws):
-    asserts = {e for e in _helpers().file_edges(ws, "ASSERTS_ON") if e[0] == "server/server_test.go"}
-    assert asserts == {("server/server_test.go", "server/server.go"),
-                       ("server/server_test.go", "server/extra.go")}

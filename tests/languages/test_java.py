@@ -1,19 +1,12 @@
-"""Java: what the query captures (extract), how imports resolve, and the indexed graph."""
+"""Java: what the query captures (extract), how imports resolve (the indexed graph: tests/contracts)."""
 
 from __future__ import annotations
-
-import importlib
 
 import pytest
 
 from memory_lsp.index.extract import extract
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext
 from memory_lsp.index.resolvers import java as java_resolver
-
-
-def _helpers():
-    # imported late: the extraction and resolver tests do not need the workspace service
-    return importlib.import_module("helpers")
 
 
 def facts(source: str, path: str = "src/main/java/com/x/A.java"):
@@ -169,46 +162,3 @@ def test_resolver_path_suffix_without_package_line(tmp_path):
                                      ("src/Main.java", 2, "a.b", "*", None)])
     assert [t.path for t in out[0]] == ["src/a/b/C.java"]
     assert [t.path for t in out[1]] == ["src/a/b/C.java"]
-
-
-# ---- indexed workspace ---------------------------------------------------------------------
-
-BASE = "src/main/java/com/x/Base.java"
-CHILD = "src/main/java/com/x/Child.java"
-UTIL = "src/main/java/com/x/util/Util.java"
-
-
-def test_index_inheritance_imports_and_tests(tmp_path):
-    h = _helpers()
-    ws = h.index_files(tmp_path, {
-        BASE: "package com.x;\n\npublic class Base {\n    public void run() {}\n}\n",
-        CHILD: "package com.x;\n\nimport com.x.util.Util;\nimport java.util.List;\n\n"
-               "public class Child extends Base {\n"
-               "    private int n;\n"
-               "    public void run() { this.n = Util.twice(n); }\n"
-               "}\n",
-        UTIL: "package com.x.util;\n\npublic final class Util {\n"
-              "    public static int twice(int v) { return 2 * v; }\n}\n",
-        "src/test/java/com/x/ChildTest.java":
-            "package com.x.tests;\n\nimport com.x.Child;\n\n"
-            "class ChildTest {\n    void runs() { new Child().run(); }\n}\n",
-    })
-    assert h.symbols(ws, CHILD) == {("Child", "class"), ("Child.run", "method")}
-    # same package: no import needed, INHERITS resolves by name across the workspace
-    assert (f"{CHILD}::Child", f"{BASE}::Base") in h.symbol_edges(ws, "INHERITS")
-    imports = h.file_edges(ws, "IMPORTS")
-    assert (CHILD, UTIL) in imports
-    assert not any(dst is None or dst.startswith("java") for _, dst in imports)
-    assert (f"{CHILD}::Child.run", f"{UTIL}::Util.twice") in h.symbol_edges(ws, "CALLS")
-    assert ("src/test/java/com/x/ChildTest.java", CHILD) in h.file_edges(ws, "ASSERTS_ON")
-
-
-def test_bare_call_to_a_sibling_method_resolves_to_it(tmp_path):
-    ws = _helpers().index_files(tmp_path, {
-        "src/A.java": "class A {\n  void a() { b(); }\n  void b() {}\n}\n",
-        "src/B.java": "class B {\n  void b() {}\n}\n",
-    })
-    calls = _helpers().symbol_edges(ws, "CALLS")
-    assert ("src/A.java::A.a", "src/A.java::A.b") in calls
-    assert ("src/A.java::A.a", "src/B.java::B.b") not in calls
-    ws.close()

@@ -1,19 +1,12 @@
-"""JavaScript: what the query captures (extract), how imports resolve, and the indexed graph."""
+"""JavaScript: what the query captures (extract), how imports resolve (the indexed graph: tests/contracts)."""
 
 from __future__ import annotations
-
-import importlib
 
 import pytest
 
 from memory_lsp.index.extract import extract
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext
 from memory_lsp.index.resolvers import javascript as js_resolver
-
-
-def _helpers():
-    # imported late: the extraction and resolver tests do not need the workspace service
-    return importlib.import_module("helpers")
 
 
 def facts(source: str, path: str = "src/a.js", lang: str = "javascript"):
@@ -162,35 +155,3 @@ def test_resolver_jsconfig_paths(tmp_path):
     assert out[0][0].path == "src/util/helpers.js" and out[0][0].strategy == "tsconfig-paths"
     assert out[1][0].path == "lib/top.js" and out[1][0].strategy == "base-url"
     assert out[2] == EXTERNAL
-
-
-# ---- indexed workspace ---------------------------------------------------------------------
-
-def test_index_require_and_es_imports(tmp_path):
-    h = _helpers()
-    ws = h.index_files(tmp_path, {
-        "main.js": "const util = require('./util');\nimport { g } from './lib/g.mjs';\n"
-                   "function run() { return util.f() + g(); }\n",
-        "util.js": "function f() { return 1; }\nmodule.exports = { f };\n",
-        "lib/g.mjs": "export function g() { return 2; }\n",
-    })
-    imports = h.file_edges(ws, "IMPORTS")
-    assert ("main.js", "util.js") in imports
-    assert ("main.js", "lib/g.mjs") in imports
-    calls = h.symbol_edges(ws, "CALLS")
-    assert ("main.js::run", "lib/g.mjs::g") in calls
-    assert ("main.js::run", "util.js::f") in calls
-
-
-def test_index_jsx_component_and_test_file(tmp_path):
-    h = _helpers()
-    ws = h.index_files(tmp_path, {
-        "src/Button.jsx": "export function Button({ label }) { return <button>{label}</button>; }\n",
-        "src/App.jsx": "import { Button } from './Button';\n"
-                       "export const App = () => <div><Button label=\"x\" /></div>;\n",
-        "src/__tests__/App.test.js": "import { App } from '../App';\ntest('renders', () => { App(); });\n",
-    })
-    assert h.symbols(ws, "src/App.jsx") == {("App", "function")}
-    assert h.symbols(ws, "src/Button.jsx") == {("Button", "function")}
-    assert ("src/App.jsx::App", "src/Button.jsx::Button") in h.symbol_edges(ws, "CALLS")
-    assert ("src/__tests__/App.test.js", "src/App.jsx") in h.file_edges(ws, "ASSERTS_ON")

@@ -1,19 +1,12 @@
-"""Ruby: what the query captures (extract), how requires resolve, and the indexed graph."""
+"""Ruby: what the query captures (extract), how requires resolve (the indexed graph: tests/contracts)."""
 
 from __future__ import annotations
-
-import importlib
 
 import pytest
 
 from memory_lsp.index.extract import extract
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext
 from memory_lsp.index.resolvers import ruby as ruby_resolver
-
-
-def _helpers():
-    # imported late: the extraction and resolver tests do not need the workspace service
-    return importlib.import_module("helpers")
 
 
 def facts(source: str, path: str = "lib/a.rb"):
@@ -175,25 +168,3 @@ def test_resolver(tmp_path):
     assert [(t.path, t.strategy) for t in out[5]] == [("gems/tool/lib/tool/cli.rb", "load_path")]
     assert out[6] == EXTERNAL and out[7] == EXTERNAL
     assert [t.path for t in out[8]] == ["config.rb"]
-
-
-# ---- indexed workspace ---------------------------------------------------------------------
-
-def test_index_requires_inheritance_and_specs(tmp_path):
-    h = _helpers()
-    ws = h.index_files(tmp_path, {
-        "lib/shop/base.rb": "module Shop\n  class Base\n    def save; @saved = true; end\n  end\nend\n",
-        "lib/shop/order.rb": "require_relative 'base'\nrequire 'json'\n\nmodule Shop\n"
-                             "  class Order < Base\n    def total\n      save\n      compute(2)\n    end\n\n"
-                             "    def compute(n); n * 2; end\n  end\nend\n",
-        "spec/order_spec.rb": "require 'shop/order'\n\nRSpec.describe Shop::Order do\n"
-                              "  it 'totals' do\n    expect(Shop::Order.new.total).to eq(4)\n  end\nend\n",
-    })
-    assert h.symbols(ws, "lib/shop/order.rb") == {
-        ("Shop", "module"), ("Shop.Order", "class"), ("Shop.Order.total", "method"),
-        ("Shop.Order.compute", "method")}
-    imports = h.file_edges(ws, "IMPORTS")
-    assert ("lib/shop/order.rb", "lib/shop/base.rb") in imports
-    assert ("spec/order_spec.rb", "lib/shop/order.rb") in imports
-    assert ("lib/shop/order.rb::Shop.Order", "lib/shop/base.rb::Shop.Base") in h.symbol_edges(ws, "INHERITS")
-    assert ("spec/order_spec.rb", "lib/shop/order.rb") in h.file_edges(ws, "ASSERTS_ON")

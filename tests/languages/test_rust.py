@@ -1,19 +1,12 @@
-"""Rust: what the query captures (extract), how `mod`/`use` resolve, and the indexed graph."""
+"""Rust: what the query captures (extract), how `mod`/`use` resolve (the indexed graph: tests/contracts)."""
 
 from __future__ import annotations
-
-import importlib
 
 import pytest
 
 from memory_lsp.index.extract import extract
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target
 from memory_lsp.index.resolvers import rust as rust_resolver
-
-
-def _helpers():
-    # imported late: the extraction and resolver tests do not need the workspace service
-    return importlib.import_module("helpers")
 
 
 def facts(source: str, path: str = "src/a.rs"):
@@ -199,77 +192,3 @@ def test_crate_root_of_nested_bin(tmp_path):
     paths = frozenset({"src/lib.rs", "src/bin/tool/main.rs", "src/bin/tool/cli.rs"})
     assert rust_resolver.crate_root("src/bin/tool/cli.rs", paths) == ("src/bin/tool/main.rs", "src/bin/tool")
     assert rust_resolver.crate_root("src/a/b.rs", paths) == ("src/lib.rs", "src")
-
-
-# ---- the indexed graph ----------------------------------------------------------------------
-
-WORKSPACE = {
-    "Cargo.toml": '[package]\nname = "shapes"\n',
-    "src/lib.rs": """\
-mod foo;
-mod bar;
-pub mod a;
-pub mod x;
-
-pub fn top() -> u8 { helper() }
-
-fn helper() -> u8 { 1 }
-""",
-    "src/foo.rs": "pub fn f() {}\n",
-    "src/bar/mod.rs": "pub fn g() {}\n",
-    "src/a.rs": "pub mod b;\n",
-    "src/a/b.rs": "pub trait Trait { fn area(&self) -> f64; }\n\npub fn make() {}\n",
-    "src/x.rs": """\
-use crate::a::b;
-use crate::a::b::Trait;
-
-pub struct Type { side: f64 }
-
-impl Trait for Type {
-    fn area(&self) -> f64 { self.side * self.side }
-}
-
-impl Type {
-    pub fn new() -> Self { b::make(); Type { side: 1.0 } }
-    pub fn double(&self) -> f64 { self.area() * 2.0 }
-}
-""",
-    "tests/it.rs": "use shapes::x::Type;\n\n#[test]\nfn builds() { Type::new(); }\n",
-}
-
-
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory):
-    ws = _helpers().index_files(tmp_path_factory.mktemp("rust"), WORKSPACE)
-    yield ws
-    close = getattr(ws, "close", None)
-    if close:
-        close()
-
-
-def test_graph_symbols(ws):
-    assert _helpers().symbols(ws, "src/x.rs") == {
-        ("Type", "struct"), ("Type.area", "method"), ("Type.new", "method"), ("Type.double", "method"),
-    }
-
-
-def test_graph_imports(ws):
-    imports = _helpers().file_edges(ws, "IMPORTS")
-    assert {("src/lib.rs", "src/foo.rs"), ("src/lib.rs", "src/bar/mod.rs"), ("src/lib.rs", "src/a.rs"),
-            ("src/lib.rs", "src/x.rs"), ("src/a.rs", "src/a/b.rs"), ("src/x.rs", "src/a/b.rs"),
-            ("tests/it.rs", "src/x.rs")} <= imports
-
-
-def test_graph_inherits(ws):
-    assert ("src/x.rs::Type", "src/a/b.rs::Trait") in _helpers().symbol_edges(ws, "INHERITS")
-
-
-def test_graph_calls(ws):
-    calls = _helpers().symbol_edges(ws, "CALLS")
-    assert ("src/lib.rs::top", "src/lib.rs::helper") in calls  # same file
-    assert ("src/x.rs::Type.double", "src/x.rs::Type.area") in calls  # self.area()
-    assert ("src/x.rs::Type.new", "src/a/b.rs::make") in calls  # b::make() through `use crate::a::b`
-
-
-def test_graph_integration_test_asserts_on(ws):
-    assert ("tests/it.rs", "src/x.rs") in _helpers().file_edges(ws, "ASSERTS_ON")

@@ -1,8 +1,6 @@
-"""TypeScript and TSX: captures (extract), import resolution, and the indexed graph."""
+"""TypeScript and TSX: captures (extract), import resolution (the indexed graph: tests/contracts)."""
 
 from __future__ import annotations
-
-import importlib
 
 import pytest
 
@@ -10,11 +8,6 @@ from memory_lsp.index import languages
 from memory_lsp.index.extract import extract
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext
 from memory_lsp.index.resolvers import javascript as js_resolver
-
-
-def _helpers():
-    # imported late: the extraction and resolver tests do not need the workspace service
-    return importlib.import_module("helpers")
 
 
 def facts(source: str, path: str = "src/a.ts", lang: str = "typescript"):
@@ -147,63 +140,3 @@ def test_resolver_tsconfig_paths_nearest_config(tmp_path):
     assert out[0][0].path == "app/src/a.ts"
     assert out[1][0].path == "app/src/config/main.ts" and out[1][0].is_module
     assert out[2] == EXTERNAL
-
-
-# ---- indexed workspace ---------------------------------------------------------------------
-
-WORKSPACE = {
-    "main.ts": 'import { f } from "./util";\nimport { helper } from "./esm.js";\n'
-               "export function run(): number { return f() + helper(); }\n",
-    "util/index.ts": "export function f(): number { return 1; }\n",
-    "esm.ts": "export const helper = (): number => 2;\n",
-    "greeter.ts": "export interface Greeting { text(): string }\n"
-                  "export class Greeter {\n  constructor(private name: string) {}\n"
-                  "  greet(): string { return `hi ${this.name}`; }\n}\n"
-                  "export enum Mood { Happy, Sad }\nexport type Name = string;\n",
-    "b.ts": "export class Base { hello() { return 1; } }\n",
-    "a.ts": "import { Base } from './b';\nexport class Child extends Base {}\n",
-    "legacy.ts": "const util = require('./util');\nexport const g = () => util.f();\n",
-    "foo.test.ts": "import { run } from './main';\ntest('run', () => { expect(run()).toBe(3); });\n",
-    "App.tsx": "import { Greeter } from './greeter';\n"
-               "export function Hello({ who }: { who: string }) { return <b>{new Greeter(who).greet()}</b>; }\n"
-               "export const App = () => <div><Hello who=\"x\" /></div>;\n",
-}
-
-
-@pytest.fixture
-def ws(tmp_path):
-    return _helpers().index_files(tmp_path, WORKSPACE)
-
-
-def test_index_imports(ws):
-    imports = _helpers().file_edges(ws, "IMPORTS")
-    assert ("main.ts", "util/index.ts") in imports
-    assert ("main.ts", "esm.ts") in imports
-    assert ("legacy.ts", "util/index.ts") in imports
-    assert ("a.ts", "b.ts") in imports
-    assert ("App.tsx", "greeter.ts") in imports
-
-
-def test_index_symbols(ws):
-    assert _helpers().symbols(ws, "greeter.ts") == {
-        ("Greeting", "interface"), ("Greeting.text", "method"), ("Greeter", "class"),
-        ("Greeter.constructor", "method"), ("Greeter.greet", "method"), ("Mood", "enum"),
-        ("Name", "type"),
-    }
-
-
-def test_index_inherits_and_calls(ws):
-    h = _helpers()
-    assert ("a.ts::Child", "b.ts::Base") in h.symbol_edges(ws, "INHERITS")
-    calls = h.symbol_edges(ws, "CALLS")
-    assert ("main.ts::run", "util/index.ts::f") in calls
-    assert ("main.ts::run", "esm.ts::helper") in calls
-    assert ("App.tsx::App", "App.tsx::Hello") in calls
-
-
-def test_index_test_file_asserts_on(ws):
-    assert ("foo.test.ts", "main.ts") in _helpers().file_edges(ws, "ASSERTS_ON")
-
-
-def test_index_tsx_component(ws):
-    assert _helpers().symbols(ws, "App.tsx") == {("Hello", "function"), ("App", "function")}

@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from helpers import write_files
 
 FILES = {
     "billing/__init__.py": "",
@@ -37,7 +36,7 @@ def listed(root, *args):
 
 
 @pytest.fixture
-def root(tmp_path):
+def root(tmp_path, write_files):
     root = write_files(tmp_path, FILES)
     ok("index", str(root))
     return root
@@ -151,7 +150,7 @@ def test_import_rules_files_idempotently_and_retire_removed_rules(root):
     assert len(third["retired"]) == 1 and len(listed(root)) == 2
 
 
-def test_export_formats_and_json_round_trip_into_a_fresh_clone(root, tmp_path_factory):
+def test_export_formats_and_json_round_trip_into_a_fresh_clone(root, tmp_path_factory, write_files):
     teach(root, "totals are in cents", "--type", "gotcha", "--cite", "billing/invoice.py::total")
     teach(root, "never call the payment API from tests", "--type", "policy", "--pin")
     exported = json.loads(ok("export", "-w", str(root), "--format", "json").stdout)
@@ -199,7 +198,7 @@ def test_cli_writes_and_reads_while_another_process_owns_the_index(root):
         holder.wait()
 
 
-def test_git_mined_couplings_become_causal_dependency_memories(tmp_path):
+def test_git_mined_couplings_become_causal_dependency_memories(tmp_path, write_files):
     root = write_files(tmp_path, {"a.py": "x = 0\n", "b.py": "y = 0\n", "c.py": "z = 0\n"})
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@e"]
     subprocess.run(git[:3] + ["init", "-q"], check=True)

@@ -1,6 +1,5 @@
 """Agent rule files read into typed rule items: texts, types, lines, scopes, tags."""
 
-from helpers import write_files
 from memory_lsp.memory.rules import BLOCK_BEGIN, BLOCK_END, classify, find_rule_files, parse_rules
 
 CLAUDE_MD = f"""# Acme API
@@ -200,7 +199,7 @@ def test_classification_order():
     assert classify("Don\u2019t log request bodies.") == "policy"
 
 
-def test_find_rule_files(tmp_path):
+def test_find_rule_files(tmp_path, write_files):
     write_files(tmp_path, {
         "CLAUDE.md": CLAUDE_MD, "AGENTS.md": AGENTS_MD, ".cursorrules": CURSORRULES,
         ".github/copilot-instructions.md": COPILOT, ".cursor/rules/testing.mdc": TESTING_MDC,

@@ -7,7 +7,6 @@ import textwrap
 
 import pytest
 
-from helpers import write_files
 from memory_lsp.retrieval.bm25 import Bm25Index
 from memory_lsp.retrieval.search import Retriever
 from memory_lsp.workspace import Workspace
@@ -28,7 +27,7 @@ FILES = {
 
 
 @pytest.fixture()
-def ws(tmp_path):
+def ws(tmp_path, write_files):
     ws = Workspace.open(write_files(tmp_path, FILES))
     ws.index(workers=1)
     ws.book.teach("Outgoing email must go through the local relay", "gotcha", cite=["shop/mailer.py::send_receipt"])

@@ -18,7 +18,6 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from helpers import write_files
 
 SERVER = [sys.executable, "-m", "memory_lsp", "serve"]
 
@@ -88,7 +87,7 @@ def cli_here(root: Path, *args: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-def make_project(root: Path) -> Path:
+def make_project(root: Path, write_files) -> Path:
     write_files(root, PROJECT)
     for text, type_, cites, extra in MEMORIES:
         args = ["teach", text, "--type", type_, *extra]
@@ -100,9 +99,9 @@ def make_project(root: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def project_template(tmp_path_factory) -> Path:
+def project_template(tmp_path_factory, write_files) -> Path:
     """The project with its memories, built once (teaching through the CLI takes seconds)."""
-    return make_project(tmp_path_factory.mktemp("template") / "proj")
+    return make_project(tmp_path_factory.mktemp("template") / "proj", write_files)
 
 
 def copy_project(template: Path, dest: Path) -> Path:

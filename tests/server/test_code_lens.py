@@ -10,7 +10,6 @@ import pytest
 from lsprotocol import types as t
 
 from conftest import command, lenses, open_doc, uri
-from helpers import write_files
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -18,7 +17,7 @@ TITLE = re.compile(r"^\d+ (memory|memories) · \d+ dependents? · \d+ tests?$")
 
 
 @pytest.fixture(scope="module")
-def module_project(module_project):
+def module_project(module_project, write_files):
     return write_files(module_project, {"notes.txt": "def parse(text): not code\n"})
 
 
@@ -70,7 +69,7 @@ async def test_the_lens_command_runs(module_client, module_project):
     assert result["tests"] == ["tests/test_core.py"]
 
 
-async def test_no_lenses_where_there_is_no_code(module_client, module_project, tmp_path):
+async def test_no_lenses_where_there_is_no_code(module_client, module_project, tmp_path, write_files):
     assert await lenses(module_client, open_doc(module_client, module_project, "notes.txt")) == []
     assert await lenses(module_client, open_doc(module_client, module_project, "app/__init__.py")) == []
     outside = write_files(tmp_path / "elsewhere", {"app/core.py": (module_project / "app/core.py").read_text()})

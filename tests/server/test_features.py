@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types as t
 
-from helpers import write_files
 from memory_lsp.server.features.code_actions import actions_for
 from memory_lsp.server.features.code_lens import lenses_for, resolved
 from memory_lsp.server.features.diagnostics import SOURCE, diagnostics_for
@@ -23,7 +22,7 @@ from conftest import MEMORIES, PROJECT
 
 
 @pytest.fixture(scope="module")
-def snap(tmp_path_factory):
+def snap(tmp_path_factory, write_files):
     """The server tests' project, indexed in this process, with its three memories taught."""
     root = write_files(tmp_path_factory.mktemp("features") / "proj", PROJECT)
     ws = Workspace.open(root)

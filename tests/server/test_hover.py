@@ -10,7 +10,6 @@ import pytest
 from lsprotocol import types as t
 
 from conftest import MEMORIES, hover_at, open_doc, uri
-from helpers import write_files
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -24,7 +23,7 @@ EXTRA = {
 
 
 @pytest.fixture(scope="module")
-def module_project(module_project):
+def module_project(module_project, write_files):
     return write_files(module_project, EXTRA)
 
 
@@ -94,7 +93,7 @@ async def test_nothing_to_say_is_no_hover(module_client, module_project):
     assert await hover_at(module_client, doc, 5) is None
 
 
-async def test_a_document_outside_the_workspace_gets_no_hover(module_client, module_project, tmp_path):
+async def test_a_document_outside_the_workspace_gets_no_hover(module_client, module_project, tmp_path, write_files):
     outside = write_files(tmp_path / "elsewhere", {"app/core.py": (module_project / "app/core.py").read_text()})
     doc = open_doc(module_client, outside, "app/core.py")
     assert await hover_at(module_client, doc, 3) is None

@@ -1,0 +1,1 @@
+int api_version(void);

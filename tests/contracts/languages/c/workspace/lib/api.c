@@ -1,0 +1,3 @@
+#include "api.h"
+
+int api_version(void) { return 3; }

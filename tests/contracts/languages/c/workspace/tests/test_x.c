@@ -1,0 +1,3 @@
+#include "../src/x.h"
+
+int main(void) { return add(1, 1) != 2; }

@@ -1,0 +1,7 @@
+#include "circle.hpp"
+
+int main() {
+    geo::Circle c;
+    c.grow();
+    return static_cast<int>(c.area());
+}

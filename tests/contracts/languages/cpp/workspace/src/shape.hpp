@@ -1,0 +1,6 @@
+namespace geo {
+class Shape {
+public:
+    virtual double area() const { return 0; }
+};
+}

@@ -1,0 +1,8 @@
+package server
+
+import "testing"
+
+func TestHandle(t *testing.T) {
+	s := &Server{}
+	s.Handle()
+}

@@ -1,0 +1,5 @@
+package com.x;
+
+public class Base {
+    public void run() {}
+}

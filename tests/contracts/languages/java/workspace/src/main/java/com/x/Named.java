@@ -1,0 +1,5 @@
+package com.x;
+
+public interface Named {
+    String name();
+}

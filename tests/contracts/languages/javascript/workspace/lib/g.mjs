@@ -1,0 +1,1 @@
+export function g() { return 2; }

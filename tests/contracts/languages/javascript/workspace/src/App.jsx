@@ -1,0 +1,3 @@
+import { Button } from './Button';
+
+export const App = () => <div><Button label="x" /></div>;

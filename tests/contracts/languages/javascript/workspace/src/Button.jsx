@@ -1,0 +1,1 @@
+export function Button({ label }) { return <button>{label}</button>; }

@@ -1,0 +1,3 @@
+import { App } from '../App';
+
+test('renders', () => { App(); });

@@ -1,0 +1,3 @@
+export class Widget {
+  render() { return null; }
+}

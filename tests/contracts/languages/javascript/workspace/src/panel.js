@@ -1,0 +1,6 @@
+import { Widget } from './base';
+
+export class Panel extends Widget {
+  render() { return this.title(); }
+  title() { return 'p'; }
+}

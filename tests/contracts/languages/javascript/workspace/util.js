@@ -1,0 +1,2 @@
+function f() { return 1; }
+module.exports = { f };

@@ -1,0 +1,7 @@
+from app.models import User
+from app import core
+
+
+def show():
+    User().save()
+    core.helper()

@@ -1,0 +1,5 @@
+from app.models import User
+
+
+def test_user():
+    User().save()

@@ -1,0 +1,3 @@
+pub trait Trait { fn area(&self) -> f64; }
+
+pub fn make() {}

@@ -1,0 +1,4 @@
+use shapes::x::Type;
+
+#[test]
+fn builds() { Type::new(); }

@@ -1,0 +1,4 @@
+export class Greeter {
+  constructor(private name: string) {}
+  greet(): string { return `hi ${this.name}`; }
+}

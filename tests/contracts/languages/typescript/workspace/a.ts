@@ -1,0 +1,3 @@
+import { Base } from './b';
+
+export class Child extends Base {}

@@ -1,0 +1,1 @@
+export class Base { hello() { return 1; } }

@@ -1,0 +1,3 @@
+import { run } from './main';
+
+test('run', () => { expect(run()).toBe(3); });

@@ -1,0 +1,3 @@
+const util = require('./util');
+
+export const g = () => util.f();

@@ -1,0 +1,1 @@
+export function f(): number { return 1; }
