@@ -240,10 +240,19 @@ class Proxy:
             self._to_editor(json.dumps(error).encode())
 
     def _connect(self, replay: bool = False) -> None:
+        deadline = time.monotonic() + link.START_TIMEOUT
         with self._send_lock:
-            self.owner = link.connect(waiting=lambda: log.warning("waiting for the memory-lsp owner to start"))
-            for message in self.session.replay() if replay else ():
-                self.owner.sendall(frame(json.dumps(message).encode()))
+            while True:
+                self.owner = link.connect(waiting=lambda: log.warning("waiting for the memory-lsp owner to start"))
+                try:
+                    for message in self.session.replay() if replay else ():
+                        self.owner.sendall(frame(json.dumps(message).encode()))
+                    break
+                except OSError:  # that owner went too (it was still exiting): the next one
+                    self.owner.close()
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
         self._connected.set()
 
 
