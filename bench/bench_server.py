@@ -52,7 +52,7 @@ from pygls.protocol import default_converter  # noqa: E402
 from pytest_lsp import LanguageClient, client_capabilities  # noqa: E402
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features  # noqa: E402
 
-SERVER = [sys.executable, "-m", "memory_lsp", "serve"]
+SERVER = [sys.executable, "-m", "memory_lsp", "serve", "--standalone"]  # its RSS is the whole server (bench_owner.py measures the owner)
 RESULTS = Path(__file__).parent / "results" / "server.json"
 PLAN = ".bench-server-plan.json"
 IMPACT_COMMANDS = 20  # memory.impact commands at the end of the warm run (they load the impact graph)

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import json
+import os
+import signal
+import tempfile
+
 import pytest
 
 from memory_lsp.workspace import Workspace
@@ -70,3 +75,18 @@ def file_edges():
 def symbol_edges():
     """symbol_edges(ws, kind) -> {(source node id, target node id)}; a symbol id is `path::Qualified.Name`."""
     return _symbol_edges
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_owner():
+    """The tests' own memory-lsp owner (its socket folder is theirs; it leaves soon when idle), so
+    that a test run never talks to the owner of the editor you are working in."""
+    folder = tempfile.mkdtemp(prefix="mlsp-rt-")  # short: Unix socket paths stop near 100 bytes
+    os.environ["MEMORY_LSP_RUNTIME_DIR"] = folder
+    os.environ.setdefault("MEMORY_LSP_OWNER_IDLE", "5")
+    yield folder
+    for info in Path(folder).glob("owner-*.json"):
+        try:
+            os.kill(int(json.loads(info.read_text())["pid"]), signal.SIGTERM)
+        except (OSError, ValueError, KeyError):
+            pass

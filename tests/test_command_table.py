@@ -98,12 +98,14 @@ def test_a_param_says_how_the_cli_takes_it():
 
 
 def test_the_table_imports_no_front_door_and_no_database():
-    """commands/ sits under cli/ and server/, and a memory write from the CLI never loads DuckDB."""
+    """commands/ sits under cli/ and server/, and a memory write from the CLI never loads DuckDB
+    or the language server (only the small client half of the owner's socket, server/link.py)."""
     import subprocess
     import sys
 
     code = ("import sys; import memory_lsp.commands, memory_lsp.cli.main; "
-            "print(sorted(m for m in sys.modules if m.startswith(('memory_lsp.server', 'duckdb', 'pygls'))))")
+            "print(sorted(m for m in sys.modules if m.startswith(('memory_lsp.server', 'duckdb', 'pygls', "
+            "'lsprotocol'))))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert done.stdout.strip() == "['memory_lsp.server', 'memory_lsp.server.link']"

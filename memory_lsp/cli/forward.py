@@ -1,11 +1,12 @@
-"""Run a command for the CLI: here, or by asking the language server that owns the index.
+"""Run a command for the CLI: in the owner, or here.
 
-DuckDB lets one process open the index. `call` opens it here when it is free. While another
-process owns it, a command that reads (the index or the memories) is asked of the language server
-that process runs, over the Unix socket it names in `ROOT/.memory/server.json` (the server half
-is `memory_lsp.bridge`); with no server, memory reads replay the log (`OfflineWorkspace`, and say
-so on stderr) and index commands fail with the IndexBusy line. Writes always go to the event log
-from here.
+DuckDB lets one process open the index, so one process, the owner (server/owner.py), holds it
+for every editor window and CLI command: `call` sends each read of the index there (link.py
+starts the owner when none runs). Memory writes append to the event log from here. When a
+process that is not the owner holds the file (a `serve --standalone` server, a script), a read
+is asked of that server over the Unix socket it names in `ROOT/.memory/server.json` (the server
+half is `memory_lsp.bridge`); with no server, memory reads replay the log (`OfflineWorkspace`,
+and say so on stderr) and index commands fail with the IndexBusy line.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from memory_lsp.bridge import INFO_FILE, one_line, read_info
 from memory_lsp.commands import COMMANDS, Command, run
 from memory_lsp.errors import IndexBusy, UserError
 from memory_lsp.paths import MEMORY_DIR, workspace_root
+from memory_lsp.server import link
 from memory_lsp.workspace.offline import OfflineWorkspace
 
 
@@ -32,6 +34,19 @@ def call(folder: str, db: str | None, name: str, arguments: dict, progress=None)
     """Run the command `name` for the CLI and return its result (what --json prints)."""
     command = COMMANDS[name]
     root = workspace_root(folder)
+    if _to_owner(db, command, root):
+        command.arguments(arguments)  # a mistake is ours to report, not the owner's
+        reply = link.ask(root, name, arguments, timeout=command.timeout)
+        if "result" in reply:
+            for line in reply.get("warnings") or []:
+                print(f"warning: {line}", file=sys.stderr)
+            if reply.get("note"):
+                print(f"note: {reply['note']}", file=sys.stderr)
+            return reply["result"]
+        if not reply.get("busy"):
+            raise UserError(reply.get("error") or f"{name} failed")
+        # a process that is not the owner (a standalone server, a script) has the index: ask
+        # its server if it runs one, else answer from the event log, as below
     ws, busy = _open(root, db, command)
     if command.forwardable and db is None and busy is not None:
         command.arguments(arguments)  # a mistake is ours to report, not the server's
@@ -59,6 +74,15 @@ def call(folder: str, db: str | None, name: str, arguments: dict, progress=None)
     if getattr(ws, "note", None):
         print(f"note: {ws.note}", file=sys.stderr)
     return result
+
+
+def _to_owner(db: str | None, command: Command, root: Path) -> bool:
+    """Reads of the index go to the owner, which holds it for every process (server/owner.py).
+    Memory writes append to the event log from here (no index needed), and so do memory reads
+    where there is no index yet; `--db` or MEMORY_LSP_NO_OWNER=1 run everything in this process."""
+    if db is not None or os.environ.get("MEMORY_LSP_NO_OWNER") == "1" or not command.forwardable:
+        return False
+    return command.needs_index or (root / MEMORY_DIR / "index.duckdb").exists()
 
 
 def _open(root: Path, db: str | None, command: Command):

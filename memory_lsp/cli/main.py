@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead")
     p.add_argument("--log-file", help="write the log here (default: stderr)")
     p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    p.add_argument("--standalone", action="store_true",
+                   help="hold the index in this process instead of sharing the owner with other windows and the CLI")
     p.set_defaults(func=cmd_serve)
     return parser
 
@@ -92,9 +94,13 @@ def run_command(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from memory_lsp.server.server import start  # pygls and lsprotocol load only for the server
+    if args.standalone or args.tcp:
+        from memory_lsp.server.server import start  # pygls and lsprotocol load only for the server
 
-    return start(args)
+        return start(args)
+    from memory_lsp.server import proxy  # a relay to the owner: neither pygls nor DuckDB
+
+    return proxy.start(args)
 
 
 def cmd_embed(args) -> int:

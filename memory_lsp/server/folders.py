@@ -28,6 +28,7 @@ DUCKDB_MEMORY_MB = 256
 LOG_POLL_SECONDS = 1.0  # how often the memory log is checked for events written by other processes
 REINDEX = "memory.reindex"  # the one command that changes the index rather than the memories
 SEARCHES = ("memory.search", "memory.context")  # commands that read the full-text index
+INDEX_READS = SEARCHES + ("memory.expand", "memory.impact", "memory.stats", "memory.doctor")  # need code indexed
 
 
 def writes(name: str) -> bool:
@@ -50,10 +51,14 @@ class Folder:
         self.error: str | None = None  # why the folder could not be opened or indexed
         self.ready = threading.Event()  # the first index has finished (or failed)
         self.started = False  # start() queued the opening: commands queued from now on run after it
+        self._reindexes = 0  # `memory.reindex` commands queued or running on the writer
         self.open_buffers: set[str] = set()  # paths whose editor buffer wins over the disk
         self._reader = reader
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="memory-writer")
         self._opening: Future | None = None
+        self._first_index: Future | None = None  # a session's folder: reads wait for it on a fresh index
+        self._open_lock = threading.Lock()
+        self.failure: Exception | None = None  # what opening raised (IndexBusy: another process has the file)
         self._queued = 0
         self._queue_lock = threading.Lock()
         self._pending: dict[str, bytes | None] = {}  # paths waiting for a re-index, coalesced
@@ -63,9 +68,22 @@ class Folder:
         self._embedding_queued = False
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def start(self) -> Future:
-        self._opening = self._submit(self._open_and_index)
-        self.started = True
+    def open(self) -> Future:
+        """Open the index on the writer, without indexing or watching (what a CLI command needs)."""
+        with self._open_lock:
+            if self._opening is None:
+                self._opening = self._submit(self._open)
+            return self._opening
+
+    def start(self, progress: Callable[[str, int | None], None] | None = None) -> Future | None:
+        """Open and index on the writer, then run the loops; None if a session started it already."""
+        with self._open_lock:
+            if self.started:
+                return None
+            self.started = True
+            self.on_progress = progress
+        self.open()
+        indexing = self._first_index = self._submit(self._index)
         loops = [(self._graph_loop, "memory-graph"), (self._log_loop, "memory-log")]
         if self.config.indexing.watch:
             loops.append((self._watch_loop, "memory-watch"))
@@ -73,7 +91,7 @@ class Folder:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
-        return self._opening
+        return indexing
 
     def close_bridge(self) -> None:
         # left open, it would answer the CLI from a closed folder, and the folder added again
@@ -106,10 +124,16 @@ class Folder:
             return None
 
     # -- commands --------------------------------------------------------------------------------
-    def command(self, name: str, arguments: dict) -> Future:
-        """A workspace command: one that writes on the writer, a read on the reader pool."""
+    def command(self, name: str, arguments: dict, warn: Callable[[str], None] | None = None) -> Future:
+        """A workspace command: one that writes on the writer, a read on the reader pool
+        (`warn`: where its warnings for a person go; else the log)."""
         if writes(name):
-            return self._submit(self._run_write, name, arguments)
+            future = self._submit(self._run_write, name, arguments, warn)
+            if name == REINDEX:  # queued or running: reads of a fresh index wait for it
+                with self._queue_lock:
+                    self._reindexes += 1
+                future.add_done_callback(lambda _f: self._reindex_done())
+            return future
         result: Future = Future()
 
         def attempt(waited: tuple[str, ...]) -> None:
@@ -130,8 +154,7 @@ class Folder:
             if before is not None:  # each wait once: a log written to all the time must not starve the read
                 before.add_done_callback(lambda _done: attempt((*waited, reason)))
             elif result.set_running_or_notify_cancel():
-                if self.ws is None:
-                    raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
+                self._check_open()
                 result.set_result(commands.run(self.ws, name, arguments))
         except BaseException as exc:
             if not result.done():
@@ -141,26 +164,41 @@ class Folder:
         """The writer job a read must wait for, if any: a fresh folder's first index; a sync of
         memories written by another process; the full-text index a search reads."""
         ws = self.ws
-        if ws is None or not (ws.has_code() or self.ready.is_set()):
-            return "opening", (None if "opening" in waited else self._opening)
+        if ws is None or (self.started and not (ws.has_code() or self.ready.is_set())):
+            return "opening", (None if "opening" in waited else (self._first_index or self._opening))
+        if "indexing" not in waited and self.reindexing and not ws.has_code() and name in INDEX_READS:
+            return "indexing", self._submit(lambda: None)  # no earlier index to answer from: after this one
         search = name in SEARCHES and ws.store.meta("fts_dirty", "1") != "0"
         if "catch-up" not in waited and (ws.memories_outdated() or search):
-            log.info("DEBUG catch-up for %s: outdated=%s search=%s", name, ws.memories_outdated(), search)
             return "catch-up", self._submit(self._catch_up, search)
         return "", None
+
+    @property
+    def reindexing(self) -> bool:
+        """A `memory.reindex` is queued or running: reads answer from the index before it."""
+        return self._reindexes > 0
+
+    def _reindex_done(self) -> None:
+        with self._queue_lock:
+            self._reindexes -= 1
+
+    def _check_open(self) -> None:
+        if self.ws is None:
+            if isinstance(self.failure, UserError):
+                raise self.failure  # IndexBusy stays IndexBusy: the CLI falls back to the event log
+            raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
 
     def _catch_up(self, search: bool) -> None:
         self._sync_memories()
         if search:
             self.ws.ensure_search_index()
 
-    def _run_write(self, name: str, arguments: dict) -> dict:
+    def _run_write(self, name: str, arguments: dict, warn=None) -> dict:
         from memory_lsp import commands
 
-        if self.ws is None:
-            raise UserError(self.error or f"{self.path} is still opening: try again in a moment")
+        self._check_open()
         self._sync_memories()  # events another process wrote since the last poll: read your writes
-        result = commands.run(self.ws, name, arguments)
+        result = commands.run(self.ws, name, arguments, warn=warn)
         if name == REINDEX:
             self._after_code_change(None)
         else:
@@ -191,15 +229,23 @@ class Folder:
         with self._queue_lock:
             return self._queued > 0 or self._stop.is_set()
 
-    def _open_and_index(self) -> None:
+    def _open(self) -> None:
         from memory_lsp.workspace import Workspace  # DuckDB loads when a folder opens, not at start-up
 
         try:
             self.ws = Workspace.open(self.path, settings=self.config.indexing, memory_limit_mb=DUCKDB_MEMORY_MB)
-            if self.ws.has_code():  # what the previous index knew answers at once
-                self._graph_wanted.set()
-            self.on_change(self, None)
+        except Exception as exc:
+            self.failure, self.error = exc, (str(exc) if isinstance(exc, UserError) else f"cannot open the index: {exc}")
+            log.error("cannot open %s: %s", self.path, exc, exc_info=not isinstance(exc, UserError))
+            return
+        if self.ws.has_code():  # what the previous index knew answers at once
+            self._graph_wanted.set()
+        self.on_change(self, None)
 
+    def _index(self) -> None:
+        try:
+            if self.ws is None:
+                return
             def progress(done: int, total: int) -> None:
                 if self.on_progress:
                     self.on_progress(f"{done}/{total} files", int(100 * done / total) if total else None)

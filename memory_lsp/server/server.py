@@ -26,6 +26,7 @@ from memory_lsp.server.capabilities import ClientCapabilities
 from memory_lsp.server.convert import document_path
 from memory_lsp.server.features import FEATURES
 from memory_lsp.server.folders import Folder
+from memory_lsp.server.pool import FolderPool
 from memory_lsp.server.protocol import MemoryProtocol
 from memory_lsp.settings import Config
 
@@ -36,10 +37,12 @@ REFRESH_DELAY = 0.15  # coalesce bursts of changes into one refresh
 
 
 class MemoryServer(LanguageServer):
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, pool: FolderPool | None = None):
         super().__init__("memory-lsp", __version__, protocol_cls=MemoryProtocol,
                          text_document_sync_kind=t.TextDocumentSyncKind.Incremental)
         self.config = config
+        self.standalone = pool is None  # else a session of the owner, sharing its folders with others
+        self.pool = pool or FolderPool()
         self.client = ClientCapabilities()  # resolved at initialize
         self.folders: dict[Path, Folder] = {}
         self.reader = ThreadPoolExecutor(READERS, thread_name_prefix="memory-reader")
@@ -92,18 +95,18 @@ class MemoryServer(LanguageServer):
             await refresh(self)
 
     def close_all(self) -> None:
-        for folder in self.folders.values():
-            folder.close_bridge()
+        """Leave every folder (the last session to leave one closes it)."""
+        folders, self.folders = list(self.folders.values()), {}
         self.reader.shutdown(wait=True, cancel_futures=True)  # no read may be using a cursor below
         self.reader = ThreadPoolExecutor(READERS, thread_name_prefix="memory-reader")
-        for folder in self.folders.values():
-            folder.close()
-        self.folders = {}
+        for folder in folders:
+            self.pool.release(folder, self)
 
 
-def create_server(config: Config | None = None) -> MemoryServer:
-    """A server with every feature registered (`config`: the settings before the client's)."""
-    server = MemoryServer(config or Config())
+def create_server(config: Config | None = None, pool: FolderPool | None = None) -> MemoryServer:
+    """A server with every feature registered (`config`: the settings before the client's;
+    `pool`: the owner's folders, shared with its other sessions; None: a standalone server)."""
+    server = MemoryServer(config or Config(), pool)
     for feature in FEATURES:
         feature.register(server, server.config)
     return server

@@ -54,7 +54,7 @@ def initialize(ls: MemoryServer, params: t.InitializeParams) -> None:
             add_folder(ls, Path(path))
         else:
             log.warning("workspace folder %s is not a folder: ignored", uri)
-    if params.process_id:
+    if params.process_id and ls.standalone:  # an owner's session ends with its proxy, which watches the editor
         watch_parent(params.process_id)
 
 
@@ -100,11 +100,11 @@ def did_change_workspace_folders(ls: MemoryServer, params: t.DidChangeWorkspaceF
     for f in params.event.removed:
         folder = ls.folders.pop(folder_path(f.uri), None)
         if folder is not None:
-            folder.close()
+            ls.pool.release(folder, ls)
     for f in params.event.added:
         path = to_fs_path(f.uri)
         if path and Path(path).is_dir():
-            start_folder(ls, add_folder(ls, Path(path)))
+            add_folder(ls, Path(path), start=True)
 
 
 # -- settings and folders --------------------------------------------------------------------------------
@@ -117,10 +117,16 @@ def apply_settings(ls: MemoryServer, raw, source: str) -> None:
         ls.tell(t.MessageType.Warning, f"memory-lsp settings ({source}): {p}")
 
 
-def add_folder(ls: MemoryServer, path: Path) -> Folder:
+def add_folder(ls: MemoryServer, path: Path, start: bool = False) -> Folder:
+    """The session's folder at `path`: shared with the owner's other sessions when one of them
+    holds it already (then already started), else new (started now if `start`, else by
+    `initialized`)."""
     path = path.resolve()
     if path not in ls.folders:
-        ls.folders[path] = Folder(path, ls.config, ls.reader, on_change=ls.changed)
+        folder, created = ls.pool.acquire(path, ls.config, ls)
+        ls.folders[path] = folder
+        if created and start:
+            start_folder(ls, folder)
     return ls.folders[path]
 
 
@@ -133,9 +139,16 @@ def start_folder(ls: MemoryServer, folder: Folder, token=None) -> None:
         if token is not None and now - last[0] >= PROGRESS_EVERY:
             last[0] = now
             ls.soon(ls.work_done_progress.report, token, t.WorkDoneProgressReport(message=message, percentage=percent))
-    folder.on_progress = progress
-    future = folder.start()
-    start_bridge(folder)
+    future = None if folder.started else folder.start(progress)
+    if future is None:  # another window opened it: this one's progress ends with that first index
+        if token is not None:
+            def shared() -> None:
+                folder.ready.wait(timeout=3600)
+                ls.soon(ls.work_done_progress.end, token, t.WorkDoneProgressEnd(message="done"))
+            threading.Thread(target=shared, name="memory-shared-progress", daemon=True).start()
+        return
+    if ls.standalone:  # in the owner the CLI asks the owner itself
+        start_bridge(folder)
 
     def finished(_fut) -> None:
         if token is not None:

@@ -1,0 +1,140 @@
+"""How a client reaches the owner: the one process per user (and per installation) that holds
+every workspace's index, writer and graph (owner.py). Clients are each editor window's
+`memory-lsp serve` (proxy.py) and the CLI.
+
+The owner listens on a Unix socket in a folder only this user may open. A client connects; when
+nobody listens, it starts an owner (a detached `python -c ...owner.main()`) and retries until
+the socket answers. Two clients starting at once start two owners; the owner lock
+(`owner-KEY.lock`, flock) lets one of them live. Nothing here imports pygls or DuckDB: a client
+stays small and starts fast.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from memory_lsp import __version__
+from memory_lsp.errors import UserError
+
+RUNTIME_ENV = "MEMORY_LSP_RUNTIME_DIR"  # where the socket, lock and log live (tests use their own)
+START_TIMEOUT = 30.0  # seconds a client waits for a new owner to listen
+RESPAWN_EVERY = 2.0  # seconds between attempts to start an owner while none listens
+MAX_REQUEST = 16 * 1024 * 1024  # bytes in one command line
+
+
+class Unreachable(UserError):
+    """No owner answered (none could be started, or it did not listen in time)."""
+
+
+def runtime_dir() -> Path:
+    """This user's private folder for the owner's socket, lock and log (created 0700, checked)."""
+    if os.environ.get(RUNTIME_ENV):
+        folder = Path(os.environ[RUNTIME_ENV])
+    elif os.environ.get("XDG_RUNTIME_DIR"):
+        folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "memory-lsp"
+    else:
+        folder = Path(tempfile.gettempdir()) / f"memory-lsp-{os.getuid()}"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = folder.stat()
+    if st.st_uid != os.getuid() or st.st_mode & 0o077:
+        raise UserError(f"{folder} belongs to another user or is open to others: memory-lsp will not use it")
+    return folder
+
+
+def key() -> str:
+    """One owner per installation: two virtual environments never share one (their code may differ)."""
+    here = Path(__file__).resolve().parents[1]
+    return hashlib.sha256(f"{__version__}:{sys.prefix}:{here}".encode()).hexdigest()[:12]
+
+
+def socket_path() -> Path:
+    return runtime_dir() / f"owner-{key()}.sock"
+
+
+def lock_path() -> Path:
+    return runtime_dir() / f"owner-{key()}.lock"
+
+
+def log_path() -> Path:
+    return runtime_dir() / f"owner-{key()}.log"
+
+
+def owner_running() -> bool:
+    """Does a live process hold the owner lock (one is listening, or about to)?"""
+    try:
+        with open(lock_path(), "a+") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            return False
+    except OSError:
+        return False
+
+
+def start_owner() -> None:
+    """A detached owner process; it exits at once if another one holds the lock."""
+    with open(log_path(), "ab") as log:
+        subprocess.Popen([sys.executable, "-c", "from memory_lsp.server.owner import main; main()"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                         start_new_session=True, close_fds=True, cwd="/")
+
+
+def connect(start: bool = True, timeout: float = START_TIMEOUT, waiting=None) -> socket.socket:
+    """A connected socket to the owner, starting one if none listens (`waiting()` is called once
+    if the wait is long enough for a person to notice)."""
+    if not hasattr(socket, "AF_UNIX"):
+        raise Unreachable("no Unix domain sockets on this system: use `memory-lsp serve --standalone`")
+    path = str(socket_path())
+    started = time.monotonic()
+    deadline = started + timeout
+    last_start = -RESPAWN_EVERY
+    told = False
+    delay = 0.02
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+            return sock
+        except OSError:  # no socket yet, or a stale one from an owner that died
+            sock.close()
+        now = time.monotonic()
+        if now > deadline:
+            raise Unreachable(f"the memory-lsp owner did not start within {timeout:g} s; its log: {log_path()}")
+        if start and now - last_start >= RESPAWN_EVERY and not owner_running():
+            start_owner()
+            last_start = now
+        if waiting is not None and not told and now - started > 1.0:
+            waiting()
+            told = True
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.2)
+
+
+def ask(root: Path, name: str, arguments: dict, timeout: float | None = None) -> dict:
+    """Run one command in the owner (started if need be): `{"result", "warnings"}`, or
+    `{"error", "busy"}` when it failed (busy: another process, not an owner, holds the index)."""
+    request = (json.dumps({"root": str(root), "command": name, "arguments": arguments}, default=str) + "\n").encode()
+    with connect(waiting=lambda: print("memory-lsp: starting the owner process...", file=sys.stderr)) as sock:
+        sock.settimeout(timeout)
+        sock.sendall(request)
+        with sock.makefile("rb") as stream:
+            line = stream.readline()
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        reply = None
+    if not isinstance(reply, dict):
+        raise Unreachable(f"the memory-lsp owner {'died' if not line else 'sent an unreadable answer'} "
+                          f"during {name}; its log: {log_path()}")
+    return reply

@@ -1,0 +1,226 @@
+"""The owner: the one process that holds the workspaces' indexes (DuckDB lets one process open a
+file), their writers and their impact graphs, and serves every editor window.
+
+Each `memory-lsp serve` is a proxy (proxy.py) that relays its editor's LSP stream to this process
+over a Unix socket (link.py); here each connection is an LSP session of its own (a `MemoryServer`
+on its own thread and event loop), and sessions on one workspace share its folder (pool.py). The
+first client starts the owner; it exits after `MEMORY_LSP_OWNER_IDLE` seconds (default 60) with no
+session. If it dies, the next client message starts another one and each proxy replays its
+session to it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+from memory_lsp.server import link
+
+log = logging.getLogger("memory_lsp.owner")
+
+IDLE_ENV = "MEMORY_LSP_OWNER_IDLE"
+IDLE_SECONDS = 60.0
+
+
+class Owner:
+    def __init__(self, listener: socket.socket, idle: float):
+        from memory_lsp.server.pool import FolderPool
+
+        self.listener = listener
+        self.idle = idle
+        self.pool = FolderPool()
+        self.sessions = 0
+        self.commands = 0  # CLI commands running
+        self.connections: set[socket.socket] = set()
+        self.last_active = time.monotonic()
+        self._lock = threading.Lock()
+        self._creating = threading.Lock()
+
+    def serve(self) -> None:
+        """Accept clients until nobody has used the owner for `idle` seconds."""
+        # a forked parse worker must hold no socket: after a kill -9 of the owner, a worker left
+        # holding the listener would take connections nobody answers, and one holding a client's
+        # connection would keep that client from seeing the owner's end
+        os.register_at_fork(after_in_child=self._close_sockets_in_child)
+        self.listener.settimeout(0.5)
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except socket.timeout:
+                with self._lock:
+                    if self.sessions == 0 and self.commands == 0 and time.monotonic() - self.last_active > self.idle:
+                        log.info("no client for %.0f s: exiting", self.idle)
+                        return
+                continue
+            conn.settimeout(None)
+            with self._lock:
+                self.connections.add(conn)
+            if not _same_user(conn):
+                log.warning("refused a connection from another user")
+                conn.close()
+                continue
+            threading.Thread(target=self._serve_one, args=(conn,), name="memory-client", daemon=True).start()
+
+    def _serve_one(self, conn: socket.socket) -> None:
+        """An editor's LSP stream starts with a header; a CLI command is one JSON line."""
+        try:
+            first = conn.recv(1, socket.MSG_PEEK)
+        except OSError:
+            first = b""
+        try:
+            if first == b"{":
+                self._command(conn)
+            elif first:
+                self._session(conn)
+        finally:
+            conn.close()
+            with self._lock:
+                self.connections.discard(conn)
+
+    def _close_sockets_in_child(self) -> None:
+        for sock in [self.listener, *self.connections]:
+            try:
+                os.close(sock.fileno())
+            except OSError:
+                pass
+
+    def _command(self, conn: socket.socket) -> None:
+        """`{"root", "command", "arguments"}` -> `{"result"}` or `{"error", "busy"}`, one line each.
+        The folder opens for the command and closes after it unless a window holds it: the index
+        file is free again when the CLI returns."""
+        from pathlib import Path
+
+        from memory_lsp.errors import IndexBusy, UserError
+        from memory_lsp.settings import Config
+
+        with self._lock:
+            self.commands += 1
+        reply: dict = {}
+        try:
+            with conn.makefile("rb") as stream:
+                request = json.loads(stream.readline(link.MAX_REQUEST) or b"null")
+            if not isinstance(request, dict) or not isinstance(request.get("root"), str) \
+                    or not isinstance(request.get("command"), str):
+                raise UserError('bad request: expected {"root": PATH, "command": NAME, "arguments": {...}}')
+            root = Path(request["root"]).resolve()
+            warnings: list[str] = []
+            user = _CommandUser()
+            folder, _created = self.pool.acquire(root, Config(), user)
+            try:
+                folder.open()
+                during = folder.reindexing and request["command"] != "memory.reindex"
+                reply["result"] = folder.command(request["command"], request.get("arguments") or {},
+                                                 warn=warnings.append).result()
+                reply["warnings"] = warnings
+                if during and folder.reindexing:
+                    reply["note"] = "an index run is under way: this answer is from the index before it"
+            finally:
+                self.pool.release(folder, user)
+        except UserError as exc:
+            reply = {"error": " ".join(str(exc).split("\n")), "busy": isinstance(exc, IndexBusy)}
+        except Exception as exc:
+            log.exception("a CLI command failed")
+            reply = {"error": f"memory-lsp failed ({type(exc).__name__}); the owner's log has the details: "
+                              f"{link.log_path()}"}
+        try:
+            conn.sendall((json.dumps(reply, default=str) + "\n").encode())
+        except OSError:
+            pass  # the CLI gave up
+        finally:
+            conn.close()
+            with self._lock:
+                self.commands -= 1
+                self.last_active = time.monotonic()
+
+    def _session(self, conn: socket.socket) -> None:
+        """One editor window: an LSP session over the connection until the proxy leaves."""
+        from memory_lsp.server.server import create_server
+
+        with self._lock:
+            self.sessions += 1
+        server = None
+        rfile, wfile = conn.makefile("rb"), conn.makefile("wb")
+        try:
+            with self._creating:  # lsprotocol resolves its types on first use, and not thread-safely
+                server = create_server(pool=self.pool)
+            server.start_io(rfile, wfile)
+        except Exception:
+            log.exception("an LSP session failed")
+        finally:
+            try:
+                if server is not None:
+                    server.close_all()
+            except Exception:
+                log.exception("closing a session's folders failed")
+            try:  # the proxy waits for this end of the stream (close alone waits for the file objects)
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            for stream in (rfile, wfile, conn):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            with self._lock:
+                self.sessions -= 1
+                self.last_active = time.monotonic()
+            log.info("a session ended; %d left", self.sessions)
+
+
+def main() -> int:
+    """The owner process (started by `link.start_owner`); returns at once if another one runs."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format=f"%(asctime)s owner[{os.getpid()}] %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # INFO logs every message's data
+    lock = open(link.lock_path(), "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return 0  # another owner won the race
+    path = link.socket_path()
+    path.unlink(missing_ok=True)  # we hold the lock: a socket there is a dead owner's
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    os.chmod(path, 0o600)
+    listener.listen(64)
+    _write_info({"pid": os.getpid(), "socket": str(path), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    sys.stdin = open(os.devnull)  # forked parse workers must not wait on a real stdin (server.start)
+    log.info("listening at %s", path)
+    try:
+        Owner(listener, float(os.environ.get(IDLE_ENV) or IDLE_SECONDS)).serve()
+    finally:
+        listener.close()
+        path.unlink(missing_ok=True)
+        link.runtime_dir().joinpath(f"owner-{link.key()}.json").unlink(missing_ok=True)
+        logging.shutdown()
+    os._exit(0)  # folders were closed by their sessions; do not wait for stray daemon threads
+
+
+class _CommandUser:
+    """A CLI command holding a folder while it runs; it does not follow changes."""
+
+    def changed(self, folder, paths) -> None:
+        pass
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """The peer runs as this user (the socket's folder is private too; this is the second lock)."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return True
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid == os.getuid()
+
+
+def _write_info(info: dict) -> None:
+    path = link.runtime_dir() / f"owner-{link.key()}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(info) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,156 @@
+"""One owner per workspace: two editor windows (two `memory-lsp serve` processes driven over stdio)
+share one owner process, both get the whole product, a memory taught by the CLI shows in both,
+the owner's death is survived, and an idle owner leaves."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from conftest import cli, hover_at, open_doc, running, wait_for
+
+OWNER_CODE = "from memory_lsp.server.owner import main; main()"
+
+
+def owners() -> list[int]:
+    """Live owner processes of this test run (their command line is the owner's)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                environ = (proc / "environ").read_bytes()
+            except OSError:
+                continue
+            if OWNER_CODE in cmdline and os.environ["MEMORY_LSP_RUNTIME_DIR"].encode() in environ:
+                found.append(int(proc.name))
+    return found
+
+
+async def hover_text(client, doc, line: int) -> str:
+    found = await hover_at(client, doc, line)
+    return found.contents.value if found else ""
+
+
+async def test_two_windows_share_one_owner_and_see_each_others_memories(project):
+    async with running(project) as first, running(project) as second:
+        assert len(owners()) == 1
+        docs = [open_doc(c, project, "app/core.py") for c in (first, second)]
+        for client, doc in zip((first, second), docs):
+            assert "splits on every comma" in await hover_text(client, doc, 4)
+        done = cli(project, "teach", "parse() is also called by the importer: keep it fast", "--type", "gotcha",
+                   "--cite", "app/core.py::parse")
+        assert done.returncode == 0, done.stderr
+        started = time.monotonic()
+        for client, doc in zip((first, second), docs):
+            await wait_for(lambda c=client, d=doc: _has(c, d, "called by the importer"), timeout=10,
+                           what="the taught memory in the hover")
+        assert time.monotonic() - started < 4  # the issue's target is 2 s per window
+
+
+async def _has(client, doc, text: str) -> bool:
+    return text in await hover_text(client, doc, 4)
+
+
+async def test_a_window_survives_the_owner_killed(project):
+    async with running(project) as first, running(project) as second:
+        doc = open_doc(second, project, "app/core.py")
+        assert "splits on every comma" in await hover_text(second, doc, 4)
+        (victim,) = owners()
+        os.kill(victim, signal.SIGKILL)
+        started = time.monotonic()
+
+        async def answers() -> bool:
+            try:
+                return "splits on every comma" in await asyncio.wait_for(hover_text(second, doc, 4), 5)
+            except Exception:  # ContentModified while the new owner starts
+                return False
+        await wait_for(answers, timeout=30, every=0.1, what="a hover after the owner died")
+        assert time.monotonic() - started < 15  # the issue's target is 5 s
+        assert owners() and victim not in owners()
+        other = open_doc(first, project, "app/api.py")
+        assert "os.system" in await hover_text(first, other, 12)
+
+
+def test_an_idle_owner_exits():
+    env = dict(os.environ, MEMORY_LSP_RUNTIME_DIR=str(_short_dir()), MEMORY_LSP_OWNER_IDLE="1")
+    owner = subprocess.Popen([sys.executable, "-c", OWNER_CODE], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert owner.wait(timeout=30) == 0
+    finally:
+        owner.kill()
+    assert "no client for 1 s: exiting" in owner.stderr.read()
+
+
+def test_a_second_owner_leaves_the_first_in_place():
+    env = dict(os.environ, MEMORY_LSP_RUNTIME_DIR=str(_short_dir()), MEMORY_LSP_OWNER_IDLE="30")
+    first = subprocess.Popen([sys.executable, "-c", OWNER_CODE], env=env, stderr=subprocess.DEVNULL)
+    try:
+        socket_dir = Path(env["MEMORY_LSP_RUNTIME_DIR"])
+        deadline = time.monotonic() + 30
+        while not list(socket_dir.glob("owner-*.sock")):
+            assert time.monotonic() < deadline and first.poll() is None
+            time.sleep(0.05)
+        second = subprocess.run([sys.executable, "-c", OWNER_CODE], env=env, timeout=30)
+        assert second.returncode == 0 and first.poll() is None
+        assert (socket_dir.stat().st_mode & 0o077) == 0
+        assert (list(socket_dir.glob("owner-*.sock"))[0].stat().st_mode & 0o077) == 0
+    finally:
+        first.kill()
+
+
+def _short_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="mlsp-"))  # Unix socket paths stop near 100 bytes
+
+
+READS = [("impact", "app/core.py::parse"), ("search", "comma inside quotes"), ("context", "--file", "app/core.py"),
+         ("memories",), ("impact", "app/api.py"), ("stats",)]
+
+
+def _start(root: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "memory_lsp", *args, "--json", "--workspace", str(root)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_twenty_parallel_cli_reads_all_answer(project):
+    assert cli(project, "index").returncode == 0
+    procs = [(READS[i % len(READS)], _start(project, *READS[i % len(READS)])) for i in range(20)]
+    for args, proc in procs:
+        out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, (args, err)
+        answer = json.loads(out)
+        if args[0] == "impact" and args[1] == "app/core.py::parse":
+            assert {d["path"] for d in answer["dependents"]} >= {"app/api.py"}
+        if args[0] == "memories":
+            assert len(answer["memories"]) == 3
+    assert "in use by another" not in "".join(p.stderr.read() if p.stderr and not p.stderr.closed else ""
+                                              for _, p in procs)
+
+
+def test_reads_while_index_runs_all_answer(tmp_path):
+    root = tmp_path / "big"
+    for i in range(600):  # enough that the index takes a while on two cores
+        (root / f"pkg{i % 20}").mkdir(parents=True, exist_ok=True)
+        (root / f"pkg{i % 20}" / f"mod{i}.py").write_text(
+            "".join(f"def f{j}(x):\n    return g{j}(x) + {i}\n\n\ndef g{j}(x):\n    return x\n\n\n" for j in range(20)))
+    assert cli(root, "teach", "f0 is the entry point", "--type", "gotcha").returncode == 0
+    assert cli(root, "stats").returncode == 0  # the owner runs, as it does while an editor is open
+    indexing = _start(root, "index")
+    time.sleep(0.5)
+    reads = [_start(root, *args) for args in [("memories",), ("impact", "pkg0/mod0.py"), ("stats",),
+                                              ("search", "entry point"), ("memories",), ("impact", "pkg1/mod1.py"),
+                                              ("context", "--file", "pkg0/mod0.py"), ("doctor",)]]
+    for proc in reads:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        json.loads(out)
+    out, err = indexing.communicate(timeout=300)
+    assert indexing.returncode == 0, err
+    assert json.loads(out)["files"] == 600
