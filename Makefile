@@ -17,6 +17,7 @@ run: $(BIN)/.installed
 	$(BIN)/memory-lsp stats --workspace $(WORKSPACE) --example
 
 test: $(BIN)/.installed
+	$(BIN)/lint-imports --no-cache  # the layers of ARCHITECTURE.md (.importlinter)
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: $(BIN)/.installed
