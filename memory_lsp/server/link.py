@@ -16,9 +16,11 @@ import hashlib
 import json
 import os
 import socket
+import logging
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -138,3 +140,23 @@ def ask(root: Path, name: str, arguments: dict, timeout: float | None = None) ->
         raise Unreachable(f"the memory-lsp owner {'died' if not line else 'sent an unreadable answer'} "
                           f"during {name}; its log: {log_path()}")
     return reply
+
+
+def exit_when_gone(pid, what: str = "the editor") -> None:
+    """The process `pid` (the editor) died without saying goodbye: exit this one too. No waiting
+    for running work: an index transaction rolls back, and DuckDB's lock goes with the process."""
+    if not isinstance(pid, int) or pid <= 0:
+        return
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                logging.getLogger("memory_lsp").warning("%s (process %d) is gone: exiting", what, pid)
+                logging.shutdown()
+                os._exit(0)
+            except PermissionError:
+                pass  # it exists, under another user
+    threading.Thread(target=watch, name="memory-watch-editor", daemon=True).start()

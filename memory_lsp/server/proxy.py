@@ -180,7 +180,7 @@ class Proxy:
             message = None
         if isinstance(message, dict):
             if message.get("method") == "initialize" and isinstance(message.get("params"), dict):
-                _watch_editor(message["params"].get("processId"))
+                link.exit_when_gone(message["params"].get("processId"))
             if message.get("method") == "exit":
                 self._done.set()
         self._connected.wait()  # while a new owner starts, the editor's messages wait here
@@ -254,24 +254,6 @@ class Proxy:
                         raise
                     time.sleep(0.1)
         self._connected.set()
-
-
-def _watch_editor(pid) -> None:
-    """The editor died without saying goodbye: leave (the owner ends this session)."""
-    if not isinstance(pid, int) or pid <= 0:
-        return
-
-    def watch() -> None:
-        while True:
-            time.sleep(1.0)
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                log.warning("the editor process %d is gone: exiting", pid)
-                os._exit(0)
-            except PermissionError:
-                pass
-    threading.Thread(target=watch, name="memory-proxy-editor", daemon=True).start()
 
 
 def start(args) -> int:

@@ -18,6 +18,7 @@ from lsprotocol import types as t
 from pygls.uris import to_fs_path
 
 from memory_lsp import settings as cfg
+from memory_lsp.server import link
 from memory_lsp.server.capabilities import ClientCapabilities
 from memory_lsp.server.convert import folder_path
 from memory_lsp.server.folders import Folder
@@ -55,7 +56,7 @@ def initialize(ls: MemoryServer, params: t.InitializeParams) -> None:
         else:
             log.warning("workspace folder %s is not a folder: ignored", uri)
     if params.process_id and ls.standalone:  # an owner's session ends with its proxy, which watches the editor
-        watch_parent(params.process_id)
+        link.exit_when_gone(params.process_id, "the client")
 
 
 async def initialized(ls: MemoryServer, params: t.InitializedParams) -> None:
@@ -167,21 +168,3 @@ def start_bridge(folder: Folder) -> None:
         folder.bridge = bridge.Bridge.start(folder.path, lambda name, args: folder.command(name, args).result())
     except Exception:
         log.exception("the CLI bridge for %s did not start", folder.path)
-
-
-def watch_parent(pid: int) -> None:
-    """The editor died without saying goodbye: release the database and leave."""
-
-    def watch() -> None:
-        while True:
-            time.sleep(1.0)
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                # no waiting for a running index: its transaction rolls back, DuckDB's lock goes with us
-                log.warning("the client process %d is gone: exiting", pid)
-                logging.shutdown()
-                os._exit(0)
-            except PermissionError:
-                pass  # it exists, under another user
-    threading.Thread(target=watch, name="memory-parent-watch", daemon=True).start()
