@@ -52,6 +52,8 @@ def describe(m: Memory) -> list[str]:
 def render_teach(args, data) -> int:
     warn([f"possible secret kept: {w}" for w in data["warnings"]])
     warn([f"redacted: {r}" for r in data["redacted"]])
+    for other in data.get("similar", []):  # stored anyway: a correction often differs by one character
+        print(f"note: similar to memory {other} (forget one of them if they say the same)", file=sys.stderr)
     emit(args, data, data["id"] if data["created"] else f"{data['id']} (already known: nothing written)")
     return 0
 
