@@ -208,7 +208,14 @@ class MemoryBook:
         existing = self.load().memories
         live = [m.text for m in existing.values() if m.valid_to is None]
         out = []
+        text, masks = _mask_secrets(text, redact=False)  # whole, before it is split into sentences
         for cand in capturing.capture(text, live):
+            hidden = [why for mark, why in masks.items() if mark in cand.text]
+            if hidden:
+                for mark in masks:
+                    cand.text = cand.text.replace(mark, "[secret]")
+                out.append((cand, "refused: the sentence contains a secret: " + "; ".join(hidden)))
+                continue
             if dry_run:
                 out.append((cand, None))
                 continue
@@ -243,6 +250,9 @@ class MemoryBook:
                 dict(text=i.text, type=i.type, tags=i.tags, scope=i.scope, provenance={"path": rel, "line": i.line})
                 for i in rules.parse_rules(rel, text)]
             seen = set()
+            unseen = {mark for mark in masks if not any(mark in item["text"] for item in items)}
+            if unseen and not redact:  # the secret was in no rule, but the user hears of it
+                report.refused += [f"{rel}: left out: {masks[mark]}" for mark in sorted(unseen)]
             for item in items:
                 where = f"{rel}:{item['provenance'].get('line') or item['provenance'].get('id')}"
                 hidden = [why for mark, why in masks.items() if mark in item["text"]]
@@ -336,8 +346,9 @@ def _mask_secrets(text: str, redact: bool) -> tuple[str, dict[str, str]]:
         return text, {}
     out, masks, pos = [], {}, 0
     for n, f in enumerate(findings):
-        masks[f"\ue000secret-{n}\ue000"] = secrets.describe(f)  # private use: never typed
-        mark = f"[REDACTED:{f.rule}]" if redact else f"\ue000secret-{n}\ue000"
+        key = f"[secret {n}\ue000]"  # words, so no parser drops the line; private use: never typed
+        masks[key] = secrets.describe(f)
+        mark = f"[REDACTED:{f.rule}]" if redact else key
         out += [clean[pos:f.start], mark + "\n" * clean.count("\n", f.start, f.end)]
         pos = f.end
     out.append(clean[pos:])
