@@ -96,7 +96,7 @@ _PLACEHOLDER = _re(
     r"(?i)^(?:changeme|change_me|password|passwd|pass|pwd|secret|token|dummy|placeholder|redacted"
     r"|none|null|nil|true|false)$"
     r"|^[<{\[].*[>}\]]$|^\$\{?\w+\}?$|^%\(\w+\)s$|^[\d.]+$|^[*x.]+$"  # <key> {key} ${KEY} $KEY %(k)s
-    r"|([*x#0])\1{3,}|example|your[_-]")  # xxxx, ****, 0000; AWS docs' ...EXAMPLE keys
+    r"|([*x#0])\1{5,}|example|your[_-]")  # xxxxxx, ******, 000000 (a random token may hold 0000); AWS docs' ...EXAMPLE keys
 
 _ASSIGN = _re(
     r"(?i)(?<![\w.-])[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"

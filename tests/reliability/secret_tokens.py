@@ -111,8 +111,8 @@ def tokens(family: str, n: int, seed: int = 0) -> list[tuple[str, str]]:
 
 
 def leaked(secret: str, text: str) -> bool:
-    """Does any 12-character piece of the secret's random part (the last 60%: prefixes such as
-    `sk-ant-api03-` or a JWT's header are the same in every token) appear in text?"""
+    """Does any 12-character piece of the secret's random part (the last third: prefixes such as
+    `sk-ant-api03-`, a JWT's header and payload are alike in every token) appear in text?"""
     core = "".join(secret.split())
-    core = core[len(core) * 2 // 5:]
+    core = core[-max(12, len(core) // 3):]
     return any(core[i:i + 12] in text for i in range(0, max(1, len(core) - 11), 4))
