@@ -14,7 +14,7 @@ import sys
 import time
 
 from memory_lsp import __version__
-from memory_lsp.cli import forward, render
+from memory_lsp.cli import forward, render, text
 from memory_lsp.commands import COMMANDS
 from memory_lsp.commands.spec import add_parser, cli_arguments
 from memory_lsp.errors import UserError
@@ -66,6 +66,12 @@ _CLI_ONLY = {"index": _index_arguments, "export": _export_arguments}
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        text.check_arguments(argv)
+    except UserError as exc:
+        print(f"memory-lsp: {exc}", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     try:
         if hasattr(args, "func"):
@@ -85,7 +91,7 @@ def run_command(args) -> int:
         args.workspace = args.path
     workspace_root(args.workspace)  # a wrong folder is said before stdin is read
     command = args.spec
-    arguments = cli_arguments(command, args, stdin=sys.stdin.read)
+    arguments = cli_arguments(command, args, stdin=text.read_stdin)
     bar = _ProgressBar() if command.name == "memory.reindex" and sys.stderr.isatty() and not args.json else None
     data = forward.call(args.workspace, args.db, command.name, arguments, progress=bar)
     if bar:

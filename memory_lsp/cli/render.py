@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from memory_lsp.cli.text import printable
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory import export
 from memory_lsp.memory.book import MemoryBook
@@ -18,7 +19,7 @@ from memory_lsp.paths import workspace_root
 
 
 def emit(args, data: dict, text: str) -> None:
-    print(json.dumps(data, indent=2, default=str) if args.json else text)
+    print(json.dumps(data, indent=2, default=str) if args.json else printable(text))
 
 
 def warn(lines: list[str]) -> None:
@@ -38,7 +39,7 @@ def describe(m: Memory) -> list[str]:
     if m.valid_to:
         flags.append(f"retired {m.valid_to[:10]}: {m.invalid_reason or ''}".strip())
     lines = [f"{m.id}  {m.type} [{', '.join(flags)}] {m.source}, {m.created[:10]}, confidence {m.effective_confidence():.2f}",
-             f"    {m.text}"]
+             "    " + m.text.replace("\n", "\n    ")]  # control characters: cli.text.printable
     for c in m.citations:
         moved = f" (was {c.path}{'::' + c.symbol if c.symbol else ''})" if cites.moved(c) else ""
         lines.append(f"    cites {c.label()}  {c.state}{moved}")
@@ -52,6 +53,8 @@ def describe(m: Memory) -> list[str]:
 def render_teach(args, data) -> int:
     warn([f"possible secret kept: {w}" for w in data["warnings"]])
     warn([f"redacted: {r}" for r in data["redacted"]])
+    for other in data.get("similar", []):  # stored anyway: a correction often differs by one character
+        print(f"note: similar to memory {other} (forget one of them if they say the same)", file=sys.stderr)
     emit(args, data, data["id"] if data["created"] else f"{data['id']} (already known: nothing written)")
     return 0
 

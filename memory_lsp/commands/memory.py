@@ -29,7 +29,7 @@ def teach(ws, a, ctx) -> dict:
     ws.sync_memories()
     m = written.memory
     return {"id": m.id, "created": written.created, "memory": m.to_json(), "warnings": written.warnings,
-            "redacted": written.redacted}
+            "redacted": written.redacted, "similar": written.similar}
 
 
 def capture(ws, a, ctx) -> dict:

@@ -32,6 +32,7 @@ class Written:
     created: bool = True  # False: an identical memory existed and was returned instead
     warnings: list[str] = field(default_factory=list)  # possible secrets that were not blocked
     redacted: list[str] = field(default_factory=list)  # what --redact removed
+    similar: list[str] = field(default_factory=list)  # ids of near-duplicates: a suggestion, never a merge
 
 
 @dataclass
@@ -103,6 +104,7 @@ class MemoryBook:
         same = _same_text(existing, text)
         if same is not None:
             return Written(same, created=False, warnings=warnings, redacted=redacted)
+        similar = _similar(existing, text)
         event = self.log.new_event(
             "memory.created", "", type=type_, text=text, priority=priority,
             confidence=INITIAL_CONFIDENCE[source] if confidence is None else round(confidence, 4),
@@ -112,7 +114,7 @@ class MemoryBook:
         event["memory"] = event["id"]  # a memory is named after the event that created it
         self.log.append(event)
         memory = replay([event])[event["id"]]
-        return Written(memory, warnings=warnings, redacted=redacted)
+        return Written(memory, warnings=warnings, redacted=redacted, similar=similar)
 
     def clean(self, text: str, redact: bool, extra: str = "") -> tuple[str, list[str], list[str]]:
         """Strip invisible characters, then refuse (or redact) secrets. -> (text, warnings, redacted)."""
@@ -206,7 +208,14 @@ class MemoryBook:
         existing = self.load().memories
         live = [m.text for m in existing.values() if m.valid_to is None]
         out = []
+        text, masks = _mask_secrets(text, redact=False)  # whole, before it is split into sentences
         for cand in capturing.capture(text, live):
+            hidden = [why for mark, why in masks.items() if mark in cand.text]
+            if hidden:
+                for mark in masks:
+                    cand.text = cand.text.replace(mark, "[secret]")
+                out.append((cand, "refused: the sentence contains a secret: " + "; ".join(hidden)))
+                continue
             if dry_run:
                 out.append((cand, None))
                 continue
@@ -232,12 +241,25 @@ class MemoryBook:
             except (OSError, UnicodeDecodeError) as exc:
                 raise UserError(f"cannot read {rel}: {exc}") from None
             report.files.append(rel)
+            masks: dict[str, str] = {}
+            if path.suffix != ".json":
+                text, masks = _mask_secrets(text, redact)
+            if redact:
+                report.warnings += [f"{rel}: redacted {why}" for why in masks.values()]
             items = _export_items(rel, text) if path.suffix == ".json" else [
                 dict(text=i.text, type=i.type, tags=i.tags, scope=i.scope, provenance={"path": rel, "line": i.line})
                 for i in rules.parse_rules(rel, text)]
             seen = set()
+            unseen = {mark for mark in masks if not any(mark in item["text"] for item in items)}
+            if unseen and not redact:  # the secret was in no rule, but the user hears of it
+                report.refused += [f"{rel}: left out: {masks[mark]}" for mark in sorted(unseen)]
             for item in items:
                 where = f"{rel}:{item['provenance'].get('line') or item['provenance'].get('id')}"
+                hidden = [why for mark, why in masks.items() if mark in item["text"]]
+                if hidden and not redact:  # the rule held (part of) a secret found in the whole file
+                    report.refused.append(f"{where}: refused: the rule contains a secret: " + "; ".join(hidden)
+                                          + " (remove it, or pass --redact)")
+                    continue
                 try:
                     written = self.teach(item["text"], item["type"], tags=item.get("tags", []),
                                          scope=item.get("scope"), priority=item.get("priority"),
@@ -303,8 +325,34 @@ def _same_text(memories: dict[str, Memory], text: str) -> Memory | None:
     return None
 
 
+def _similar(memories: dict[str, Memory], text: str, limit: int = 3) -> list[str]:
+    """Live memories whose words are nearly the same (capture's lexical cosine)."""
+    scored = [(capturing.lexical_similarity(text, m.text), m.id) for m in memories.values() if m.valid_to is None]
+    return [i for score, i in sorted(scored, reverse=True)[:limit] if score > capturing.DUPLICATE]
+
+
 def _normal(text: str) -> str:
-    return re.sub(r"\W+", " ", text.casefold()).strip()
+    # whitespace and case only: "status < 500" corrects "status >= 500", "C" is not "C++"
+    return " ".join(text.casefold().split())
+
+
+def _mask_secrets(text: str, redact: bool) -> tuple[str, dict[str, str]]:
+    """A rule file scanned whole, before it is split into rules: a PEM key or a JSON key file
+    spans many lines, and each line alone looks harmless. Every secret is replaced by a mark
+    (by [REDACTED:rule] with redact) that keeps the line count; -> (text, {mark: description})."""
+    clean, _ = secrets.strip_invisible(unicodedata.normalize("NFC", text))
+    findings = secrets.scan(clean) if redact else secrets.blocking(secrets.scan(clean))
+    if not findings:
+        return text, {}
+    out, masks, pos = [], {}, 0
+    for n, f in enumerate(findings):
+        key = f"[secret {n}\ue000]"  # words, so no parser drops the line; private use: never typed
+        masks[key] = secrets.describe(f)
+        mark = f"[REDACTED:{f.rule}]" if redact else key
+        out += [clean[pos:f.start], mark + "\n" * clean.count("\n", f.start, f.end)]
+        pos = f.end
+    out.append(clean[pos:])
+    return "".join(out), masks
 
 
 def _export_items(rel: str, text: str) -> list[dict]:

@@ -96,8 +96,8 @@ def capture(text: str, existing: list[str], threshold: float = THRESHOLD,
             continue
         name, kind, priority = fired
         body = _DISCOURSE.sub("", sentence) if name == "correction" else sentence
-        if any(similarity(body, c.text) > DUPLICATE for c in kept):
-            continue
+        if any(_normal(body) == _normal(c.text) for c in kept):
+            continue  # only a repeat; "status < 500" after "status >= 500" is a correction, kept
         sal = salience(sentence)
         novelty = 1.0 - max((similarity(body, e) for e in existing), default=0.0)
         novelty = min(1.0, max(0.0, novelty))
@@ -128,6 +128,10 @@ def lexical_similarity(a: str, b: str) -> float:
     dot = sum(n * cb[w] for w, n in ca.items())
     norm = math.sqrt(sum(n * n for n in ca.values())) * math.sqrt(sum(n * n for n in cb.values()))
     return min(1.0, dot / norm) if norm else 0.0
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def _words(text: str) -> Counter:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
@@ -57,11 +58,15 @@ _RULES = [
         + r"""["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""")),
     ("github-token", "GitHub token", _re(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{82,})\b")),
     ("gitlab-token", "GitLab personal access token", _re(_TOKEN_START + r"glpat-[\w-]{20,}(?![\w-])")),
-    ("slack-token", "Slack token", _re(_TOKEN_START + r"xox[abeoprs]-\d{6,}-[A-Za-z0-9-]{10,}")),
+    # bot/user/legacy tokens, config tokens (xoxe.xoxp-1-...), refresh tokens (xoxe-1-...) and
+    # app-level tokens (xapp-1-...): a digit somewhere, so kebab-case prose is no finding
+    ("slack-token", "Slack token", _re(
+        _TOKEN_START + r"(?:xoxe\.)?(?:xox[abeoprs]|xapp)-(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+"
+        r"(?<=[A-Za-z0-9-]{20})(?![\w-])")),
     ("slack-webhook", "Slack webhook URL", _re(
         r"(?:https?://)?hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}")),
     ("stripe-key", "Stripe secret key", _re(r"\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{24,}\b")),
-    ("anthropic-api-key", "Anthropic API key", _re(_TOKEN_START + r"sk-ant-(?:api|admin)\d\d-[\w-]{80,}")),
+    ("anthropic-api-key", "Anthropic API key", _re(_TOKEN_START + r"sk-ant-[a-z]{2,8}\d\d-[\w-]{32,}")),
     # sk-learn, sk-image-1 and kebab-case names: real keys are long and mix digits and capitals
     ("openai-api-key", "OpenAI API key", _re(
         _TOKEN_START + r"sk-(?!ant-)(?=[\w-]*\d)(?=[\w-]*[A-Z])[\w-]{20,}(?![\w-])")),
@@ -70,20 +75,28 @@ _RULES = [
     ("pypi-token", "PyPI upload token", _re(
         r"\bpypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[\w-]{50,}")),
     ("huggingface-token", "Hugging Face access token", _re(
-        r"\bhf_(?=[A-Za-z]*[a-z])(?=[A-Za-z]*[A-Z])[A-Za-z]{34,}\b")),
+        r"\b(?:hf|api_org)_(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]{30,}\b")),
     ("jwt", "JSON Web Token", _re(_TOKEN_START + r"eyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}")),
     ("url-credentials", "Password in a URL", _re(
         _SCHEME + r"[^\s:/@]*:([^\s/@]+)@[\w\[.-]")),
-    ("twilio-api-key", "Twilio API key", _re(r"\bSK[0-9a-f]{32}\b")),
+    ("twilio-api-key", "Twilio API key", _re(r"(?<![A-Za-z0-9])SK(?=[0-9a-fA-F]*\d)(?:[0-9a-f]{32}|[0-9A-F]{32})(?![A-Za-z0-9])")),
+    ("twilio-auth-token", "Twilio auth token", _re(
+        r"(?i:twilio[\w.-]{0,30}?(?:auth|token|secret|key)\w*)" + _ASSIGN_OP + r"""["']?([0-9a-fA-F]{32})(?![\w])""")),
     ("sendgrid-api-key", "SendGrid API key", _re(r"\bSG\.[\w-]{22}\.[\w-]{43}(?![\w-])")),
     ("azure-storage-key", "Azure storage account key", _re(r"(?i:AccountKey)=([A-Za-z0-9+/]{86}==)")),
+    ("azure-storage-key", "Azure key in an assignment", _re(
+        r"(?i:azure[\w.-]{0,40}?(?:key|secret|password|token)\w*)" + _ASSIGN_OP
+        + r"""["']?([A-Za-z0-9+/]{40,}={0,2})(?![\w+/=])""")),
+    # shared access signatures: the sig parameter of a SAS URL or connection string
+    ("azure-sas-signature", "Azure shared access signature", _re(
+        r"(?i:[?&;]sig=)((?:[A-Za-z0-9+/]|%2[BbFf]|%3[Dd]){30,}={0,2})")),
 ]
 
 _PLACEHOLDER = _re(
     r"(?i)^(?:changeme|change_me|password|passwd|pass|pwd|secret|token|dummy|placeholder|redacted"
     r"|none|null|nil|true|false)$"
     r"|^[<{\[].*[>}\]]$|^\$\{?\w+\}?$|^%\(\w+\)s$|^[\d.]+$|^[*x.]+$"  # <key> {key} ${KEY} $KEY %(k)s
-    r"|([*x#0])\1{3,}|example|your[_-]")  # xxxx, ****, 0000; AWS docs' ...EXAMPLE keys
+    r"|([*x#0])\1{5,}|example|your[_-]")  # xxxxxx, ******, 000000 (a random token may hold 0000); AWS docs' ...EXAMPLE keys
 
 _ASSIGN = _re(
     r"(?i)(?<![\w.-])[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"
@@ -145,8 +158,61 @@ def describe(f: Finding) -> str:
 
 
 def strip_invisible(text: str) -> tuple[str, int]:
-    """(text without invisible characters, how many were removed)."""
-    return _INVISIBLE.subn("", text)
+    """(text without invisible characters, how many were removed).
+
+    Kept, because text means something else without them: ZWJ inside an emoji sequence
+    (family, rainbow flag), ZWJ/ZWNJ between letters of a script that shapes with them
+    (Persian, Devanagari, ...), and the tag characters of a subdivision flag.
+    """
+    removed = 0
+
+    def drop(m: re.Match[str]) -> str:
+        nonlocal removed
+        if m.group() in "\u200c\u200d" and _joiner_needed(text, m.start(), m.group()):
+            return m.group()
+        removed += 1
+        return ""
+
+    out, pos = [], 0
+    for flag in _TAG_FLAG.finditer(text):
+        out += [_INVISIBLE.sub(drop, text[pos:flag.start()]), flag.group()]
+        pos = flag.end()
+    out.append(_INVISIBLE.sub(drop, text[pos:]))
+    return "".join(out), removed
+
+
+# black flag + tag letters/digits + cancel tag: England, Scotland, Wales
+_TAG_FLAG = re.compile("\U0001F3F4[\U000E0030-\U000E0039\U000E0061-\U000E007A]{2,6}\U000E007F")
+_JOINING_SCRIPTS = ("ARABIC", "SYRIAC", "NKO", "MONGOLIAN", "DEVANAGARI", "BENGALI", "GURMUKHI",
+                    "GUJARATI", "ORIYA", "TAMIL", "TELUGU", "KANNADA", "MALAYALAM", "SINHALA",
+                    "MYANMAR", "KHMER", "TIBETAN", "THAANA", "MANDAIC")
+
+
+def _joiner_needed(text: str, at: int, joiner: str) -> bool:
+    before, after = text[at - 1:at], text[at + 1:at + 2]
+    if not before or not after:
+        return False
+    if joiner == "\u200d" and _emoji_part(before) and _emoji(after):
+        return True
+    return _script_letter(before) is not None and _script_letter(before) == _script_letter(after)
+
+
+def _emoji(c: str) -> bool:
+    o = ord(c)
+    return 0x1F000 <= o <= 0x1FAFF or 0x2600 <= o <= 0x27BF or 0x2B00 <= o <= 0x2BFF or o in (0x2640, 0x2642, 0x2695)
+
+
+def _emoji_part(c: str) -> bool:
+    """An emoji, or what may end one before a ZWJ (variation selector 16, a keycap)."""
+    return _emoji(c) or c in "\ufe0f\u20e3"
+
+
+def _script_letter(c: str) -> str | None:
+    """The joining script of a letter or mark (a virama before ZWJ), else None."""
+    if not unicodedata.category(c).startswith(("L", "M")):
+        return None
+    name = unicodedata.name(c, "")
+    return next((s for s in _JOINING_SCRIPTS if name.startswith(s + " ")), None)
 
 
 def _secret_span(m: re.Match[str]) -> tuple[int, int]:

@@ -3,14 +3,19 @@
 `context` packs, within a token budget: the project's structure in brief, the memories that
 matter (policies and preferences first, then those about the given files, then those that match
 the query), the strongest edges around the files, and recent changes. Memories are printed in
-seed 002's `<memory>` format, every item with its citation and state, inside seed 003's
-sentinels: a preamble says the block is data, and stored text cannot close the block early.
+seed 002's `<memory>` format, one line per item with its citation and state, inside seed 003's
+sentinels: a preamble says the block is data; every workspace-derived text (memories, paths,
+symbols) is inside the block, and nothing stored can end it early or start a line of its own.
 Tokens are estimated at four characters each (no model needed).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from memory_lsp.errors import UserError
+from memory_lsp.memory import secrets
 from memory_lsp.memory.book import about_file
 from memory_lsp.memory.model import PRIORITIES, Memory
 from memory_lsp.store import code, reports
@@ -24,15 +29,39 @@ def tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+# every line break a reader may honour (str.splitlines' set): one item must stay one line
+_BREAKS = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_ENTITY = re.compile(r"&(?=[#A-Za-z0-9])")
+
+
 def contain(text: str) -> str:
-    """Stored text must not be able to close (or open) the memory block."""
-    return text.replace("<memory", "‹memory").replace("</memory", "‹/memory").replace("\n", " ")
+    """Workspace-derived text (a memory, a path, a symbol) made safe inside the block: secrets
+    redacted, invisible characters gone, one line, and no character that a reader (case-blind,
+    entity-decoding, NFKC-normalising) could take for a tag: every form of < and > becomes
+    ‹ and ›, and & cannot start an entity."""
+    text = secrets.strip_invisible(secrets.redact(text))[0]
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", _BREAKS.sub(" ", text))
+    return _ENTITY.sub("& ", "".join(_SAFE.get(c) or _fold(c) for c in text))
+
+
+def _fold(c: str) -> str:
+    if c.isascii():
+        return c
+    wide = unicodedata.normalize("NFKD", c)  # full-width ＜, small ﹤, ≮ (< + combining slash)
+    for bad, safe in (("<", "‹"), (">", "›"), ("&", "&")):
+        if bad in wide:
+            return safe
+    return c
+
+
+_SAFE = {"<": "‹", ">": "›"}
 
 
 def memory_line(m: Memory) -> str:
     cites = ", ".join(f"{c.label()} ({c.state})" for c in m.citations) or "no citation"
     flags = "".join([" UNREVIEWED" if m.needs_review else "", f" {m.state.upper()}" if m.state != "valid" else ""])
-    return f"[{m.type.upper()}]{flags} {contain(m.text)} — cites {contain(cites)} — id {m.id}"
+    return f"[{m.type.upper()}]{flags} {contain(m.text)} — cites {contain(cites)} — id {contain(m.id)}"
 
 
 def pack(ws, files: list[str], query: str | None, budget: int) -> dict:
@@ -59,8 +88,9 @@ def pack(ws, files: list[str], query: str | None, budget: int) -> dict:
 
     sections, used = [], tokens(PREAMBLE) + 10
     structure = ["## Structure",
-                 "languages: " + ", ".join(f"{l['lang']} {l['files']} files" for l in summary["languages"]),
-                 "most depended-on files: " + ", ".join(f"{c['path']} ({c['dependents']})" for c in summary["central"])]
+                 "- languages: " + ", ".join(f"{l['lang']} {l['files']} files" for l in summary["languages"]),
+                 "- most depended-on files: " + ", ".join(f"{contain(c['path'])} ({c['dependents']})"
+                                                          for c in summary["central"])]
     memory_lines, dropped = [], 0
     for m in chosen:
         line = memory_line(m)
@@ -70,8 +100,8 @@ def pack(ws, files: list[str], query: str | None, budget: int) -> dict:
         memory_lines.append(line)
         used += tokens(line)
     for title, lines in (("## Structure", structure[1:]),
-                         ("## Edges around the files", [f"{s} -[{k}]-> {d}" for s, d, k, _ in edges]),
-                         ("## Recent changes", [f"{p} ({n} commits)" for p, n, _ in recent])):
+                         ("## Edges around the files", [f"- {contain(s)} -[{k}]-> {contain(d)}" for s, d, k, _ in edges]),
+                         ("## Recent changes", [f"- {contain(p)} ({n} commits)" for p, n, _ in recent])):
         kept = []
         for line in lines:
             if used + tokens(line) > budget:
@@ -80,7 +110,8 @@ def pack(ws, files: list[str], query: str | None, budget: int) -> dict:
             used += tokens(line)
         if kept:
             sections.append("\n".join([title] + kept))
-    text = "\n".join([PREAMBLE, "<memory>", *memory_lines, "</memory>", *sections])
+    # everything derived from the workspace (file and symbol names too) is inside the block
+    text = "\n".join([PREAMBLE, "<memory>", *memory_lines, *sections, "</memory>"])
     return {"files": files, "query": query, "budget": budget, "tokens": used, "text": text,
             "memories": [m.id for m in chosen if memory_line(m) in memory_lines], "left_out": dropped}
 

@@ -13,6 +13,7 @@ from lsprotocol import types as t
 from pygls.uris import to_fs_path
 
 from memory_lsp.memory.model import parse_time
+from memory_lsp.memory.secrets import strip_invisible
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -102,7 +103,32 @@ def plural(n: int, one: str, many: str | None = None) -> str:
 
 
 def quote(text: str) -> str:
-    return "\n".join("> " + line for line in text.splitlines() or [""])
+    """Memory text as an inert Markdown block quote: it shows as written, but no HTML, image,
+    link or autolink in it becomes active (the only links in a hover are the ones we add)."""
+    return "\n".join("> " + inert(line) for line in text.splitlines() or [""])
+
+
+# enough to keep links, images and code spans from forming; emphasis is harmless and stays
+_MARKDOWN_ACTIVE = re.compile(r"[\\`\[\]]")
+# GFM autolinks: scheme://, www., and e-mail addresses
+_AUTOLINK = re.compile(r"(?<=[A-Za-z0-9])(?=://)|(?i:(?<=\bwww)(?=\.))|(?<=[\w.+-])(?=@[\w-]+\.)")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def inert(text: str) -> str:
+    """One line of stored text for Markdown: invisible characters gone, control characters
+    spelled out, HTML escaped, the brackets and backticks of links and code backslash-escaped
+    (CommonMark renders the character itself), autolinks broken (`http\\://`, `www\\.`, `a\\@b.c`)."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", strip_invisible(text)[0])
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _AUTOLINK.sub("\\\\", _MARKDOWN_ACTIVE.sub(lambda m: "\\" + m.group(), text))
+
+
+def plain(text: str) -> str:
+    """Stored text for a plain-text field (a diagnostic's message): invisible characters gone,
+    control characters spelled out, every line break a \\n."""
+    text = "\n".join(strip_invisible(text)[0].splitlines())
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def type_name(memory_type: str) -> str:

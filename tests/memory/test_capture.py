@@ -76,8 +76,14 @@ def test_role_prefixes_and_quotes_are_stripped():
 
 
 def test_duplicates_within_one_input_collapse():
-    text = "User: Never use pip for installs.\nUser: never use pip for installs!\nUser: I always use uv for installs."
+    text = "User: Never use pip for installs.\nUser: never  use PIP for installs.\nUser: I always use uv for installs."
     assert [c.text for c in capture(text, [])] == ["Never use pip for installs.", "I always use uv for installs."]
+
+
+def test_a_correction_within_one_input_is_not_a_duplicate():
+    text = "User: you must retry only if status >= 500.\nUser: no, you must retry only if status < 500."
+    assert [c.text for c in capture(text, [])] == ["you must retry only if status >= 500.",
+                                                    "no, you must retry only if status < 500."]
 
 
 def test_lexical_similarity():

@@ -59,9 +59,12 @@ def test_teach_prints_the_id_and_memories_lists_it_with_citation_state(root):
 
 def test_teaching_the_same_text_twice_writes_once(root):
     a = teach(root, "use Decimal for money", "--type", "policy")
-    b = teach(root, "Use Decimal for money.", "--type", "policy")
+    b = teach(root, "  Use decimal\tfor   MONEY ", "--type", "policy")  # only whitespace and case differ
     assert a["created"] and not b["created"] and a["id"] == b["id"]
     assert len(listed(root)) == 1
+    c = teach(root, "Use Decimal for money.", "--type", "policy")  # any other difference is a new memory
+    assert c["created"] and c["similar"] == [a["id"]]
+    assert len(listed(root)) == 2
 
 
 @pytest.mark.parametrize("args, message", [

@@ -173,7 +173,9 @@ def tag(s: str) -> str:
     ("zero\u200Bwidth\u200C\u200Djoin\u2060\uFEFF\u180E", "zerowidthjoin", 6),
     ("soft\u00ADhyphen", "softhyphen", 1),
     ("café naïve 東京 👍 Ünïcödé", "café naïve 東京 👍 Ünïcödé", 0),
-    ("family 👨\u200D👩", "family 👨👩", 1),
+    ("family 👨\u200D👩", "family 👨\u200D👩", 0),  # a ZWJ emoji sequence stays one emoji
+    ("می\u200Cخواهم", "می\u200Cخواهم", 0),  # Persian needs its ZWNJ
+    ("gh\u200Dp_ token", "ghp_ token", 1),  # between Latin letters it only hides things
 ])
 def test_strip_invisible(dirty, clean, removed):
     assert strip_invisible(dirty) == (clean, removed)

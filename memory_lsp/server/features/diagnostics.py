@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as t
 
 from memory_lsp.memory.model import Memory
-from memory_lsp.server.convert import file_uri, line_range, lines_range, lsp_lines, to_client_units, type_name, where
+from memory_lsp.server.convert import (file_uri, line_range, lines_range, lsp_lines, plain, to_client_units, type_name,
+                                       where)
 from memory_lsp.server.guard import guarded
 from memory_lsp.settings import Config
 
@@ -101,7 +102,7 @@ def _related(snap: Snapshot, m: Memory, path: str, start, end, lines) -> list[t.
 
 def _anchored(snap: Snapshot, m: Memory, path: str, start: int, end, lines) -> t.Diagnostic:
     return t.Diagnostic(
-        range=line_range(lines, start), message=f"{type_name(m.type)}: {m.text}",
+        range=line_range(lines, start), message=f"{type_name(m.type)}: {plain(m.text)}",
         severity=SEVERITY_BY_PRIORITY.get(m.priority, t.DiagnosticSeverity.Hint), code=m.id, source=SOURCE,
         related_information=_related(snap, m, path, start, end, lines), data={"memory": m.id})
 
@@ -109,10 +110,10 @@ def _anchored(snap: Snapshot, m: Memory, path: str, start: int, end, lines) -> t
 def _citation_diagnostic(snap: Snapshot, m: Memory, c, path: str, start, end, lines) -> t.Diagnostic:
     if c.state == "drifted":
         message = (f"the code this {type_name(m.type)} cites changed since it was written: "
-                   f"check it still holds, then re-anchor it. {m.text}")
+                   f"check it still holds, then re-anchor it. {plain(m.text)}")
     else:
         what = f"`{c.symbol}`" if c.symbol else f"lines {c.start_line}-{c.end_line}"
-        message = f"{what}, cited by this {type_name(m.type)}, is gone: forget or re-teach it. {m.text}"
+        message = f"{what}, cited by this {type_name(m.type)}, is gone: forget or re-teach it. {plain(m.text)}"
     return t.Diagnostic(
         range=line_range(lines, start or 1), message=message, severity=t.DiagnosticSeverity.Warning,
         code=m.id, source=SOURCE, related_information=_related(snap, m, path, start, end, lines),
@@ -132,7 +133,7 @@ def _pattern_hits(m: Memory, lines: list[str], limit: int = 10) -> list[t.Diagno
         if hit:
             out.append(t.Diagnostic(
                 range=t.Range(t.Position(i, hit.start()), t.Position(i, hit.end())),
-                message=f"{type_name(m.type)}: {m.text}", severity=severity, code=m.id, source=SOURCE,
+                message=f"{type_name(m.type)}: {plain(m.text)}", severity=severity, code=m.id, source=SOURCE,
                 data={"memory": m.id, "match": m.match}))
             if len(out) >= limit:
                 break

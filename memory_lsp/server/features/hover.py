@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as t
 
 from memory_lsp.memory.model import Memory
-from memory_lsp.server.convert import age, file_uri, plural, quote, type_name, where
+from memory_lsp.server.convert import age, file_uri, inert, plural, quote, type_name, where
 from memory_lsp.server.guard import guarded
 from memory_lsp.settings import Config
 
@@ -70,6 +70,12 @@ def _memory_markdown(snap: Snapshot, m: Memory, about: str) -> str:
     for c in m.citations:
         path, start, _end = where(c)
         label = f"{path}:{start}" if start else path
-        links.append(f"[{label}]({file_uri(snap.root, path, start)}) ({c.state})")
-    cited = ("\n\ncites " + ", ".join(links)) if links else (f"\n\napplies to `{m.scope}`" if about == "file" else "")
+        # the one link a memory gets: to the cited workspace location (the URI is percent-encoded)
+        links.append(f"[{inert(label)}]({file_uri(snap.root, path, start)}) ({c.state})")
+    cited = ("\n\ncites " + ", ".join(links)) if links else (f"\n\napplies to {_code(m.scope)}" if about == "file" else "")
     return f"{head}\n\n{quote(m.text)}{cited}"
+
+
+def _code(text: str) -> str:
+    """A glob as a code span (inert); text that could close the span is escaped instead."""
+    return f"`{text}`" if "`" not in text and "\n" not in text else inert(text)
