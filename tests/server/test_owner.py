@@ -14,7 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from conftest import cli, hover_at, open_doc, running, wait_for
+from lsprotocol import types as t
+
+from conftest import cli, code_actions, command, hover_at, lenses, memory_ids, open_doc, pull, running, wait_for
 
 OWNER_CODE = "from memory_lsp.server.owner import main; main()"
 
@@ -45,6 +47,13 @@ async def test_two_windows_share_one_owner_and_see_each_others_memories(project)
         docs = [open_doc(c, project, "app/core.py") for c in (first, second)]
         for client, doc in zip((first, second), docs):
             assert "splits on every comma" in await hover_text(client, doc, 4)
+        # the second window gets the whole product, not only hovers
+        assert any("splits on every comma" in d.message for d in await pull(second, docs[1]))
+        assert any(lens.command and "memor" in lens.command.title for lens in await lenses(second, docs[1]))
+        assert (await code_actions(second, docs[1], (3, 4)))[0].title == "Teach a memory about parse"
+        found = await second.workspace_symbol_async(t.WorkspaceSymbolParams(query="Store"))
+        assert any(s.name == "Store" for s in found)
+        assert len(await memory_ids(second)) == len(await memory_ids(first)) == 3
         done = cli(project, "teach", "parse() is also called by the importer: keep it fast", "--type", "gotcha",
                    "--cite", "app/core.py::parse")
         assert done.returncode == 0, done.stderr
@@ -63,6 +72,10 @@ async def test_a_window_survives_the_owner_killed(project):
     async with running(project) as first, running(project) as second:
         doc = open_doc(second, project, "app/core.py")
         assert "splits on every comma" in await hover_text(second, doc, 4)
+        # a memory written through the first window is acknowledged before the owner dies
+        taught = await command(first, "memory.teach", text="parse() must stay pure: no logging", type="policy",
+                               cite=["app/core.py::parse"])
+        assert taught["created"] is True
         (victim,) = owners()
         os.kill(victim, signal.SIGKILL)
         started = time.monotonic()
@@ -77,6 +90,7 @@ async def test_a_window_survives_the_owner_killed(project):
         assert owners() and victim not in owners()
         other = open_doc(first, project, "app/api.py")
         assert "os.system" in await hover_text(first, other, 12)
+        assert "must stay pure" in await hover_text(second, doc, 4)  # nothing acknowledged was lost
 
 
 def test_an_idle_owner_exits():
