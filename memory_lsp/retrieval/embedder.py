@@ -39,6 +39,17 @@ def default_paths() -> tuple[Path, Path]:
     return model_dir / "model.onnx", TOKENIZER
 
 
+def default_status() -> dict:
+    """Whether the default model's files are installed, without loading onnxruntime (for doctor)."""
+    try:
+        model, tokenizer = default_paths()
+    except RuntimeError as exc:
+        return {"found": False, "model": None, "tokenizer": str(TOKENIZER), "error": str(exc)}
+    missing = [str(p) for p in (model, tokenizer) if not p.is_file()]
+    return {"found": not missing, "model": str(model), "tokenizer": str(tokenizer),
+            "error": "missing: " + ", ".join(missing) if missing else None}
+
+
 class Embedder:
     def __init__(self, model_path: str | os.PathLike | None = None, tokenizer_path: str | os.PathLike | None = None,
                  threads: int = 2, max_tokens: int = MAX_TOKENS):
