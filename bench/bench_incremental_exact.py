@@ -87,8 +87,10 @@ def main() -> None:
     base = Workspace.open(root, db=base_db)
     base.index()
     base.close()
-    results = [trial(root, base_db, args.files, seed, args.show) for seed in range(args.trials)]
-    print(json.dumps(results, indent=1))
+    results = []
+    for seed in range(args.trials):  # one line per trial as it ends: a long run reports as it goes
+        results.append(trial(root, base_db, args.files, seed, args.show))
+        print(json.dumps(results[-1]), flush=True)
     print(json.dumps({"trials": len(results), "files_edited": args.files,
                       "trials_exact": sum(r["lost"] == r["extra"] == 0 for r in results),
                       "lost": [r["lost"] for r in results], "extra": [r["extra"] for r in results]}))
