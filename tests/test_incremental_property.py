@@ -244,7 +244,7 @@ def bench(tmp_path_factory):
     b.reference.close()
 
 
-@settings(max_examples=30, deadline=None, derandomize=True, print_blob=True,
+@settings(max_examples=25, deadline=None, derandomize=True, print_blob=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(edits=st.lists(steps, min_size=1, max_size=5), editor=st.lists(st.booleans(), min_size=5, max_size=5))
 def test_incremental_runs_equal_a_full_index(bench, edits, editor):
