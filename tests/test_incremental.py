@@ -124,3 +124,49 @@ def test_body_edits_and_new_functions_equal_fresh_index(tmp_path, write_files):
     fresh.index(workers=0)
     assert snapshot(fresh) == incremental
     fresh.close()
+
+
+def _same_as_fresh(tmp_path, ws, root):
+    incremental = snapshot(ws)
+    ws.close()
+    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
+    fresh.index(workers=0)
+    assert snapshot(fresh) == incremental
+    fresh.close()
+
+
+def test_calls_through_an_aliased_import_survive_an_edit_of_the_imported_file(tmp_path, write_files):
+    """Issue 13's lost CALLS edges: `from m import f as g; g()` is a reference named `g`, not `f`;
+    re-parsing m deleted the edge into it and re-resolved only references named `f`."""
+    root = write_files(tmp_path / "ws", {
+        "pkg/__init__.py": "",
+        "pkg/base.py": "def helper():\n    return 1\n",
+        "pkg/user.py": "from pkg.base import helper as _helper\n\ndef go():\n    return _helper()\n",
+    })
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    (root / "pkg/base.py").write_text("# a comment line moves every line\ndef helper():\n    return 1\n")
+    touch_later(root / "pkg/base.py")
+    ws.index(workers=0)
+    cur = ws.store.cursor()
+    assert cur.execute("SELECT src, dst, strategy FROM edges WHERE kind = 'CALLS'").fetchall() == [
+        ("pkg/user.py::go", "pkg/base.py::helper", "import")]
+    _same_as_fresh(tmp_path, ws, root)
+
+
+def test_a_repeated_definition_changes_what_documentation_mentions_mean(tmp_path, write_files):
+    """A second `def helper` in one file keeps its set of qualified names but adds a candidate
+    for every mention of `helper`: the README's edge to the other file drops to 1/3."""
+    root = write_files(tmp_path / "ws", {
+        "a.py": "def helper():\n    return 1\n",
+        "b.py": "def helper():\n    return 2\n",
+        "README.md": "# Readme\nCall `helper`.\n",
+    })
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    ws.reindex({"b.py": b"def helper():\n    return 2\n\ndef helper():\n    return 3\n"})
+    (root / "b.py").write_text("def helper():\n    return 2\n\ndef helper():\n    return 3\n")
+    cur = ws.store.cursor()
+    assert cur.execute("SELECT round(confidence, 3) FROM edges WHERE kind = 'DOCUMENTS' AND dst_path = 'a.py'"
+                       ).fetchall() == [(0.333,)]
+    _same_as_fresh(tmp_path, ws, root)

@@ -30,11 +30,15 @@ def resolve_all(store: Store, cur) -> None:
 
 
 def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None:
-    """Resolve again the references a change can affect: all of the `rebound` files, and those
-    named one of `names` in files that import a rebound file, or anywhere when the name is rare."""
+    """Resolve again the references a change can affect: all of the `rebound` files; in files
+    that import a rebound file, those named one of `names` or a local name an import binds one
+    of them to (`from m import f as g; g()`); anywhere, those named a rare name or one some edge
+    was resolved to by name alone (its count may have grown past the limit in this run)."""
     importers = edges.importers_of(store, cur, rebound) | rebound
-    rare = edges.names_defined_at_most(store, cur, names, RARE_NAME_LIMIT)
-    _resolve(store, cur, edges.RefScope(rebound, names, importers, rare))
+    local = names | edges.bindings_into(store, cur, rebound, names)
+    by_name = edges.names_defined_at_most(store, cur, names, RARE_NAME_LIMIT) \
+        | edges.names_resolved_by_name(store, cur, names)
+    _resolve(store, cur, edges.RefScope(rebound, local, importers, by_name))
 
 
 def _resolve(store: Store, cur, scope: edges.RefScope | None) -> None:

@@ -255,7 +255,7 @@ class _Writer:
             self.paths_moved = self.paths_moved or f.path not in self.known
             self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
             self.new_shapes[f.path] = FileShape(frozenset((i.module, i.name, i.alias) for i in f.imports),
-                                                f.is_test, f.mutations > 0, frozenset(s.qualname for s in f.symbols))
+                                                f.is_test, f.mutations > 0, tuple(sorted(s.qualname for s in f.symbols)))
 
     def finish(self, root: Path) -> Changes:
         """Resolve the imports of the run (all of them when a path appeared or vanished); say

@@ -53,7 +53,7 @@ class FileShape(NamedTuple):
     imports: frozenset  # (module, name, alias)
     is_test: bool
     mutates: bool
-    qualnames: frozenset
+    qualnames: tuple  # sorted, with repeats: a second `def f` changes what `f` can mean
 
 
 class Removed(NamedTuple):
@@ -104,15 +104,15 @@ def _file_shapes(cur, temp: str) -> dict[str, FileShape]:
     shapes = {}
     for path, is_test, mutates in cur.execute(
             f"SELECT path, is_test, mutations > 0 FROM files WHERE path IN (SELECT v FROM {temp})").fetchall():
-        shapes[path] = [set(), is_test, mutates, set()]
+        shapes[path] = [set(), is_test, mutates, []]
     for path, _line, module, name, alias in cur.execute(
             "SELECT DISTINCT path, line, module, name, alias FROM imports "
             f"WHERE path IN (SELECT v FROM {temp})").fetchall():
         shapes[path][0].add((module, name, alias))
     for path, qualname in cur.execute(
             f"SELECT path, qualname FROM symbols WHERE path IN (SELECT v FROM {temp})").fetchall():
-        shapes[path][3].add(qualname)
-    return {p: FileShape(frozenset(v[0]), v[1], v[2], frozenset(v[3])) for p, v in shapes.items()}
+        shapes[path][3].append(qualname)
+    return {p: FileShape(frozenset(v[0]), v[1], v[2], tuple(sorted(v[3]))) for p, v in shapes.items()}
 
 
 def set_mtime(cur, path: str, mtime: float | None) -> None:

@@ -74,6 +74,23 @@ def importers_of(store: Store, cur, paths) -> set[str]:
         f"SELECT DISTINCT path FROM imports WHERE target IN (SELECT v FROM {temp})").fetchall()}
 
 
+def bindings_into(store: Store, cur, paths, names) -> set[str]:
+    """Local names that imports bind to one of `names` defined in `paths` (`from m import f as g`
+    binds g): the names the references resolved through those imports carry."""
+    targets, wanted = set_temp(store, cur, "_targets", paths), set_temp(store, cur, "_names", names)
+    return {r[0] for r in cur.execute(
+        f"SELECT DISTINCT binding FROM imports WHERE target IN (SELECT v FROM {targets}) "
+        f"AND name IN (SELECT v FROM {wanted}) AND binding IS NOT NULL").fetchall()}
+
+
+def names_resolved_by_name(store: Store, cur, names) -> set[str]:
+    """Those of `names` that some edge was resolved by name alone to (whatever their count now)."""
+    temp = set_temp(store, cur, "_names", names)
+    return {r[0] for r in cur.execute(
+        f"SELECT DISTINCT name FROM edges WHERE kind IN ('CALLS', 'INHERITS') "
+        f"AND strategy IN ('name_unique', 'name_ambiguous') AND name IN (SELECT v FROM {temp})").fetchall()}
+
+
 def names_defined_at_most(store: Store, cur, names, limit: int) -> set[str]:
     """Those of `names` defined at most `limit` times in the workspace."""
     temp = set_temp(store, cur, "_names", names)
