@@ -8,8 +8,9 @@ from pathlib import Path
 from memory_lsp.errors import UserError
 
 MEMORY_DIR = ".memory"
-MEMORY_GITIGNORE = ("# the index is a cache rebuilt from the workspace, server.json names the running server:"
-                    " never commit them\nindex.duckdb*\n*.broken-*\nserver.json*\n")
+MEMORY_GITIGNORE = ("# the index is a cache rebuilt from the workspace, server.json names the running server,"
+                    " drafts/ holds unsaved teach drafts: never commit them\nindex.duckdb*\n*.broken-*\nserver.json*\n"
+                    "drafts/\n")
 
 
 def relpath(root: Path, path: str | os.PathLike) -> str:

@@ -3,7 +3,7 @@
 `Snapshot` that unit tests call without a server. A new feature is a module here and a line below.
 """
 
-from memory_lsp.server.features import (code_actions, code_lens, diagnostics, documents, execute_command, hover,
+from memory_lsp.server.features import (code_actions, code_lens, diagnostics, documents, drafts, execute_command, hover,
                                         lifecycle, timings, workspace_symbols)
 
 FEATURES = (
@@ -15,5 +15,6 @@ FEATURES = (
     code_actions,  # textDocument/codeAction
     workspace_symbols,  # workspace/symbol
     execute_command,  # workspace/executeCommand: the memory.* commands
+    drafts,  # memory.teachDraft, and saving a teach draft stores its memory
     timings,  # memory/timings
 )

@@ -1,4 +1,5 @@
-"""`textDocument/codeAction`: teach a memory about the selection or the symbol at the cursor, and
+"""`textDocument/codeAction`: teach a memory about the selection or the symbol at the cursor (through a
+draft file any editor can fill in: drafts.py), and
 for each memory cited there (or behind a diagnostic in the request): re-anchor a drifted one,
 mark it outdated or wrong, pin or unpin it. The actions run `memory.*` commands.
 """
@@ -54,7 +55,7 @@ def _teach(snap: Snapshot, path: str, rng: t.Range, first: int, last: int) -> t.
     cite = f"{path}:{first}-{last}" if selection or not symbol else f"{path}::{symbol.qualname}"
     about = "this selection" if selection else (symbol.qualname if symbol else path)
     return t.CodeAction(title=f"Teach a memory about {about}", kind=t.CodeActionKind.Refactor,
-                        command=t.Command(title="Teach a memory", command="memory.teach",
+                        command=t.Command(title="Teach a memory", command="memory.teachDraft",
                                           arguments=[{"cite": [cite], "type": "gotcha"}]))
 
 

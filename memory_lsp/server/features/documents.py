@@ -2,7 +2,8 @@
 `indexing.debounceMs` without keystrokes), `didSave`, `didClose` (the disk is the truth again)
 and `workspace/didChangeWatchedFiles` (files and the memory log changed outside the editor).
 Buffers are re-indexed on their folder's writer; editors without pull diagnostics get theirs
-pushed after an open or a save.
+pushed after an open or a save. Files under .memory/ are never indexed; a saved or closed teach
+draft goes to drafts.py.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as t
 
+from memory_lsp.memory.drafts import is_draft
+from memory_lsp.paths import MEMORY_DIR
+from memory_lsp.server.features import drafts
 from memory_lsp.server.features.diagnostics import publish
 from memory_lsp.settings import Config
 
@@ -30,7 +34,7 @@ def register(server: MemoryServer, settings: Config) -> None:
 
 async def did_open(ls: MemoryServer, params: t.DidOpenTextDocumentParams) -> None:
     folder, path = ls.locate(params.text_document.uri)
-    if folder is None:
+    if folder is None or not _indexed(path):
         return
     folder.open_buffers.add(path)
     reindex_buffer(ls, params.text_document.uri)  # unchanged content costs a hash comparison
@@ -40,13 +44,17 @@ async def did_open(ls: MemoryServer, params: t.DidOpenTextDocumentParams) -> Non
 
 def did_change(ls: MemoryServer, params: t.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
-    if ls.locate(uri)[0] is not None:
+    folder, path = ls.locate(uri)
+    if folder is not None and _indexed(path):
         _cancel_pending(ls, uri)
         ls.debounce[uri] = ls.loop.call_later(ls.config.indexing.debounce_ms / 1000, reindex_buffer, ls, uri)
 
 
 async def did_save(ls: MemoryServer, params: t.DidSaveTextDocumentParams) -> None:
-    if ls.locate(params.text_document.uri)[0] is not None:
+    folder, path = ls.locate(params.text_document.uri)
+    if folder is not None and is_draft(path):
+        await drafts.saved(ls, params.text_document.uri)
+    elif folder is not None and _indexed(path):
         reindex_buffer(ls, params.text_document.uri)
         if not ls.client.pull_diagnostics:
             await publish(ls, params.text_document.uri)
@@ -56,7 +64,9 @@ def did_close(ls: MemoryServer, params: t.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     _cancel_pending(ls, uri)
     folder, path = ls.locate(uri)
-    if folder is None:
+    if folder is not None and is_draft(path):
+        drafts.closed(ls, uri)
+    if folder is None or not _indexed(path):
         return
     folder.open_buffers.discard(path)
     folder.reindex({path: None})  # the disk is the truth again (unsaved edits are gone)
@@ -73,6 +83,11 @@ def did_change_watched_files(ls: MemoryServer, params: t.DidChangeWatchedFilesPa
             folder.sync_memories()
         elif path not in folder.open_buffers and not path.startswith(".memory/"):
             folder.reindex({path: None})
+
+
+def _indexed(path: str) -> bool:
+    """Is this document part of the code index? (.memory/ holds the log, the index and drafts)"""
+    return not path.startswith(MEMORY_DIR + "/")
 
 
 def reindex_buffer(ls: MemoryServer, uri: str) -> None:
