@@ -33,7 +33,7 @@ async def test_teach_from_the_selection(client, project, tmp_path):
     assert isinstance(teach, t.CodeAction)
     assert teach.title == "Teach a memory about this selection"
     assert teach.kind == t.CodeActionKind.Refactor
-    assert teach.command.command == "memory.teach"
+    assert teach.command.command == "memory.teachDraft"
     assert list(teach.command.arguments) == [{"cite": ["app/core.py:5-6"], "type": "gotcha"}]
 
     # the cursor in a function: the citation is the symbol
@@ -41,7 +41,7 @@ async def test_teach_from_the_selection(client, project, tmp_path):
     assert teach.title == "Teach a memory about Store.add"
     assert list(teach.command.arguments) == [{"cite": ["app/core.py::Store.add"], "type": "gotcha"}]
 
-    # the editor asks for the text and runs the command with it
+    # an editor that can prompt asks for the text and runs memory.teach with it
     args = {**teach.command.arguments[0], "text": "add() returns the new row count, not the row"}
     taught = await client.workspace_execute_command_async(t.ExecuteCommandParams(command="memory.teach",
                                                                                    arguments=[args]))
