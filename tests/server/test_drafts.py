@@ -104,3 +104,39 @@ async def test_a_client_without_show_document_is_told_where_the_draft_is(project
         rel = opened["draft"]
         assert "cite: app/api.py::handle\n" in (project / rel).read_text(encoding="utf-8")
         await said(client, rel, "the message naming the draft")
+
+
+async def test_a_client_without_show_document_gets_a_workspace_edit(project):
+    from conftest import SERVER, indexed, init_params, prepare
+    from pytest_lsp import ClientServerConfig
+
+    client = prepare(await ClientServerConfig(server_command=SERVER).start())
+    edits: list[t.WorkspaceEdit] = []
+
+    @client.feature(t.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: t.ApplyWorkspaceEditParams):  # an editor: a new buffer with the inserted text
+        edits.append(params.edit)
+        return t.ApplyWorkspaceEditResult(applied=True)
+    try:
+        params = init_params(project)
+        params.capabilities.window.show_document = None
+        await client.initialize_session(params)
+        await indexed(client)
+        opened = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+            command="memory.teachDraft", arguments=[{"cite": ["app/core.py::Store"], "type": "decision"}]))
+        assert opened["opened"] == "applyEdit" and not client.shown_documents
+        create, insert = edits[0].document_changes
+        assert isinstance(create, t.CreateFile) and create.uri == opened["uri"]
+        content = insert.edits[0].new_text
+        assert "cite: app/core.py::Store\n" in content
+        assert not (project / opened["draft"]).exists()  # the editor creates it, on save
+
+        rel = opened["draft"]
+        open_doc(client, project, rel, text=content)
+        text = "Store is not thread-safe"
+        write(client, project, rel, content + text + "\n", 2)
+        await said(client, "the draft is deleted", "the stored message")
+        assert text in await memory_ids(client) and not (project / rel).exists()
+    finally:
+        await client.shutdown_session()
+        await client.stop()
