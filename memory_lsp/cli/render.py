@@ -180,6 +180,12 @@ def render_doctor(args, d) -> int:
         lines.append(f"recovered: {d['recovered']}")
     lines.append("rows: " + ", ".join(f"{k} {v}" for k, v in d["counts"].items()))
     lines.append("skipped: " + (", ".join(f"{n} {r}" for r, n in d["skipped"].items()) or "none"))
+    for reason, named in d.get("skipped_files", {}).items():
+        for f in named["files"]:
+            why = f"{reason}, {f['detail']}" if f["detail"] else reason
+            lines.append(f"  {f['path']}  ({why}" + (f", {f['size']:,} bytes)" if f["size"] else ")"))
+        if named["more"]:
+            lines.append(f"  ... and {named['more']} more {reason}")
     lines.append("partially indexed: " + (", ".join(f"{n} {r}" for r, n in d["partially_indexed"].items()) or "none"))
     lines.append(f"unresolved: {d['unresolved_imports']} workspace imports, {d['unresolved_calls']} call sites")
     log = d["memory_log"]

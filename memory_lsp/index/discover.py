@@ -4,12 +4,19 @@ In a git work tree, git itself lists the files (`ls-files --cached --others
 --exclude-standard`), which is exact and fast. Elsewhere a walk that never follows directory
 symlinks applies the .gitignore files it meets. Binary and minified files are detected later,
 where the bytes are read (the extraction worker).
+
+Every file left out for a reason a user may not expect is returned as skipped, with the reason
+(`doctor` names them): a symlink not followed, a FIFO, socket or device, a folder that cannot be
+read, a file too large, a file left out by the user's `excludes`. Git lists neither special files
+nor unreadable folders, so in a git work tree the folders it listed are scanned for the first and
+its warnings are read for the second.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,29 +35,48 @@ class Candidate:
 
 def discover(root: Path, settings: Settings) -> tuple[list[Candidate], list[tuple[str, str, int]]]:
     """Return the indexable files and the skipped ones as (path, reason, size)."""
-    excludes = _Ignore.from_lines(list(DEFAULT_EXCLUDES) + list(settings.excludes))
-    listed = _git_files(root)
-    paths = listed if listed is not None else _walk(root)
-    candidates, skipped = [], []
+    defaults = _Ignore.from_lines(list(DEFAULT_EXCLUDES))
+    user = _Ignore.from_lines(list(settings.excludes))
+    skipped: list[tuple[str, str, int]] = []
+    listed = _git_files(root, skipped)
+    paths = listed if listed is not None else _walk(root, skipped)
+    skipped = [s for s in skipped if not (defaults.ignored(s[0], is_dir=True) or user.ignored(s[0], is_dir=True))]
+    candidates = []
     for rel in paths:
-        if excludes.ignored(rel, is_dir=False):
-            continue
-        lang = classify(rel)
-        if lang is None:
+        if defaults.ignored(rel, is_dir=False):
             continue
         full = root / rel
         try:
             st = os.lstat(full)
         except OSError:
             continue  # listed by git but deleted in the work tree
-        if os.path.islink(full):
-            skipped.append((rel, "symlink", 0))
+        lang = classify(rel)
+        if stat.S_ISLNK(st.st_mode):
+            # a link to a folder matters whatever its name: a whole tree is not indexed
+            if lang is not None or os.path.isdir(full):
+                skipped.append((rel, "symlink" + (": folder" if os.path.isdir(full) else ""), 0))
             continue
-        if st.st_size > settings.max_file_bytes:
+        if lang is None:
+            continue
+        if user.ignored(rel, is_dir=False):
+            skipped.append((rel, "excluded", st.st_size))
+        elif not stat.S_ISREG(st.st_mode):
+            skipped.append((rel, f"special_file: {_special_kind(st.st_mode)}", 0))  # opening a FIFO blocks
+        elif st.st_size > settings.max_file_bytes:
             skipped.append((rel, "too_large", st.st_size))
-            continue
-        candidates.append(Candidate(rel, lang, st.st_size, st.st_mtime))
+        else:
+            candidates.append(Candidate(rel, lang, st.st_size, st.st_mtime))
     return candidates, skipped
+
+
+def _special_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "not a regular file"
 
 
 def excluded(rel: str, settings: Settings) -> bool:
@@ -60,21 +86,62 @@ def excluded(rel: str, settings: Settings) -> bool:
     return any(rules.ignored("/".join(parts[:i]), is_dir=i < len(parts)) for i in range(1, len(parts) + 1))
 
 
-def _git_files(root: Path) -> list[str] | None:
+_GIT_UNREADABLE = re.compile(r"could not open directory '(.+?)/?': (.+)$")
+
+
+def _git_files(root: Path, skipped: list) -> list[str] | None:
     try:
-        out = subprocess.run(
+        done = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True, timeout=60, check=True).stdout
+            capture_output=True, timeout=60, check=True)
     except (OSError, subprocess.SubprocessError):
         return None
     # ls-files paths are relative to root when run there; submodules appear as folders: skip
-    return sorted({p for p in out.decode("utf-8", "surrogateescape").split("\0") if p})
+    listed = sorted({p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p})
+    for line in done.stderr.decode("utf-8", "replace").splitlines():
+        match = _GIT_UNREADABLE.search(line)  # git warns and goes on
+        if match:
+            skipped.append((match.group(1), f"unreadable_folder: {match.group(2)}", 0))
+    return listed + _git_special_files(root, listed)
 
 
-def _walk(root: Path) -> list[str]:
+def _git_special_files(root: Path, listed: list[str]) -> list[str]:
+    """FIFOs, sockets and devices in the folders git listed files in (git never lists them),
+    less those git ignores. One scandir per folder; `discover` gives their reason."""
+    known = set(listed)
+    found = []
+    for folder in sorted({os.path.dirname(p) for p in listed}):
+        try:
+            with os.scandir(root / folder if folder else root) as entries:
+                for e in entries:
+                    rel = f"{folder}/{e.name}" if folder else e.name
+                    if rel not in known and not (e.is_file(follow_symlinks=False) or e.is_dir(follow_symlinks=False)
+                                                 or e.is_symlink()):
+                        found.append(rel)
+        except OSError:
+            continue
+    if not found:
+        return []
+    try:
+        ignored = subprocess.run(["git", "-C", str(root), "check-ignore", "-z", "--stdin"],
+                                 input="\0".join(found).encode("utf-8", "surrogateescape"),
+                                 capture_output=True, timeout=60).stdout  # exit 1 = none ignored
+    except (OSError, subprocess.SubprocessError):
+        return found
+    drop = set(ignored.decode("utf-8", "surrogateescape").split("\0"))
+    return [p for p in found if p not in drop]
+
+
+def _walk(root: Path, skipped: list) -> list[str]:
     out = []
     ignores: dict[str, _Ignore] = {}
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+
+    def unreadable(exc: OSError) -> None:
+        rel = os.path.relpath(exc.filename, root).replace(os.sep, "/")
+        if rel != ".":
+            skipped.append((rel, f"unreadable_folder: {exc.strerror}", 0))
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir
         gitignore = os.path.join(dirpath, ".gitignore")
@@ -100,6 +167,9 @@ def _walk(root: Path) -> list[str]:
         for d in sorted(dirnames):
             rel = f"{rel_dir}/{d}" if rel_dir else d
             if d == ".git" or ignored(rel, True):
+                continue
+            if os.path.islink(os.path.join(dirpath, d)):
+                out.append(rel)  # not walked; `discover` names it a symlink not followed
                 continue
             keep.append(d)
         dirnames[:] = keep

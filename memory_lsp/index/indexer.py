@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import stat
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -74,7 +75,11 @@ def parse_one(root: str, cand: Candidate, settings: Settings, data: bytes | None
     """Read, check and extract one file (runs in a worker process)."""
     if data is None:
         try:
-            with open(os.path.join(root, cand.path), "rb") as fh:
+            # non-blocking: a file that became a FIFO since discovery must not hang the run
+            fd = os.open(os.path.join(root, cand.path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with open(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return Skip(cand.path, "special_file: not a regular file", 0)
                 data = fh.read(settings.max_file_bytes + 1)
         except OSError as exc:
             return Skip(cand.path, f"unreadable: {exc.strerror}", cand.size)

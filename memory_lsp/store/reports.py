@@ -29,8 +29,20 @@ def table_counts(cur) -> dict[str, int]:
 
 
 def skip_reasons(cur) -> list[tuple]:
-    """(reason, files), most first."""
-    return cur.execute("SELECT reason, count(*) FROM skipped GROUP BY reason ORDER BY 2 DESC").fetchall()
+    """(reason, files), most first. A reason is the part before a colon ("unreadable: Permission
+    denied" counts as unreadable)."""
+    return cur.execute("""SELECT split_part(reason, ':', 1) AS r, count(*) FROM skipped
+                          GROUP BY r ORDER BY 2 DESC, r""").fetchall()
+
+
+def skipped_files(cur, limit: int) -> list[tuple]:
+    """(reason, path, detail, size): the first `limit` files of each reason by path."""
+    return cur.execute("""
+        SELECT r, path, detail, size FROM (
+            SELECT split_part(reason, ':', 1) AS r, path, trim(substr(reason, length(split_part(reason, ':', 1)) + 2))
+                   AS detail, size, row_number() OVER (PARTITION BY split_part(reason, ':', 1) ORDER BY path) AS n
+            FROM skipped)
+        WHERE n <= ? ORDER BY r, path""", [limit]).fetchall()
 
 
 def file_notes(cur) -> list[tuple]:

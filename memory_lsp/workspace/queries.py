@@ -13,6 +13,7 @@ from memory_lsp.store import code, reports
 from memory_lsp.workspace.snapshot import Snapshot
 
 SEARCH_KINDS = ("memory", "code", "all")
+SKIPPED_SHOWN = 50  # files named per skip reason in doctor; the rest are counted
 SEARCH_MODES = ("hybrid", "bm25", "vector")
 
 
@@ -104,8 +105,18 @@ def doctor(snap: Snapshot) -> dict:
         "recovered": store.recovered,
         "counts": reports.table_counts(cur),
         "skipped": {r: n for r, n in reports.skip_reasons(cur)},
+        "skipped_files": _skipped_files(cur),
         "partially_indexed": {n: c for n, c in reports.file_notes(cur)},
         "unresolved_imports": code.unresolved_imports(cur),
         "unresolved_calls": reports.unresolved_calls(cur),
         "memory_log": snap.book.health(),
     }
+
+
+def _skipped_files(cur) -> dict:
+    """{reason: {"files": [{path, detail, size}], "more": files not named}}, most files first."""
+    counts = reports.skip_reasons(cur)
+    shown: dict[str, list] = {r: [] for r, _ in counts}
+    for reason, path, detail, size in reports.skipped_files(cur, SKIPPED_SHOWN):
+        shown[reason].append({"path": path, "detail": detail, "size": size})
+    return {r: {"files": shown[r], "more": n - len(shown[r])} for r, n in counts}
