@@ -187,6 +187,10 @@ def render_doctor(args, d) -> int:
         if named["more"]:
             lines.append(f"  ... and {named['more']} more {reason}")
     lines.append("partially indexed: " + (", ".join(f"{n} {r}" for r, n in d["partially_indexed"].items()) or "none"))
+    for note, named in d.get("partially_indexed_files", {}).items():
+        lines += [f"  {path}  ({note})" for path in named["files"]]
+        if named["more"]:
+            lines.append(f"  ... and {named['more']} more {note}")
     lines.append(f"unresolved: {d['unresolved_imports']} workspace imports, {d['unresolved_calls']} call sites")
     log = d["memory_log"]
     lines.append(f"memory log: {log['events']} events, {log['memories']} memories, {log['duplicates']} duplicate lines"

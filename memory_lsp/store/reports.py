@@ -51,6 +51,15 @@ def file_notes(cur) -> list[tuple]:
                           FROM files WHERE notes <> '') GROUP BY note ORDER BY 2 DESC""").fetchall()
 
 
+def noted_files(cur, limit: int) -> list[tuple]:
+    """(note, path): the first `limit` files of each note by path."""
+    return cur.execute("""
+        SELECT note, path FROM (
+            SELECT note, path, row_number() OVER (PARTITION BY note ORDER BY path) AS n
+            FROM (SELECT unnest(string_split(notes, ',')) AS note, path FROM files WHERE notes <> ''))
+        WHERE n <= ? ORDER BY note, path""", [limit]).fetchall()
+
+
 def unresolved_calls(cur) -> int:
     """Call sites that no CALLS edge resolves."""
     return cur.execute("""

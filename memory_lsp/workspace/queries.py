@@ -13,7 +13,7 @@ from memory_lsp.store import code, reports
 from memory_lsp.workspace.snapshot import Snapshot
 
 SEARCH_KINDS = ("memory", "code", "all")
-SKIPPED_SHOWN = 50  # files named per skip reason in doctor; the rest are counted
+SKIPPED_SHOWN = 50  # files named per skip reason (and per partial-index note) in doctor; the rest counted
 SEARCH_MODES = ("hybrid", "bm25", "vector")
 
 
@@ -107,6 +107,7 @@ def doctor(snap: Snapshot) -> dict:
         "skipped": {r: n for r, n in reports.skip_reasons(cur)},
         "skipped_files": _skipped_files(cur),
         "partially_indexed": {n: c for n, c in reports.file_notes(cur)},
+        "partially_indexed_files": _noted_files(cur),
         "unresolved_imports": code.unresolved_imports(cur),
         "unresolved_calls": reports.unresolved_calls(cur),
         "memory_log": snap.book.health(),
@@ -120,3 +121,11 @@ def _skipped_files(cur) -> dict:
     for reason, path, detail, size in reports.skipped_files(cur, SKIPPED_SHOWN):
         shown[reason].append({"path": path, "detail": detail, "size": size})
     return {r: {"files": shown[r], "more": n - len(shown[r])} for r, n in counts}
+
+
+def _noted_files(cur) -> dict:
+    """{note such as invalid_utf8: {"files": [path], "more": files not named}}: indexed, but partly."""
+    shown: dict[str, list] = {n: [] for n, _ in reports.file_notes(cur)}
+    for note, path in reports.noted_files(cur, SKIPPED_SHOWN):
+        shown[note].append(path)
+    return {n: {"files": shown[n], "more": c - len(shown[n])} for n, c in reports.file_notes(cur)}

@@ -1,7 +1,9 @@
 """Issue 14 item 6: `memory-lsp doctor` names every skipped file with its reason, 50 a reason and
-a count of the rest, in text and in --json. Each case is made for real in a tmp workspace (a FIFO,
-a socket, a device node, symlinks, a folder without permissions) and the CLI runs as a subprocess,
-in a plain folder and in a git work tree (git lists neither FIFOs nor unreadable folders)."""
+a count of the rest, in text and in --json (an undecodable file is indexed with replacement
+characters, so it is named under partially indexed instead). Each case is made for real in a tmp
+workspace (a FIFO, a socket, a device node, symlinks, a folder without permissions) and the CLI
+runs as a subprocess, in a plain folder and in a git work tree (git lists neither FIFOs nor
+unreadable folders)."""
 
 import json
 import os
@@ -23,6 +25,7 @@ FILES = {
     "huge.py": "x = 1\n" * 200_000,  # 1.2 MB, over the 1 MB limit
     "minified.js": "var a=1;" * 5000,  # one 40 KB line
     "binary.py": b"\x00\x01\x02def x(): pass\n",
+    "latin1.py": "def caf\xe9():\n    return 1\n".encode("latin-1"),  # undecodable: indexed with U+FFFD
 }
 
 
@@ -75,14 +78,16 @@ def test_doctor_json_names_each_skipped_file_with_its_reason(hostile):
     assert all(group["more"] == 0 for group in doctor["skipped_files"].values())
     sizes = {f["path"]: f["size"] for f in doctor["skipped_files"]["too_large"]["files"]}
     assert sizes == {"huge.py": 1_200_000}
-    assert doctor["counts"]["files"] == 2  # good.py and pkg/real.py, each once
+    assert doctor["counts"]["files"] == 3  # good.py, pkg/real.py (each once) and latin1.py
+    assert doctor["partially_indexed_files"]["invalid_utf8"] == {"files": ["latin1.py"], "more": 0}
 
 
 def test_doctor_text_names_them_too(hostile):
     cli("index", str(hostile))
     text = cli("doctor", "-w", str(hostile))
     for line in ("  pipe.py  (special_file, fifo)", "  linked_pkg  (symlink, folder)", "  alias.py  (symlink)",
-                 "  huge.py  (too_large, 1,200,000 bytes)", "  sock.py  (special_file, socket)"):
+                 "  huge.py  (too_large, 1,200,000 bytes)", "  sock.py  (special_file, socket)",
+                 "  latin1.py  (invalid_utf8)"):
         assert line in text.splitlines()
 
 
