@@ -1,3 +1,4 @@
 from memory_lsp.cli.main import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # a spawned or fork-server worker imports this module as __mp_main__
+    raise SystemExit(main())

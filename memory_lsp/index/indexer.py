@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import threading
 import os
 import stat
 import time
@@ -201,7 +202,14 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress):
     # biggest files first so that no worker is left with a large file at the end
     ordered = sorted(to_parse, key=lambda c: -c.size)
     batches = [ordered[i:i + BATCH] for i in range(0, len(ordered), BATCH)]
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    methods = multiprocessing.get_all_start_methods()
+    # fork copies only the calling thread: in a process running others (the owner's sessions,
+    # readers and loops) a child can inherit a lock taken mid-operation, or sockets and pipes it
+    # must not hold, and hang. There the workers come from a single-threaded fork server.
+    if "fork" in methods and threading.active_count() == 1:
+        method = "fork"
+    else:
+        method = "forkserver" if "forkserver" in methods else "spawn"
     done = 0
     with multiprocessing.get_context(method).Pool(workers) as pool:
         for part in pool.imap_unordered(_parse_batch, [(root, b, settings) for b in batches]):

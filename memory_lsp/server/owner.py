@@ -38,17 +38,12 @@ class Owner:
         self.pool = FolderPool()
         self.sessions = 0
         self.commands = 0  # CLI commands running
-        self.connections: set[socket.socket] = set()
         self.last_active = time.monotonic()
         self._lock = threading.Lock()
         self._creating = threading.Lock()
 
     def serve(self) -> None:
         """Accept clients until nobody has used the owner for `idle` seconds."""
-        # a forked parse worker must hold no socket: after a kill -9 of the owner, a worker left
-        # holding the listener would take connections nobody answers, and one holding a client's
-        # connection would keep that client from seeing the owner's end
-        os.register_at_fork(after_in_child=self._close_sockets_in_child)
         self.listener.settimeout(0.5)
         while True:
             try:
@@ -60,8 +55,6 @@ class Owner:
                         return
                 continue
             conn.settimeout(None)
-            with self._lock:
-                self.connections.add(conn)
             if not _same_user(conn):
                 log.warning("refused a connection from another user")
                 conn.close()
@@ -81,15 +74,6 @@ class Owner:
                 self._session(conn)
         finally:
             conn.close()
-            with self._lock:
-                self.connections.discard(conn)
-
-    def _close_sockets_in_child(self) -> None:
-        for sock in [self.listener, *self.connections]:
-            try:
-                os.close(sock.fileno())
-            except OSError:
-                pass
 
     def _command(self, conn: socket.socket) -> None:
         """`{"root", "command", "arguments"}` -> `{"result"}` or `{"error", "busy"}`, one line each.
