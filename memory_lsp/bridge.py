@@ -59,7 +59,7 @@ class Bridge:
             raise UserError("no Unix domain sockets on this system: the CLI cannot ask the server")
         root = Path(root).resolve()
         path = socket_path(root)
-        _private_folder(path.parent)
+        private_folder(path.parent)
         _claim(path)
         server = _Server(str(path), handler)
         os.chmod(path, 0o600)
@@ -70,7 +70,7 @@ class Bridge:
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         bridge = cls(root, server, thread, info)
         try:
-            _write_atomically(memory_dir(root) / INFO_FILE, info)
+            write_atomically(memory_dir(root) / INFO_FILE, info)
         except OSError as exc:
             bridge.close()
             raise UserError(f"cannot write {root / MEMORY_DIR / INFO_FILE}: {exc.strerror or exc}") from None
@@ -134,12 +134,13 @@ def _answer(handler: Handler, line: bytes) -> bytes:
 
 
 # -- plumbing ------------------------------------------------------------------------------
-def _private_folder(folder: Path) -> None:
-    """The sockets' folder: this user's only (others could otherwise connect or plant a socket)."""
-    folder.mkdir(mode=0o700, exist_ok=True)
+def private_folder(folder: Path) -> Path:
+    """A sockets' folder: this user's only (others could otherwise connect or plant a socket)."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     st = folder.stat()
     if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o077):
-        raise UserError(f"{folder} belongs to another user or is open to others: the CLI bridge is not started")
+        raise UserError(f"{folder} belongs to another user or is open to others: memory-lsp will not use it")
+    return folder
 
 
 def _claim(path: Path) -> None:
@@ -156,7 +157,7 @@ def _claim(path: Path) -> None:
     raise UserError(f"another memory-lsp server already listens at {path}")
 
 
-def _write_atomically(path: Path, data: dict) -> None:
+def write_atomically(path: Path, data: dict) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import socket
-import logging
 import subprocess
 import sys
 import tempfile
@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from memory_lsp import __version__
+from memory_lsp.bridge import private_folder
 from memory_lsp.errors import UserError
 
 RUNTIME_ENV = "MEMORY_LSP_RUNTIME_DIR"  # where the socket, lock and log live (tests use their own)
@@ -45,11 +46,7 @@ def runtime_dir() -> Path:
         folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "memory-lsp"
     else:
         folder = Path(tempfile.gettempdir()) / f"memory-lsp-{os.getuid()}"
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    st = folder.stat()
-    if st.st_uid != os.getuid() or st.st_mode & 0o077:
-        raise UserError(f"{folder} belongs to another user or is open to others: memory-lsp will not use it")
-    return folder
+    return private_folder(folder)
 
 
 def key() -> str:
@@ -64,6 +61,11 @@ def socket_path() -> Path:
 
 def lock_path() -> Path:
     return runtime_dir() / f"owner-{key()}.lock"
+
+
+def info_path() -> Path:
+    """The running owner's pid and socket (JSON)."""
+    return runtime_dir() / f"owner-{key()}.json"
 
 
 def log_path() -> Path:

@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 
+from memory_lsp.bridge import one_line, write_atomically
 from memory_lsp.server import link
 
 log = logging.getLogger("memory_lsp.owner")
@@ -108,7 +109,7 @@ class Owner:
             finally:
                 self.pool.release(folder, user)
         except UserError as exc:
-            reply = {"error": " ".join(str(exc).split("\n")), "busy": isinstance(exc, IndexBusy)}
+            reply = {"error": one_line(str(exc)), "busy": isinstance(exc, IndexBusy)}
         except Exception as exc:
             log.exception("a CLI command failed")
             reply = {"error": f"memory-lsp failed ({type(exc).__name__}); the owner's log has the details: "
@@ -174,7 +175,7 @@ def main() -> int:
     listener.bind(str(path))
     os.chmod(path, 0o600)
     listener.listen(64)
-    _write_info({"pid": os.getpid(), "socket": str(path), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    write_atomically(link.info_path(), {"pid": os.getpid(), "socket": str(path), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     sys.stdin = open(os.devnull)  # forked parse workers must not wait on a real stdin (server.start)
     log.info("listening at %s", path)
     try:
@@ -182,7 +183,7 @@ def main() -> int:
     finally:
         listener.close()
         path.unlink(missing_ok=True)
-        link.runtime_dir().joinpath(f"owner-{link.key()}.json").unlink(missing_ok=True)
+        link.info_path().unlink(missing_ok=True)
         logging.shutdown()
     os._exit(0)  # folders were closed by their sessions; do not wait for stray daemon threads
 
@@ -202,9 +203,3 @@ def _same_user(conn: socket.socket) -> bool:
     _pid, uid, _gid = struct.unpack("3i", creds)
     return uid == os.getuid()
 
-
-def _write_info(info: dict) -> None:
-    path = link.runtime_dir() / f"owner-{link.key()}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(info) + "\n", encoding="utf-8")
-    os.replace(tmp, path)

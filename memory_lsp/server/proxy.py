@@ -147,6 +147,15 @@ def _offset(text: str, position: dict, utf8: bool) -> int:
     return offset + len(lines[line].rstrip("\r\n"))
 
 
+def _json_object(body: bytes) -> dict | None:
+    """The message as a JSON object; None for anything else (relayed as is, never remembered)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
+
+
 def _key(ident) -> str:
     return json.dumps(ident)
 
@@ -174,18 +183,15 @@ class Proxy:
         return 0
 
     def _from_editor(self, body: bytes) -> None:
-        try:
-            message = json.loads(body)
-        except ValueError:
-            message = None
-        if isinstance(message, dict):
+        message = _json_object(body)
+        if message is not None:
             if message.get("method") == "initialize" and isinstance(message.get("params"), dict):
                 link.exit_when_gone(message["params"].get("processId"))
             if message.get("method") == "exit":
                 self._done.set()
         self._connected.wait()  # while a new owner starts, the editor's messages wait here
         with self._send_lock:  # recorded and sent together: a replay never repeats a sent change
-            if isinstance(message, dict):
+            if message is not None:
                 self.session.from_editor(message)
             try:
                 self.owner.sendall(frame(body))
@@ -217,11 +223,8 @@ class Proxy:
             self._connect(replay=True)
 
     def _to_editor(self, body: bytes) -> None:
-        try:
-            message = json.loads(body)
-        except ValueError:
-            message = None
-        if isinstance(message, dict):
+        message = _json_object(body)
+        if message is not None:
             if message.get("id") == REPLAY_ID and "method" not in message:
                 return  # the answer to a replayed initialize: the editor has its own already
             self.session.from_owner(message)
