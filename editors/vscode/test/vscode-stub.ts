@@ -8,7 +8,8 @@ export const recorded = {
   picks: [] as { items: unknown[]; options: Record<string, unknown> }[],
   opened: [] as { file?: string; content?: string; language?: string; selection?: Selection }[],
 };
-export const answers: unknown[] = []; // the next input box or quick pick answers with the first
+// the next input box or quick pick answers with the first (a function: called with the options or items)
+export const answers: unknown[] = [];
 
 export function reset(): void {
   recorded.messages.length = 0;
@@ -78,7 +79,7 @@ export const window = {
   activeTextEditor: undefined as Editor | undefined,
   showInputBox(options: Record<string, unknown>): Promise<unknown> {
     recorded.inputs.push(options);
-    return answer();
+    return answer().then((a) => (typeof a === "function" ? a(options) : a));
   },
   showQuickPick(items: unknown[], options: Record<string, unknown> = {}): Promise<unknown> {
     recorded.picks.push({ items, options });
