@@ -4,7 +4,7 @@ PYTHON ?= python3
 WORKSPACE ?= .
 BIN = $(VENV)/bin
 
-.PHONY: run test bench clean
+.PHONY: run test bench clean vscode
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,11 @@ run: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(BIN)/lint-imports --no-cache  # the layers of ARCHITECTURE.md (.importlinter)
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+	if command -v npm >/dev/null; then $(MAKE) vscode; fi  # the VS Code extension, wherever npm is
+
+# the VS Code extension: build from the lockfile, unit tests, a .vsix (editors/vscode/README.md)
+vscode:
+	cd editors/vscode && npm ci && npm run compile && npm test && npm run package
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m pip install -q -e '.[bench]'
