@@ -3,6 +3,7 @@
 // (a quick pick that opens a location, a message, or a document). Also the middleware that
 // answers the server's "Teach a memory" code action with prompts instead of a draft file.
 import * as path from "path";
+import { fileURLToPath } from "url";
 import * as vscode from "vscode";
 import { impactItems, impactTarget, Item, range0, searchItems, Target } from "./results";
 import { askTeach, citation, Prompts, taughtMessage, teachRequest } from "./teach";
@@ -105,6 +106,10 @@ function say(line: string): void {
 /** A memory chosen from the list (`prefer` sorts the fitting ones first); undefined if cancelled. */
 async function pickMemory(link: ServerLink, title: string, prefer: (m: Memory) => boolean = () => false): Promise<Memory | undefined> {
   const { memories } = (await link.execute("memory.memories", {})) as { memories: Memory[] };
+  return pickFrom(memories, title, prefer);
+}
+
+async function pickFrom(memories: Memory[], title: string, prefer: (m: Memory) => boolean = () => false): Promise<Memory | undefined> {
   if (!memories.length) {
     say("memory-lsp: no memories yet (Memory: Teach a memory about the selection)");
     return undefined;
@@ -152,16 +157,26 @@ async function teachWith(link: ServerLink, request: { cite: string[]; type: stri
   say(taughtMessage(result));
 }
 
-/** Middleware for `workspace/executeCommand`: the server's "Teach a memory" action prompts here. */
+/** Middleware for the server's commands run by VS Code (a code action, a lens): the "Teach a
+ * memory" action prompts here; a lens's impact or memories answer is shown as a quick pick (VS
+ * Code would drop it). The palette's own requests do not pass here. */
 export function executeCommandMiddleware(link: () => ServerLink | undefined, ask: Prompts = prompts) {
   return async (command: string, args: any[], next: (command: string, args: any[]) => any): Promise<any> => {
     const request = teachRequest(command, args);
     const current = link();
-    if (request === undefined || current === undefined) {
-      return next(command, args);
+    if (request !== undefined && current !== undefined) {
+      await teachWith(current, request, ask);
+      return undefined;
     }
-    await teachWith(current, request, ask);
-    return undefined;
+    const result = await next(command, args);
+    const named = typeof args[0]?.workspace === "string" ? args[0].workspace as string : undefined;
+    const workspace = named?.startsWith("file:") ? fileURLToPath(named) : named; // a folder path or URI
+    if (command === "memory.impact" && result) {
+      await pickAndOpen(impactItems(result), `What depends on ${result.target}`, `nothing depends on ${result.target}`, workspace);
+    } else if (command === "memory.memories" && result) {
+      await openCited(await pickFrom(result.memories ?? [], "Memories here"), workspace);
+    }
+    return result;
   };
 }
 
@@ -191,10 +206,13 @@ async function impact(link: ServerLink): Promise<void> {
 }
 
 async function openMemory(link: ServerLink): Promise<void> {
-  const m = await pickMemory(link, "Memories");
+  await openCited(await pickMemory(link, "Memories"));
+}
+
+async function openCited(m: Memory | undefined, folder?: string): Promise<void> {
   const c = m?.citations[0];
   if (c) {
-    await openTarget({ path: c.path, start: c.start_line ?? 0, end: c.end_line ?? c.start_line ?? 0 });
+    await openTarget({ path: c.path, start: c.start_line ?? 0, end: c.end_line ?? c.start_line ?? 0 }, folder);
   }
 }
 

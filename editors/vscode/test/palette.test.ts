@@ -134,3 +134,17 @@ test("Feedback: pick a memory, then a verdict", async () => {
   assert.deepEqual(shown.map((i) => [i.label, i.description, i.detail]), [["first", "gotcha", "global"], ["second", "fact · drifted", "a.py:3-4"]]);
   assert.equal(vscode.window, stub.window as unknown);
 });
+
+test("a lens's memory.impact runs on the server and its answer becomes a quick pick", async () => {
+  stub.setFolders(WS, "/w/other");
+  const impact = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "test", "fixtures", "impact.json"), "utf8"));
+  const middleware = executeCommandMiddleware(() => server({}).link);
+  const ran: unknown[] = [];
+  stub.answers.push((items: { label: string }[]) => items.find((i) => i.label.endsWith(" main")));
+  const args = [{ target: "pkg/core.py::parse", depth: 2, workspace: "file:///w/other" }];
+  const result = await middleware("memory.impact", args, (command, a) => { ran.push([command, a]); return impact; });
+  assert.equal(result, impact);
+  assert.deepEqual(ran, [["memory.impact", args]]);
+  assert.equal(stub.recorded.picks[0].options.title, "What depends on pkg/core.py::parse");
+  assert.equal(stub.recorded.opened[0].file, "/w/other/pkg/app.py");
+});
