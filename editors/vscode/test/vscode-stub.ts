@@ -110,8 +110,8 @@ export const window = {
       },
     });
   },
-  withProgress<T>(_options: unknown, task: () => Promise<T>): Promise<T> {
-    return task();
+  withProgress<T>(_options: unknown, task: (progress: unknown, token: unknown) => Promise<T>): Promise<T> {
+    return task({ report() {} }, { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) });
   },
 };
 
@@ -128,3 +128,91 @@ export const workspace = {
 export function setFolders(...paths: string[]): void {
   workspace.workspaceFolders = paths.map((p, index) => ({ uri: Uri.file(p), name: path.basename(p), index }));
 }
+
+// -- enough of the rest for vscode-languageclient to load and run (extension.test.ts) ---------------
+export const version = "1.82.0"; // the client checks it against its engine
+export const env = { appName: "VS Code (stub)", language: "en", uriScheme: "vscode" }; // initialize's clientInfo, locale
+
+export const configuration: Record<string, unknown> = {}; // "memoryLsp.server.command" -> value (user level)
+
+function configurationFor(section: string) {
+  const prefix = section ? `${section}.` : "";
+  const own = () => Object.entries(configuration).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v] as const);
+  return {
+    get<T>(key: string, fallback?: T): T | undefined {
+      const exact = own().find(([k]) => k === key);
+      if (exact) {
+        return exact[1] as T;
+      }
+      const nested = own().filter(([k]) => k.startsWith(`${key}.`)).map(([k, v]) => [k.slice(key.length + 1), v]);
+      return nested.length ? Object.fromEntries(nested) as T : fallback;
+    },
+    inspect<T>(key: string) {
+      return { key, globalValue: own().find(([k]) => k === key)?.[1] as T | undefined };
+    },
+    has: (key: string) => own().some(([k]) => k === key || k.startsWith(`${key}.`)),
+    update: async () => undefined,
+  };
+}
+
+export const registered = new Map<string, (...args: any[]) => any>();
+export const commands = {
+  registerCommand(name: string, run: (...args: any[]) => any) {
+    if (registered.has(name)) {
+      throw new Error(`command '${name}' already exists`); // as VS Code does
+    }
+    registered.set(name, run);
+    return { dispose: () => registered.delete(name) };
+  },
+  executeCommand: async (name: string, ...args: unknown[]) => registered.get(name)?.(...args),
+};
+
+export class StatusItem {
+  text = "";
+  tooltip: unknown = "";
+  command: unknown;
+  backgroundColor: unknown;
+  show(): void {}
+  hide(): void {}
+  dispose(): void {}
+}
+export const statusItems: StatusItem[] = [];
+export const output: string[] = [];
+
+Object.assign(window, {
+  createStatusBarItem: () => {
+    const item = new StatusItem();
+    statusItems.push(item);
+    return item;
+  },
+  createOutputChannel: (name: string) => ({
+    name, append: (s: string) => output.push(s), appendLine: (s: string) => output.push(s), show() {}, hide() {}, clear() {},
+    replace() {}, dispose() {},
+  }),
+});
+Object.assign(workspace, { getConfiguration: configurationFor, textDocuments: [], notebookDocuments: [] });
+
+// anything else: a do-nothing value that is callable, constructible, iterable (empty) and has
+// every property, so that event subscriptions and provider registrations just work
+const inert: any = new Proxy(function inert() {}, {
+  get(target, key) {
+    if (key === Symbol.iterator) {
+      return function* () {};
+    }
+    if (key === "prototype") {
+      return (target as any).prototype;
+    }
+    if (key === Symbol.toPrimitive || key === "then" || key === "toJSON") {
+      return undefined;
+    }
+    return inert;
+  },
+  apply: () => inert,
+  construct: () => inert,
+});
+
+function withInert<T extends object>(object: T): T {
+  return new Proxy(object, { get: (target, key) => (key in target ? (target as any)[key] : inert) });
+}
+Object.assign(exports, { window: withInert(window), workspace: withInert(workspace), env: withInert(env) });
+module.exports = new Proxy(exports, { get: (target, key) => (key in target ? target[key as string] : inert) });

@@ -1,0 +1,69 @@
+// The whole extension in this process: extension.ts's activate() with the real vscode-languageclient
+// (the `vscode` API stubbed) starting the real server from this repository's .venv, then the Teach
+// action's command, a palette search, a restart and deactivate(). Skipped without a .venv.
+import "./register";
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { test } from "node:test";
+import { activate, deactivate } from "../src/extension";
+import { findServer } from "../src/server";
+import * as stub from "./vscode-stub";
+
+const REPO = path.resolve(__dirname, "..", "..", "..", "..");
+const server = findServer({ command: "", args: [] }, [REPO], "");
+
+async function until(what: string, ok: () => boolean, seconds = 120): Promise<void> {
+  for (let i = 0; i < seconds * 10; i++) {
+    if (ok()) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`still waiting for ${what}; output:\n${stub.output.join("\n").slice(-3000)}`);
+}
+
+test("activate, teach through the server's action, search, restart, deactivate", { skip: server ? false : "no .venv/bin/memory-lsp in the repository" }, async () => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "memory-lsp-vscode-ext-")));
+  fs.mkdirSync(path.join(root, "pkg"));
+  fs.writeFileSync(path.join(root, "pkg", "core.py"), 'def parse(text):\n    return text.split()\n\n\ndef run(text):\n    return parse(text)\n');
+  stub.reset();
+  stub.setFolders(root);
+  stub.configuration["memoryLsp.server.command"] = server!.command;
+  stub.configuration["memoryLsp.server.args"] = ["serve", "--standalone"];
+  stub.configuration["memoryLsp.hover.maxMemories"] = 3;
+  const context = { subscriptions: [] as { dispose(): unknown }[] };
+  try {
+    await activate(context as never);
+    const item = stub.statusItems[0];
+    const texts = new Set<string>();
+    await until("the index", () => { texts.add(item.text); return item.text === "$(book) memory"; });
+    assert.ok(stub.registered.has("memory.teachDraft"), "the client registered the server's commands");
+    assert.ok(stub.registered.has("memoryLsp.teach"));
+
+    // the light bulb's "Teach a memory about parse": prompts, then memory.teach
+    stub.answers.push("parse splits on whitespace only", (items: { label: string }[]) => items[0]);
+    await stub.commands.executeCommand("memory.teachDraft", { cite: ["pkg/core.py::parse"], type: "gotcha" });
+    const stored = stub.recorded.messages.find((m) => m.text.startsWith("memory-lsp: stored memory "));
+    assert.ok(stored, JSON.stringify(stub.recorded.messages));
+    const drafts = path.join(root, ".memory", "drafts");
+    assert.deepEqual(fs.existsSync(drafts) ? fs.readdirSync(drafts) : [], [], "no draft file in VS Code");
+
+    stub.answers.push("whitespace", (items: { label: string }[]) => items[0]);
+    await stub.commands.executeCommand("memoryLsp.search");
+    assert.deepEqual(stub.recorded.picks.at(-1)!.items.map((i: any) => i.label)[0], "$(book) parse splits on whitespace only");
+    assert.equal(stub.recorded.opened.at(-1)!.file, path.join(root, "pkg", "core.py"));
+
+    await stub.commands.executeCommand("memoryLsp.restart");
+    await until("the restarted server", () => item.text === "$(book) memory");
+    assert.ok(stub.registered.has("memory.teachDraft"), "the restarted client registered the commands again");
+    assert.equal(stub.recorded.messages.filter((m) => m.level === "error").length, 0, JSON.stringify(stub.recorded.messages));
+  } finally {
+    await deactivate();
+    for (const d of context.subscriptions) {
+      d.dispose();
+    }
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
