@@ -75,12 +75,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (server === undefined) {
       status.setState("no-server", `looked in ${searched(setting, folders)}`);
       show();
-      const choice = await vscode.window.showErrorMessage(
-        "memory-lsp: no memory-lsp found (looked in the workspace's .venv and venv, and on PATH). "
-        + "Install it (pip install memory-lsp) or set memoryLsp.server.command.", "Open Settings");
-      if (choice) {
-        void vscode.commands.executeCommand("workbench.action.openSettings", "memoryLsp.server");
-      }
+      // not awaited: the message stays until the user closes it, activation and restarts go on
+      void Promise.resolve(vscode.window.showErrorMessage(
+        `memory-lsp: no memory-lsp found (looked in ${searched(setting, folders)}). `
+        + "Install it (pip install memory-lsp) or set memoryLsp.server.command.", "Open Settings")).then((choice) => {
+        if (choice) {
+          void vscode.commands.executeCommand("workbench.action.openSettings", "memoryLsp.server");
+        }
+      });
       return;
     }
     output.appendLine(`memory-lsp: starting ${server.command} ${server.args.join(" ")} (from ${server.found})`);
@@ -136,11 +138,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
   };
 
-  const restart = async () => {
-    status.setState("starting");
-    show();
-    await stop();
-    await start();
+  let restarting = Promise.resolve();
+  const restart = () => { // one after the other: several settings may change at once
+    restarting = restarting.then(async () => {
+      status.setState("starting");
+      show();
+      await stop();
+      await start();
+    });
+    return restarting;
   };
 
   context.subscriptions.push(

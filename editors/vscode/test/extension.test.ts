@@ -24,6 +24,26 @@ async function until(what: string, ok: () => boolean, seconds = 120): Promise<vo
   assert.fail(`still waiting for ${what}; output:\n${stub.output.join("\n").slice(-3000)}`);
 }
 
+test("no server found: an error in the status bar and a message naming where it looked; the palette says so", async () => {
+  stub.reset();
+  stub.setFolders("/nonexistent/project");
+  stub.configuration["memoryLsp.server.command"] = "/nonexistent/bin/memory-lsp";
+  const context = { subscriptions: [] as { dispose(): unknown }[] };
+  try {
+    await activate(context as never);
+    assert.equal(stub.statusItems.at(-1)!.text, "$(error) memory");
+    assert.deepEqual(stub.recorded.messages, [{ level: "error", text: "memory-lsp: no memory-lsp found (looked in "
+      + 'memoryLsp.server.command = "/nonexistent/bin/memory-lsp"). Install it (pip install memory-lsp) or set memoryLsp.server.command.' }]);
+    await stub.commands.executeCommand("memoryLsp.search");
+    assert.match(stub.recorded.messages[1].text, /the server is not running/);
+    assert.deepEqual(stub.recorded.inputs, []);
+  } finally {
+    await deactivate();
+    context.subscriptions.forEach((d) => d.dispose());
+    delete stub.configuration["memoryLsp.server.command"];
+  }
+});
+
 test("activate, teach through the server's action, search, restart, deactivate", { skip: server ? false : "no .venv/bin/memory-lsp in the repository" }, async () => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "memory-lsp-vscode-ext-")));
   fs.mkdirSync(path.join(root, "pkg"));
@@ -32,13 +52,16 @@ test("activate, teach through the server's action, search, restart, deactivate",
   stub.setFolders(root);
   stub.configuration["memoryLsp.server.command"] = server!.command;
   stub.configuration["memoryLsp.server.args"] = ["serve", "--standalone"];
-  stub.configuration["memoryLsp.hover.maxMemories"] = 3;
+  stub.configuration["memoryLsp.hover.maxMemories"] = 500; // out of range: the server says so, naming where it came from
   const context = { subscriptions: [] as { dispose(): unknown }[] };
   try {
     await activate(context as never);
-    const item = stub.statusItems[0];
+    const item = stub.statusItems.at(-1)!;
     const texts = new Set<string>();
     await until("the index", () => { texts.add(item.text); return item.text === "$(book) memory"; });
+    const warned = (source: string) => stub.recorded.messages.some((m) => m.level === "warning"
+      && m.text.includes(`(${source}): setting hover.maxMemories = 500 is not valid`));
+    await until("the server's word on the settings", () => warned("initializationOptions") && warned("workspace/configuration"));
     assert.ok(stub.registered.has("memory.teachDraft"), "the client registered the server's commands");
     assert.ok(stub.registered.has("memoryLsp.teach"));
 
