@@ -30,6 +30,8 @@ interface Memory {
 }
 
 const VERDICTS = ["useful", "wrong", "outdated"];
+const DONE: Record<string, string> = { edit: "edited", forget: "forgot", feedback: "recorded your verdict on", approve: "approved",
+  reanchor: "re-anchored" };
 const EXPORT_FORMATS: [string, string][] = [["markdown", "markdown"], ["json", "json"], ["agents", "markdown"]];
 
 export const prompts: Prompts = {
@@ -223,7 +225,8 @@ function aboutMemory(verb: string, title: string, prefer: (m: Memory) => boolean
     const extra = m && (await more(m));
     if (m && extra) {
       await link.execute(`memory.${verb}`, { id: m.id, ...extra });
-      say(`memory-lsp: ${verb}: done for “${m.text.split("\n", 1)[0]}”`);
+      const done = verb === "pin" ? (m.pinned ? "unpinned" : "pinned") : DONE[verb] ?? verb;
+      say(`memory-lsp: ${done} “${m.text.split("\n", 1)[0]}”`);
     }
   };
 }

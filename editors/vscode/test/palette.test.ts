@@ -130,6 +130,7 @@ test("Feedback: pick a memory, then a verdict", async () => {
   stub.answers.push((items: { memory: { id: string } }[]) => items.find((i) => i.memory.id === "m2"), "outdated");
   await runEntry("feedback", link);
   assert.deepEqual(sent, [["memory.memories", {}], ["memory.feedback", { id: "m2", verdict: "outdated" }]]);
+  assert.deepEqual(stub.recorded.messages, [{ level: "info", text: "memory-lsp: recorded your verdict on “second”" }]);
   const shown = stub.recorded.picks[0].items as { label: string; description: string; detail: string }[];
   assert.deepEqual(shown.map((i) => [i.label, i.description, i.detail]), [["first", "gotcha", "global"], ["second", "fact · drifted", "a.py:3-4"]]);
   assert.equal(vscode.window, stub.window as unknown);
