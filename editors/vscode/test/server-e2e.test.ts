@@ -93,9 +93,9 @@ test("teach, search and impact against the real server", { skip: server ? false 
     assert.equal(taught.created, true);
 
     const found = await connection.sendRequest(ExecuteCommandRequest.type, { command: "memory.search", arguments: [{ query: "whitespace", file: [] }] });
-    const first = searchItems(found)[0];
-    assert.equal(first.label, "$(book) parse splits on whitespace only");
-    assert.equal(first.target?.path, "pkg/core.py");
+    // where it ranks among the code depends on whether the vectors are ready: not asserted
+    const memory = searchItems(found).find((i) => i.label === "$(book) parse splits on whitespace only");
+    assert.deepEqual(memory?.target, { path: "pkg/core.py", start: 1, end: 3 });
 
     const target = impactTarget(teachAction!.cite[0], "pkg/core.py");
     const impact = await connection.sendRequest(ExecuteCommandRequest.type, { command: "memory.impact", arguments: [{ target }] });

@@ -168,7 +168,15 @@ export const commands = {
 };
 
 export class StatusItem {
-  text = "";
+  readonly history: string[] = []; // every text it showed
+  private shown = "";
+  get text(): string {
+    return this.shown;
+  }
+  set text(value: string) {
+    this.shown = value;
+    this.history.push(value);
+  }
   tooltip: unknown = "";
   command: unknown;
   backgroundColor: unknown;
