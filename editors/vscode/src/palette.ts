@@ -167,7 +167,11 @@ export function executeCommandMiddleware(link: () => ServerLink | undefined, ask
     const request = teachRequest(command, args);
     const current = link();
     if (request !== undefined && current !== undefined) {
-      await teachWith(current, request, ask);
+      try {
+        await teachWith(current, request, ask);
+      } catch (error) { // a refusal (a secret in the text, a bad citation) is one message
+        void vscode.window.showErrorMessage(`memory-lsp: ${error instanceof Error ? error.message : String(error)}`);
+      }
       return undefined;
     }
     const result = await next(command, args);

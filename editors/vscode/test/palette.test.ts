@@ -149,3 +149,10 @@ test("a lens's memory.impact runs on the server and its answer becomes a quick p
   assert.equal(stub.recorded.picks[0].options.title, "What depends on pkg/core.py::parse");
   assert.equal(stub.recorded.opened[0].file, "/w/other/pkg/app.py");
 });
+
+test("a refused teach from the Teach action is one error message", async () => {
+  const middleware = executeCommandMiddleware(() => server({}).link);
+  stub.answers.push("the key is AKIA...", (items: { label: string }[]) => items[0]);
+  await middleware("memory.teachDraft", [{ cite: ["a.py:1-2"], type: "gotcha" }], () => assert.fail("forwarded"));
+  assert.deepEqual(stub.recorded.messages, [{ level: "error", text: "memory-lsp: unexpected memory.teach" }]);
+});
