@@ -70,6 +70,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const start = async () => {
     const config = vscode.workspace.getConfiguration(SECTION);
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    if (folders.length === 0) { // the server keeps a folder's memory: nothing to do until one is opened
+      status.setState("stopped", "no folder open");
+      show();
+      return;
+    }
     const setting = serverSetting(config);
     const server = findServer(setting, folders, process.env.PATH);
     if (server === undefined) {
@@ -154,6 +159,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("memoryLsp.restart", restart),
     vscode.commands.registerCommand("memoryLsp.showOutput", () => output.show(true)),
     ...Object.keys(PALETTE).map((name) => vscode.commands.registerCommand(`memoryLsp.${name}`, () => runEntry(name, link))),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      if (client === undefined) { // the first folder of a window that had none
+        void restart();
+      }
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(SECTION)) {
         void restart();

@@ -62,7 +62,7 @@ export class Status {
       return { text: "$(error) memory", tooltip: `memory-lsp: the server failed${this.detail ? `: ${this.detail}` : ""}. Run "Memory: Restart the server".`, error: true };
     }
     if (this.state === "stopped") {
-      return { text: "$(circle-slash) memory", tooltip: "memory-lsp: the server is stopped", error: false };
+      return { text: "$(circle-slash) memory", tooltip: `memory-lsp: the server is stopped${this.detail ? ` (${this.detail})` : ""}`, error: false };
     }
     const [first] = this.jobs.values();
     if (first !== undefined) {

@@ -24,6 +24,20 @@ async function until(what: string, ok: () => boolean, seconds = 120): Promise<vo
   assert.fail(`still waiting for ${what}; output:\n${stub.output.join("\n").slice(-3000)}`);
 }
 
+test("a window without a folder starts no server and says so in the status bar only", async () => {
+  stub.reset();
+  const context = { subscriptions: [] as { dispose(): unknown }[] };
+  try {
+    await activate(context as never);
+    assert.equal(stub.statusItems.at(-1)!.text, "$(circle-slash) memory");
+    assert.equal(stub.statusItems.at(-1)!.tooltip, "memory-lsp: the server is stopped (no folder open)");
+    assert.deepEqual(stub.recorded.messages, []);
+  } finally {
+    await deactivate();
+    context.subscriptions.forEach((d) => d.dispose());
+  }
+});
+
 test("no server found: an error in the status bar and a message naming where it looked; the palette says so", async () => {
   stub.reset();
   stub.setFolders("/nonexistent/project");

@@ -43,7 +43,9 @@ test("no server, a failed start, a stop (progress forgotten)", () => {
   s.setState("running");
   s.progress("a", { kind: "begin", title: "Indexing a" });
   s.setState("stopped");
-  assert.equal(s.view().text, "$(circle-slash) memory");
+  assert.deepEqual(s.view(), { text: "$(circle-slash) memory", tooltip: "memory-lsp: the server is stopped", error: false });
+  s.setState("stopped", "no folder open");
+  assert.equal(s.view().tooltip, "memory-lsp: the server is stopped (no folder open)");
   s.setState("running");
   assert.equal(s.view().text, "$(book) memory");
 });
