@@ -44,7 +44,8 @@
 
 ;;;###autoload
 (defun memory-lsp-teach (text type beg end)
-  "Teach a memory: TEXT of TYPE citing the lines from BEG to END (the region, else the line)."
+  "Teach a memory: TEXT of TYPE citing the lines from BEG to END.
+Interactively, the region's lines, else the line at point."
   (interactive
    (let* ((beg (if (use-region-p) (region-beginning) (point)))
           (end (if (use-region-p) (region-end) (point)))
@@ -62,7 +63,8 @@
 
 ;;;###autoload
 (defun memory-lsp-code-actions ()
-  "Pick one of memory-lsp's code actions here: teach through a draft, mark, pin, re-anchor."
+  "Pick one of memory-lsp's code actions at point or on the region.
+Teach through a draft, mark a memory outdated or wrong, pin, re-anchor."
   (interactive)
   (memory-lsp--flush)
   (let* ((beg (if (use-region-p) (region-beginning) (point)))
@@ -84,7 +86,8 @@
                      :timeout 60)))
 
 (defun memory-lsp--target-at-point ()
-  "`path::Qualified.Name' of the innermost indexed symbol named at point, else this file."
+  "The impact target at point: `path::Qualified.Name', else this file.
+The innermost indexed symbol named by the word at point."
   (let* ((word (thing-at-point 'symbol t))
          (line (1- (line-number-at-pos nil t)))
          (uri (memory-lsp--uri buffer-file-name))
@@ -109,7 +112,8 @@
         (t 1)))
 
 (defun memory-lsp--show (title root rows)
-  "Show ROWS, (PATH LINE TEXT), in a grep-mode buffer named after TITLE: RET visits each."
+  "Show ROWS, each (PATH LINE TEXT), under TITLE in a `grep-mode' buffer.
+ROOT is the folder the paths are relative to."
   (let ((buffer (get-buffer-create "*memory-lsp*")))
     (with-current-buffer buffer
       (let ((inhibit-read-only t))
@@ -125,7 +129,8 @@
 
 ;;;###autoload
 (defun memory-lsp-impact (target)
-  "What depends on TARGET (`path::Qualified.Name' or a path; default: the symbol at point)."
+  "What depends on TARGET: `path::Qualified.Name' or a path.
+Interactively, the symbol at point by default."
   (interactive (let ((default (memory-lsp--target-at-point)))
                  (list (read-string (format "Impact of (%s): " default) nil nil default))))
   (let* ((result (memory-lsp-run "memory.impact" (list :target target)))

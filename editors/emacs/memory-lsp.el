@@ -36,7 +36,8 @@
 (defgroup memory-lsp nil "Project memories from memory-lsp." :group 'tools)
 
 (defcustom memory-lsp-command nil
-  "The server's command line; nil: the project's .venv/bin/memory-lsp, else memory-lsp on PATH."
+  "The server's command line.
+nil: the project's .venv/bin/memory-lsp, else memory-lsp on PATH."
   :type '(choice (const nil) (repeat string)))
 
 (defcustom memory-lsp-root-markers
@@ -53,7 +54,8 @@
   :type '(repeat symbol))
 
 (defcustom memory-lsp-initialization-options nil
-  "The settings tree of the README as a plist, e.g. (:diagnostics (:maxPerFile 10))."
+  "The settings tree of the README as a plist.
+For example (:diagnostics (:maxPerFile 10))."
   :type 'sexp)
 
 (defconst memory-lsp-types
@@ -66,6 +68,7 @@
 (defvar-local memory-lsp--diagnostics nil "The last published LSP diagnostics, a vector.")
 (defvar-local memory-lsp--report-fn nil)
 (defvar-local memory-lsp--change-timer nil)
+(defvar memory-lsp-mode)
 
 (defclass memory-lsp-connection (jsonrpc-process-connection)
   ((root :initarg :root :reader memory-lsp--root)))
@@ -73,7 +76,8 @@
 ;;; Paths, URIs, positions
 
 (defun memory-lsp--find-root (file)
-  "The workspace of FILE: above .memory for a teach draft, else the nearest root marker."
+  "The workspace of FILE.
+Above .memory for a teach draft, else the nearest root marker."
   (let ((dir (file-name-directory (expand-file-name file))))
     (if (string-match "\\`\\(.*\\)/\\.memory/drafts/\\'" dir)
         (match-string 1 dir)
@@ -189,7 +193,8 @@
                                 (jsonrpc-error-message . ,(format "memory-lsp.el: %s unhandled" method)))))))
 
 (defun memory-lsp--show-document (params)
-  "Open a document the server shows (the teach draft), in `memory-lsp-mode' so its save counts."
+  "Open the document of PARAMS (the teach draft).
+In `memory-lsp-mode', so that its save reaches the server."
   (if (eq (plist-get params :external) t) (list :success :json-false)
     (let ((buffer (find-file-noselect (memory-lsp--file (plist-get params :uri))))
           (selection (plist-get params :selection)))
@@ -294,7 +299,8 @@
 
 ;;;###autoload
 (define-minor-mode memory-lsp-mode
-  "memory-lsp beside the buffer's other language server: diagnostics, hovers, commands."
+  "Memory-lsp beside the buffer's other language server.
+Diagnostics (flymake), hovers (eldoc) and the memory-lsp-* commands."
   :lighter " Mem"
   (cond
    ((not memory-lsp-mode)
@@ -337,7 +343,9 @@
   (clrhash memory-lsp--connections))
 
 (provide 'memory-lsp)
-;; the interactive commands live beside this file
-(require 'memory-lsp-commands (expand-file-name "memory-lsp-commands"
-                                                (file-name-directory (or load-file-name buffer-file-name))))
+;; the interactive commands live beside this file, which need not be on `load-path'
+(let ((load-path (cons (file-name-directory (or load-file-name (bound-and-true-p byte-compile-current-file)
+                                                default-directory))
+                       load-path)))
+  (require 'memory-lsp-commands))
 ;;; memory-lsp.el ends here
