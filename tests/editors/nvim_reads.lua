@@ -19,6 +19,13 @@ local ok, err = xpcall(function()
     end
     return out.hover ~= nil and out.hover:find("comma", 1, true) ~= nil
   end)
+  -- :MemoryHover: the same hover in a float of its own
+  vim.api.nvim_win_set_cursor(0, { 4, 5 })
+  vim.cmd("MemoryHover")
+  if wait(10000, function() return vim.api.nvim_get_current_buf() ~= core end) then
+    out.hover_float = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    vim.api.nvim_win_close(0, true)
+  end
   -- :MemoryImpact with the cursor on `parse`; the call graph loads after the index, so ask again
   wait(30000, function()
     vim.cmd("cclose")  -- :MemoryImpact opens the quickfix window: come back to the code

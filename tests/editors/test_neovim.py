@@ -23,6 +23,7 @@ def test_hover_impact_lens_search_and_context(tmp_path, write_files):
     seen = nvim_session(tmp_path, "nvim_reads.lua")
     assert seen["attached"]
     assert MEMORY in seen["hover"] and "**gotcha**" in seen["hover"]
+    assert MEMORY in seen["hover_float"]  # (the impact line may have come meanwhile)
     assert seen["impact_title"] == "memory impact: app/core.py::parse"
     impact = {(Path(i["file"]).relative_to(proj).as_posix(), i["lnum"], i["text"]) for i in seen["impact"]}
     assert impact == {("app/core.py", 14, "Store.add (depth 1; CALLS)"), ("app/api.py", 7, "handle (depth 1; CALLS)")}

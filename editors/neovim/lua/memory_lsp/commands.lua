@@ -207,12 +207,30 @@ function C.context(opts)
   end, bufnr)
 end
 
+-- :MemoryHover: memory-lsp's hover alone in a floating window (K shows one server's hover when
+-- several answer, before Neovim 0.11)
+function C.hover()
+  local bufnr = api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    return notify("no memory-lsp server for this buffer", vim.log.levels.WARN)
+  end
+  local params = vim.lsp.util.make_position_params(0, client.offset_encoding or "utf-16")
+  client.request("textDocument/hover", params, function(err, result)
+    if err or not result or not result.contents then
+      return notify("nothing to say here")
+    end
+    C.float("memory hover", result.contents.value or tostring(result.contents))
+  end, bufnr)
+end
+
 function C.define(memory_lsp)
   M = memory_lsp
   local add = api.nvim_create_user_command
   add("MemoryTeach", C.teach, { nargs = "?", range = true, desc = "memory-lsp: teach a memory about these lines" })
   add("MemoryImpact", C.impact, { nargs = "?", desc = "memory-lsp: what depends on the symbol under the cursor" })
   add("MemorySearch", C.search, { nargs = "?", desc = "memory-lsp: search memories and code" })
+  add("MemoryHover", C.hover, { desc = "memory-lsp: the memories about the symbol under the cursor" })
   add("MemoryContext", C.context, { nargs = "?", desc = "memory-lsp: the context of this file" })
 end
 
