@@ -9,6 +9,15 @@ local function notify(msg, level)
   vim.notify("memory-lsp: " .. msg, level or vim.log.levels.INFO)
 end
 
+-- client:request from 0.11 (client.request is deprecated there); 0.7-0.10 have no self argument
+local function request(client, method, params, handler, bufnr)
+  if vim.fn.has("nvim-0.11") == 1 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+C.request = request
+
 --- Run `memory.<name>` with `arguments` in the current buffer's workspace; on_result(result).
 function C.run(name, arguments, on_result, bufnr)
   bufnr = bufnr or api.nvim_get_current_buf()
@@ -18,7 +27,7 @@ function C.run(name, arguments, on_result, bufnr)
     return
   end
   local params = { command = name, arguments = { arguments } }
-  client.request("workspace/executeCommand", params, function(err, result)
+  request(client, "workspace/executeCommand", params, function(err, result)
     if err then
       notify(name .. ": " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     elseif on_result then
@@ -121,7 +130,7 @@ local function target_at_cursor(bufnr, callback)
     return callback(rel)
   end
   local uri = vim.uri_from_bufnr(bufnr)
-  client.request("workspace/symbol", { query = word }, function(err, symbols)
+  request(client, "workspace/symbol", { query = word }, function(err, symbols)
     local best
     for _, s in ipairs(err == nil and symbols or {}) do
       local start = s.location.range and s.location.range.start.line or 0
@@ -216,7 +225,7 @@ function C.hover()
     return notify("no memory-lsp server for this buffer", vim.log.levels.WARN)
   end
   local params = vim.lsp.util.make_position_params(0, client.offset_encoding or "utf-16")
-  client.request("textDocument/hover", params, function(err, result)
+  request(client, "textDocument/hover", params, function(err, result)
     if err or not result or not result.contents then
       return notify("nothing to say here")
     end

@@ -125,7 +125,7 @@ end
 
 local function refresh_lenses(bufnr)
   if M.config.codelens and api.nvim_buf_is_loaded(bufnr) and bufnr == api.nvim_get_current_buf() then
-    pcall(vim.lsp.codelens.refresh)
+    pcall(vim.lsp.codelens.refresh, { bufnr = bufnr })  -- 0.7 takes no argument: the current buffer
   end
 end
 
