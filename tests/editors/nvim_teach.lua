@@ -5,6 +5,10 @@ local out = {}
 local function wait(ms, cond) return vim.wait(ms, cond, 50) end
 local ok, err = xpcall(function()
   local ml = require("memory_lsp")
+  out.messages = {}
+  vim.lsp.handlers["window/showMessage"] = function(_, result)
+    table.insert(out.messages, result.message)
+  end
   ml.setup({ cmd = { vim.env.SERVER, "serve" } })
   vim.cmd("edit " .. vim.env.PROJ .. "/app/core.py")
   local core = vim.api.nvim_get_current_buf()

@@ -41,6 +41,9 @@ def test_teach_through_the_draft_and_the_prompt(tmp_path, write_files):
     assert draft.parent == proj / ".memory" / "drafts" and draft.suffix == ".md"
     assert "cite: app/core.py::Store.add" in seen["draft_text"] and seen["draft_attached"]
     assert seen["draft_deleted"] and not draft.exists()
+    # opened by window/showDocument (the server falls back to a message naming the draft when that fails)
+    assert not [m for m in seen["messages"] if "write the memory under" in m]
+    assert [m for m in seen["messages"] if m.endswith("the draft is deleted")]
     assert seen["prompted_stored"] and seen["input_prompt"] == "Memory about app/core.py:4-6: "
     assert seen["types"][0] == "gotcha"
     created = {e["text"]: e for e in events(proj) if e["kind"] == "memory.created"}

@@ -68,7 +68,7 @@ local function is_draft(path)
   return path:match("/%.memory/drafts/[^/]+%.md$") ~= nil
 end
 
--- window/showDocument, which Neovim 0.7 lacks and the teach-draft flow needs
+-- window/showDocument, which the teach-draft flow needs; the selection is clamped to the buffer
 local function show_document(_, result, ctx)
   local uri = result and result.uri
   if not uri then
@@ -84,7 +84,9 @@ local function show_document(_, result, ctx)
     local sel = result.selection
     if sel then
       local last = api.nvim_buf_line_count(bufnr)
-      api.nvim_win_set_cursor(0, { math.min(sel.start.line + 1, last), sel.start.character })
+      local line = math.min(sel.start.line + 1, last)
+      local width = #(api.nvim_buf_get_lines(bufnr, line - 1, line, false)[1] or "")
+      api.nvim_win_set_cursor(0, { line, math.min(sel.start.character, width) })
     end
   end
   -- a buffer loaded by bufload has no filetype event yet: attach it so its save reaches us
@@ -113,10 +115,10 @@ local function capabilities()
 end
 
 local function handlers()
-  local out = {}
-  if not vim.lsp.handlers["window/showDocument"] then
-    out["window/showDocument"] = show_document
-  end
+  -- ours on every version, for this client only: 0.7 has none, and 0.10+'s fails with "Cursor
+  -- position outside buffer" on the draft's selection (the empty line after its last newline,
+  -- a line Neovim's buffer does not have)
+  local out = { ["window/showDocument"] = show_document }
   if not vim.lsp.handlers["workspace/codeLens/refresh"] then
     out["workspace/codeLens/refresh"] = codelens_refresh_handler
   end
