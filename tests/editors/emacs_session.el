@@ -27,6 +27,9 @@
       (goto-char (point-min)) (forward-line 3) (forward-char 5)  ; on `parse'
       (session-put 'hover (session-wait 40 (lambda () (let ((text (ignore-errors (memory-lsp-hover))))
                                                         (and text (string-match-p "comma" text) text)))))
+      (let (doc)  ; the same through eldoc, as the echo area gets it
+        (memory-lsp-eldoc (lambda (text &rest _) (setq doc text)))
+        (session-put 'eldoc (session-wait 20 (lambda () doc))))
       (session-put 'flymake (session-wait 20 (lambda () (mapcar (lambda (d) (vector (line-number-at-pos (flymake-diagnostic-beg d))
                                                                                   (symbol-name (flymake-diagnostic-type d))
                                                                                   (flymake-diagnostic-text d)))
