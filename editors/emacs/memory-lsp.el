@@ -252,17 +252,23 @@ In `memory-lsp-mode', so that its save reaches the server."
 
 (defun memory-lsp--report ()
   (when memory-lsp--report-fn
-    (funcall memory-lsp--report-fn
-             (cl-loop for d across (or memory-lsp--diagnostics [])
-                      for range = (plist-get d :range)
-                      for beg = (memory-lsp--point (plist-get range :start))
-                      for end = (memory-lsp--point (plist-get range :end))
-                      collect (flymake-make-diagnostic
-                               (current-buffer) beg
-                               (if (> end beg) end (save-excursion (goto-char beg) (line-end-position)))
-                               (pcase (plist-get d :severity) (1 :error) (2 :warning) (_ :note))
-                               (format "%s [memory %s]" (plist-get d :message) (or (plist-get d :code) ""))))
-             :region (cons (point-min) (point-max)))))
+    (condition-case nil
+        (memory-lsp--report-now)
+      ;; flymake no longer runs our backend here (someone reset the list): wait for its next call
+      (error (setq memory-lsp--report-fn nil)))))
+
+(defun memory-lsp--report-now ()
+  (funcall memory-lsp--report-fn
+           (cl-loop for d across (or memory-lsp--diagnostics [])
+                    for range = (plist-get d :range)
+                    for beg = (memory-lsp--point (plist-get range :start))
+                    for end = (memory-lsp--point (plist-get range :end))
+                    collect (flymake-make-diagnostic
+                             (current-buffer) beg
+                             (if (> end beg) end (save-excursion (goto-char beg) (line-end-position)))
+                             (pcase (plist-get d :severity) (1 :error) (2 :warning) (_ :note))
+                             (format "%s [memory %s]" (plist-get d :message) (or (plist-get d :code) ""))))
+         :region (cons (point-min) (point-max))))
 
 (defun memory-lsp--hover-text (hover)
   (let ((contents (plist-get hover :contents)))
@@ -325,6 +331,17 @@ Diagnostics (flymake), hovers (eldoc) and the memory-lsp-* commands."
     (add-hook 'eldoc-documentation-functions #'memory-lsp-eldoc nil t)
     (flymake-mode 1)
     (eldoc-mode 1))))
+
+(defun memory-lsp--rehook ()
+  "Put our flymake backend and eldoc function back after eglot.
+Eglot's managed mode sets both lists buffer-locally to its own when it starts
+\(and back when it stops), which would drop memory-lsp's."
+  (when memory-lsp-mode
+    (add-hook 'flymake-diagnostic-functions #'memory-lsp-flymake nil t)
+    (add-hook 'eldoc-documentation-functions #'memory-lsp-eldoc nil t)
+    (when flymake-mode (flymake-start))))
+
+(add-hook 'eglot-managed-mode-hook #'memory-lsp--rehook)
 
 ;;;###autoload
 (defun memory-lsp-enable-everywhere ()

@@ -64,7 +64,7 @@ def make_workspace(root: Path, write_files) -> Path:
     return root
 
 
-def run_editor(argv: list[str], out: Path, env: dict[str, str], timeout: float = 120) -> dict:
+def run_editor(argv: list[str], out: Path, env: dict[str, str], timeout: float = 300) -> dict:
     """Run the editor until it exits; the JSON its script wrote to `out` (the session's output on failure)."""
     done = subprocess.run(argv, env={**os.environ, **env, "OUT": str(out)}, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)

@@ -16,13 +16,16 @@
 (condition-case err
     (let* ((proj (getenv "PROJ")) (user-server (getenv "USER_SERVER")))
       (find-file (expand-file-name "app/core.py" proj))
+      ;; as python-mode-hook runs them: memory-lsp-mode at once, eglot after the command
+      (memory-lsp-mode 1)
       (when user-server  ; the user's own language server, under eglot
         (require 'eglot)
         (setq eglot-server-programs `((python-mode . (,user-server))))
         (eglot-ensure)
         (run-hooks 'post-command-hook)
-        (session-put 'eglot (and (session-wait 30 (lambda () (eglot-current-server))) t)))
-      (memory-lsp-mode 1)
+        (session-put 'eglot (and (session-wait 30 (lambda () (eglot-managed-p))) t)))
+      (session-put 'hooks (vector (and (memq #'memory-lsp-flymake flymake-diagnostic-functions) t)
+                                (and (memq #'memory-lsp-eldoc eldoc-documentation-functions) t)))
       (flymake-start)
       (goto-char (point-min)) (forward-line 3) (forward-char 5)  ; on `parse'
       (session-put 'hover (session-wait 40 (lambda () (let ((text (ignore-errors (memory-lsp-hover))))

@@ -50,6 +50,7 @@ def test_hover_diagnostics_impact_and_teach_beside_eglot(tmp_path, write_files):
                                                       "DRAFT_TEXT": drafted, "PROMPT_TEXT": prompted})
     if pylsp:  # eglot kept its own server for the buffer; memory-lsp ran beside it
         assert seen["eglot"] and seen["still_eglot"] and seen["eglot_server"] == [pylsp]
+    assert seen["hooks"] == [True, True]  # still there after eglot set both lists to its own
     assert MEMORY in seen["hover"] and "gotcha" in seen["hover"]
     assert MEMORY in seen["eldoc"]
     assert [4, ":note"] in [d[:2] for d in seen["flymake"] if MEMORY in d[2]]
