@@ -15,19 +15,24 @@ local ok, err = xpcall(function()
   out.attached = wait(20000, function() return ml.client() ~= nil and ml.client().initialized end)
   vim.api.nvim_win_set_cursor(0, { 13, 8 })  -- in Store.add
   out.actions = {}
+  local chosen = false
   vim.ui.select = function(items, opts, on_choice)  -- the user picks the teach action
     for _, item in ipairs(items) do
       local title = opts.format_item and opts.format_item(item) or tostring(item)
       table.insert(out.actions, title)
-      if title:find("^Teach a memory") then return on_choice(item) end
+      if title == "Teach a memory about Store.add" then  -- (before the index: "about app/core.py")
+        chosen = true
+        return on_choice(item)
+      end
     end
     on_choice(nil)
   end
-  wait(40000, function()  -- before the index is ready there are no actions: ask again
+  wait(40000, function()  -- before the index is ready the actions are fewer: ask again
     out.actions = {}
     vim.lsp.buf.code_action()
-    return wait(3000, function() return vim.api.nvim_get_current_buf() ~= core end)
+    return wait(3000, function() return chosen end)
   end)
+  wait(30000, function() return vim.api.nvim_get_current_buf() ~= core end)  -- the draft shows
   out.draft = vim.api.nvim_buf_get_name(0)
   out.draft_text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
   out.draft_attached = wait(10000, function() return ml.client(0) ~= nil end)
