@@ -1,6 +1,7 @@
 """Capture on labelled coding sessions (issue 15, item 4): precision, recall and type agreement.
 
-Each session in bench/capture_sessions.json is a list of (role, text) turns and the user sentences
+Each session in bench/capture_sessions.json (and in capture_sessions_heldout.json, written after the
+patterns and never used to tune them) is a list of (role, text) turns and the user sentences
 worth keeping, each with the type it should get. The transcript is rendered as an agent would pass
 it ("User: ...", "Assistant: ...") and captured with no existing memories. A captured candidate is
 right when it contains one keep item's text; every other candidate is a false positive.
@@ -19,6 +20,7 @@ from pathlib import Path
 from memory_lsp.memory.capture import capture
 
 SESSIONS = Path(__file__).resolve().parent / "capture_sessions.json"
+HELD_OUT = Path(__file__).resolve().parent / "capture_sessions_heldout.json"  # written after the patterns
 
 
 def transcript(turns: list[list[str]]) -> str:
@@ -57,6 +59,7 @@ def main() -> None:
     args = parser.parse_args()
     sessions = json.loads(SESSIONS.read_text())["sessions"]
     result = score(sessions, args.verbose)
+    result["held_out"] = score(json.loads(HELD_OUT.read_text())["sessions"], args.verbose)
     times = []
     for _ in range(5):
         t = time.perf_counter()

@@ -202,14 +202,16 @@ class MemoryBook:
         return m
 
     # -- capture and import -------------------------------------------------------------------
-    def capture(self, text: str, source: str = "observer_inferred", dry_run: bool = False) -> list[tuple]:
-        """Store what the auto-capture patterns select from free text. -> [(candidate, Written | None)]."""
+    def capture(self, text: str, source: str = "observer_inferred", dry_run: bool = False,
+                all_turns: bool = False) -> list[tuple]:
+        """Store what the auto-capture patterns select from the user's turns (`all_turns`: every
+        speaker's). -> [(candidate, Written | None)]."""
         check_source(source)
         existing = self.load().memories
         live = [m.text for m in existing.values() if m.valid_to is None]
         out = []
         text, masks = _mask_secrets(text, redact=False)  # whole, before it is split into sentences
-        for cand in capturing.capture(text, live):
+        for cand in capturing.capture(text, live, roles=None if all_turns else capturing.USER_ROLES):
             hidden = [why for mark, why in masks.items() if mark in cand.text]
             if hidden:
                 for mark in masks:
