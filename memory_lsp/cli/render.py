@@ -92,6 +92,8 @@ def render_import(args, data) -> int:
         known = MemoryBook(workspace_root(args.workspace)).load().memories  # the result names them only
         lines += [f"  {i}  {known[i].type}: {known[i].text[:100]}" for i in data["created"]]
     lines += [f"  refused {r}" for r in data["refused"]]
+    lines += [f"  possible duplicate: {d['id']} ({d['where']}) of {', '.join(d['similar'])}"
+              f" (see `memory-lsp consolidate`)" for d in data.get("duplicates", [])]
     emit(args, data, "\n".join(lines))
     return 2 if data["refused"] else 0
 

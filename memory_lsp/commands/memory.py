@@ -89,7 +89,7 @@ def import_rules(ws, a, ctx) -> dict:
         ctx.warn(line)
     ws.sync_memories()
     return {"files": report.files, "created": [m.id for m in report.created], "unchanged": report.unchanged,
-            "retired": [m.id for m in report.retired], "refused": report.refused}
+            "retired": [m.id for m in report.retired], "refused": report.refused, "duplicates": report.duplicates}
 
 
 def export_memories(ws, a, ctx) -> dict:

@@ -50,6 +50,7 @@ class ImportReport:
     retired: list[Memory] = field(default_factory=list)  # imported earlier, gone from the file now
     refused: list[str] = field(default_factory=list)  # "path:line: why"
     warnings: list[str] = field(default_factory=list)
+    duplicates: list[dict] = field(default_factory=list)  # {id, where, similar: [ids]}: kept, flagged
 
 
 class MemoryBook:
@@ -276,6 +277,8 @@ class MemoryBook:
                 if written.created:
                     existing[written.memory.id] = written.memory
                     report.created.append(written.memory)
+                    if written.similar:  # two files often say one rule twice: a person decides
+                        report.duplicates.append({"id": written.memory.id, "where": where, "similar": written.similar})
                 else:
                     report.unchanged += 1
             if path.suffix != ".json":  # a rule deleted from the file retires its memory
@@ -313,7 +316,7 @@ def about_file(m: Memory, path: str) -> bool:
     for c in m.citations:
         if c.path == path or (c.current or {}).get("path") == path:
             return True
-    if m.scope == "global":
+    if m.scope in ("global", rules.ON_REQUEST):  # an on-request rule is read when asked for, never by file
         return False
     globs = [g.strip().split("::", 1)[0] for g in m.scope.split(",")]  # .mdc rules may list several
     return any(g and (fnmatch.fnmatch(path, g) or path == g) for g in globs)
