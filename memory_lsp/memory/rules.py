@@ -49,6 +49,7 @@ _KIND_WORDS = (
 _KINDS = tuple((kind, re.compile(words, re.I)) for kind, words in _KIND_WORDS)
 _WORKFLOW_HEADING = re.compile(r"\b(build\w*|test\w*|run\w*|deploy\w*|workflow\w*|setup|set up|"
                                r"install\w*|release\w*)\b", re.I)
+_PATTERN_HEADING = re.compile(r"\b(organi[sz]ation|layout|naming|conventions?)\b", re.I)
 # words about the rules rather than rules: "STRICTLY FOLLOW BELOW RULES", "Here are the guidelines:"
 _FILLER = re.compile(r"^(?:please\s+)?(?:strictly\s+|always\s+|carefully\s+)?(?:follow|adhere to|obey|read|respect)\s+"
                      r"(?:the\s+|these\s+|all\s+|this\s+|my\s+)?(?:below\s+|following\s+)?(?:rules?|instructions?|"
@@ -56,6 +57,13 @@ _FILLER = re.compile(r"^(?:please\s+)?(?:strictly\s+|always\s+|carefully\s+)?(?:
                      r"|^(?:here are|below are|the following are)\b[^.]*:?$"
                      r"|^you are (?:a|an)\b[^.]*\b(?:assistant|ai|chatbot|language model)\b"
                      r"|^(?:important|note|rules?|instructions?|guidelines?)\s*:?!?$", re.I)
+_LEAD_WORDS = 15  # longer than this, a line ending in ':' is a statement, not a lead-in
+# a sentence that opens with a verb is an instruction ("Keep functions small"): guidance, not a fact
+_IMPERATIVE = re.compile(r"^(?:keep|write|handle|test|group|maintain|use|add|follow|make|put|name|document|check|"
+                         r"think|leave|delete|fail|wrap|return|raise|log|validate|include|update|create|"
+                         r"organi[sz]e|limit|split|reuse|stick to|stay|place|read|consider|minimi[sz]e)\b", re.I)
+_INLINE_COMMAND = re.compile(r"`(?:[A-Z_]+=\S+\s+)*(?:make|npm|npx|pnpm|yarn|uv|poetry|pytest|tox|nox|cargo|go|docker|git)"
+                             r"\s+[^`]+`")  # a command with its arguments, not a tool's name
 ON_REQUEST = "on-request"  # the scope of an .mdc rule an agent reads only when it asks for it
 
 
@@ -129,8 +137,13 @@ def _with_lead_ins(drafts: list[_Draft]) -> list[_Draft]:
         opens = (text.endswith(":") and not d.code and following is not None and following.bullet
                  and following.heading == d.heading and (not d.bullet or following.indent > d.indent))
         if opens:
-            leads.append((d.indent if d.bullet else -1, " ".join([*(t for _, t in leads), text])
-                          if d.bullet and leads else text))
+            # a long paragraph says something of its own: it stays, and its last sentence leads the items
+            lead = re.split(r"(?<=[.!?])\s+", text)[-1]
+            if len(lead.split()) <= _LEAD_WORDS:
+                leads.append((d.indent if d.bullet else -1, " ".join([*(t for _, t in leads), lead])
+                              if d.bullet and leads else lead))
+            if lead != text or len(lead.split()) > _LEAD_WORDS:
+                out.append(d)
             continue
         if d.bullet and leads:
             d.parts.insert(0, leads[-1][1])
@@ -144,12 +157,12 @@ def classify(text: str, heading: str | None = None, shell: bool = False) -> str:
     for kind, pattern in _KINDS:
         if pattern.search(text):
             return kind
-    if shell or _COMMAND.match(text):
+    if shell or _COMMAND.match(text) or _INLINE_COMMAND.search(text):
         return "workflow_recipe"
-    for kind, pattern in (*_KINDS, ("workflow_recipe", _WORKFLOW_HEADING)):
+    for kind, pattern in (*_KINDS, ("workflow_recipe", _WORKFLOW_HEADING), ("pattern", _PATTERN_HEADING)):
         if heading and pattern.search(heading):
             return kind
-    return "fact"
+    return "preference" if _IMPERATIVE.match(text) else "fact"
 
 
 def _drafts(visible: list[tuple[int, str]], heading: str | None, line_per_rule: bool) -> list[_Draft]:
