@@ -25,6 +25,9 @@ class IndexLookup(FileLookup):
             self._symbols[path] = reads.symbol_spans(self.cur, path)
         return self._symbols[path]
 
+    def named(self, name: str) -> list[tuple]:
+        return reads.symbols_named(self.cur, name)
+
     def by_fingerprint(self, fp: str) -> list[tuple]:
         return reads.symbols_with_fingerprint(self.cur, fp)
 
