@@ -85,4 +85,5 @@ def _tokens(root) -> list[str]:
             if text:
                 out.append(text)
         stack.extend(reversed(node.children))
-    return out
+    # a trailing comma before a closing bracket is formatting (black adds it when it splits lines)
+    return [t for t, after in zip(out, out[1:] + [""]) if not (t == "," and after in (")", "]", "}"))]
