@@ -123,7 +123,8 @@ def _found_again(c: Citation, lookup: CodeLookup) -> tuple[str, dict | None]:
             continue
         if found[0] == c.shape:  # renamed, or moved with only annotations and comments changed
             return "valid", _where(path, qualname, start, end)
-        same_name = qualname == c.symbol or _last(qualname) == _last(c.symbol)
+        # a dunder (`__init__`, `__getattr__`) names a protocol, not a piece of code
+        same_name = (qualname == c.symbol or _last(qualname) == _last(c.symbol)) and not _last(qualname).startswith("__")
         score = shapes.likeness(c.sketch, found[1])
         if score >= (SAME_NAME_LIKENESS if same_name else OTHER_NAME_LIKENESS):
             scored.append((score + (0.2 if qualname == c.symbol else 0.0), path, qualname, start, end))
