@@ -30,10 +30,10 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 def consolidate(ws, a, ctx) -> dict:
     live = [m for m in ws.memories() if m.valid_to is None]
-    similarity, how = _similarity([m.text for m in live])
+    pairs, how = _close_pairs([m.text for m in live])
     contradictions = _contradictions(live)
     opposed = {frozenset([p["keep"], *p["retire"]]) for p in contradictions}
-    proposals = contradictions + _duplicates(live, similarity, opposed)
+    proposals = contradictions + _duplicates(live, pairs, opposed)
     applied = []
     if a.apply:
         by_id = {p["id"]: p for p in proposals}
@@ -56,21 +56,33 @@ def consolidate(ws, a, ctx) -> dict:
     return {"similarity": how, "proposals": [p for p in proposals if p["id"] not in applied], "applied": applied}
 
 
-def _similarity(texts: list[str]):
-    """Cosine between memories: the offline embedder's vectors, else word counts (said in `how`)."""
-    if not texts:
-        return (lambda i, j: 0.0), "none"
+def _close_pairs(texts: list[str]) -> tuple[dict[tuple[int, int], float], str]:
+    """{(i, j): cosine} of the memories at least DUPLICATE alike: the offline embedder's vectors,
+    else word counts (said in `how`). A lead-in that several items share ("The project uses: X")
+    is left out, so that the items of one list are compared on what each says."""
+    texts = _without_shared_lead_ins(texts)
+    if len(texts) < 2:
+        return {}, "none"
     try:
         from memory_lsp.retrieval.embedder import Embedder
 
         vectors = Embedder().encode(texts)
     except (RuntimeError, OSError, ImportError):  # no model installed: still useful, less so
-        return (lambda i, j: lexical_similarity(texts[i], texts[j])), "lexical"
+        scores = ((i, j, lexical_similarity(texts[i], texts[j])) for i in range(len(texts))
+                  for j in range(i + 1, len(texts)))
+        return {(i, j): s for i, j, s in scores if s >= DUPLICATE}, "lexical"
     matrix = vectors @ vectors.T
-    return (lambda i, j: float(matrix[i, j])), "embedding"
+    rows, cols = (matrix >= DUPLICATE).nonzero()
+    return {(int(i), int(j)): float(matrix[i, j]) for i, j in zip(rows, cols) if i < j}, "embedding"
 
 
-def _duplicates(live: list[Memory], similarity, opposed: set[frozenset]) -> list[dict]:
+def _without_shared_lead_ins(texts: list[str]) -> list[str]:
+    leads = [t.split(": ", 1)[0] if ": " in t and len(t.split(": ", 1)[0].split()) <= 15 else None for t in texts]
+    shared = {lead for lead in leads if lead and leads.count(lead) > 1}
+    return [t.split(": ", 1)[1] if lead in shared else t for t, lead in zip(texts, leads)]
+
+
+def _duplicates(live: list[Memory], pairs: dict[tuple[int, int], float], opposed: set[frozenset]) -> list[dict]:
     parent = list(range(len(live)))
 
     def root(i: int) -> int:
@@ -79,16 +91,13 @@ def _duplicates(live: list[Memory], similarity, opposed: set[frozenset]) -> list
             i = parent[i]
         return i
 
+    negated = [_negated(m.text) for m in live]
     closest: dict[tuple[int, int], float] = {}
-    for i in range(len(live)):
-        for j in range(i + 1, len(live)):
-            if (_negated(live[i].text) != _negated(live[j].text)
-                    or frozenset([live[i].id, live[j].id]) in opposed):
-                continue  # "always X" and "never X" are close vectors and opposite rules
-            score = similarity(i, j)
-            if score >= DUPLICATE:
-                closest[(i, j)] = score
-                parent[root(j)] = root(i)
+    for (i, j), score in pairs.items():
+        if negated[i] != negated[j] or frozenset([live[i].id, live[j].id]) in opposed:
+            continue  # "always X" and "never X" are close vectors and opposite rules
+        closest[(i, j)] = score
+        parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
     for i in range(len(live)):
         groups.setdefault(root(i), []).append(i)
@@ -104,20 +113,25 @@ def _duplicates(live: list[Memory], similarity, opposed: set[frozenset]) -> list
 
 def _contradictions(live: list[Memory]) -> list[dict]:
     out, seen = [], set()
-    for i, a in enumerate(live):
-        for b in live[i + 1:]:
-            shared = _cited(a) & _cited(b)
-            if not shared or (a.id, b.id) in seen:
-                continue
-            plain = lexical_similarity(_bare(a.text), _bare(b.text))
-            flipped = _negated(a.text) != _negated(b.text)
-            numbers = _NUMBER.findall(a.text) != _NUMBER.findall(b.text)
-            if plain >= SAME_CLAIM and (flipped or numbers):
-                older, newer = sorted((a, b), key=lambda m: (m.created, m.id))
+    citing: dict[str, list[Memory]] = {}  # only memories that cite the same code can contradict
+    for m in live:
+        for where in _cited(m):
+            citing.setdefault(where, []).append(m)
+    for group in citing.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                if (a.id, b.id) in seen:
+                    continue
+                shared = _cited(a) & _cited(b)
                 seen.add((a.id, b.id))
-                why = "opposite claims" if flipped else "different numbers"
-                out.append(_proposal("supersede", newer, [older], round(plain, 3),
-                                     f"{why} about {sorted(shared)[0]}: the newer one wins"))
+                plain = lexical_similarity(_bare(a.text), _bare(b.text))
+                flipped = _negated(a.text) != _negated(b.text)
+                numbers = _NUMBER.findall(a.text) != _NUMBER.findall(b.text)
+                if plain >= SAME_CLAIM and (flipped or numbers):
+                    older, newer = sorted((a, b), key=lambda m: (m.created, m.id))
+                    why = "opposite claims" if flipped else "different numbers"
+                    out.append(_proposal("supersede", newer, [older], round(plain, 3),
+                                         f"{why} about {sorted(shared)[0]}: the newer one wins"))
     return out
 
 

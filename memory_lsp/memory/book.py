@@ -277,8 +277,11 @@ class MemoryBook:
                 if written.created:
                     existing[written.memory.id] = written.memory
                     report.created.append(written.memory)
-                    if written.similar:  # two files often say one rule twice: a person decides
-                        report.duplicates.append({"id": written.memory.id, "where": where, "similar": written.similar})
+                    # two files often say one rule twice (a person decides); items of one list share a lead-in
+                    lead = item["text"].split(": ", 1)[0] + ": " if ": " in item["text"] else None
+                    similar = [i for i in written.similar if not (lead and existing[i].text.startswith(lead))]
+                    if similar:
+                        report.duplicates.append({"id": written.memory.id, "where": where, "similar": similar})
                 else:
                     report.unchanged += 1
             if path.suffix != ".json":  # a rule deleted from the file retires its memory
