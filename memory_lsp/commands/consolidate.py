@@ -26,6 +26,7 @@ SAME_CLAIM = 0.8  # words this close, negation and numbers aside, make the same 
 _NEGATION = re.compile(r"\b(?:not|never|no|none|without|avoid|don't|doesn't|isn't|aren't|won't|can't|cannot|"
                        r"shouldn't|mustn't|didn't|wasn't|n't)\b", re.I)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_PATH = re.compile(r"[\w.-]*\w/[\w./-]*\w")  # a path or URL tail: two rules about different files differ
 
 
 def consolidate(ws, a, ctx) -> dict:
@@ -92,10 +93,13 @@ def _duplicates(live: list[Memory], pairs: dict[tuple[int, int], float], opposed
         return i
 
     negated = [_negated(m.text) for m in live]
+    paths = [set(_PATH.findall(m.text)) for m in live]
     closest: dict[tuple[int, int], float] = {}
     for (i, j), score in pairs.items():
         if negated[i] != negated[j] or frozenset([live[i].id, live[j].id]) in opposed:
             continue  # "always X" and "never X" are close vectors and opposite rules
+        if paths[i] and paths[j] and paths[i] != paths[j]:
+            continue  # "read docs/AGENTS.md" and "read tests/AGENTS.md": close vectors, two rules
         closest[(i, j)] = score
         parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
