@@ -7,7 +7,8 @@ import pytest
 
 from memory_lsp.workspace import Workspace
 
-# flask 2.2.5 sessions.py / blueprints.py, cut down; the edits below are the ones 2.3.3 and 3.0.3 made
+# flask 2.2.5 sessions.py / blueprints.py, cut down (Flask: BSD-3-Clause, Pallets); the edits below
+# are the ones 2.3.3 and 3.0.3 made to them
 SESSIONS = '''import typing as t
 
 
