@@ -57,7 +57,8 @@ def root(tmp_path_factory, write_files):
 def test_the_registry_has_every_command():
     assert list(COMMANDS) == [
         "memory.teach", "memory.capture", "memory.memories", "memory.edit", "memory.forget", "memory.feedback",
-        "memory.approve", "memory.pin", "memory.reanchor", "memory.import", "memory.export", "memory.search",
+        "memory.approve", "memory.pin", "memory.reanchor", "memory.import", "memory.export", "memory.consolidate",
+        "memory.search",
         "memory.context", "memory.expand", "memory.impact", "memory.stats", "memory.doctor", "memory.reindex"]
     assert {n for n, c in COMMANDS.items() if c.needs_index} == {
         "memory.search", "memory.context", "memory.expand", "memory.impact", "memory.stats", "memory.doctor",

@@ -92,8 +92,23 @@ def render_import(args, data) -> int:
         known = MemoryBook(workspace_root(args.workspace)).load().memories  # the result names them only
         lines += [f"  {i}  {known[i].type}: {known[i].text[:100]}" for i in data["created"]]
     lines += [f"  refused {r}" for r in data["refused"]]
+    lines += [f"  possible duplicate: {d['id']} ({d['where']}) of {', '.join(d['similar'])}"
+              f" (see `memory-lsp consolidate`)" for d in data.get("duplicates", [])]
     emit(args, data, "\n".join(lines))
     return 2 if data["refused"] else 0
+
+
+def render_consolidate(args, data) -> int:
+    lines = [f"applied {', '.join(data['applied'])}"] if data["applied"] else []
+    for p in data["proposals"]:
+        verb = "merge into" if p["kind"] == "merge" else "superseded by"
+        lines.append(f"{p['id']}  {p['kind']} ({p['why']}, {data['similarity']} {p['score']:.2f}): "
+                     f"{', '.join(p['retire'])} {verb} {p['keep']}")
+        lines += [f"    {i}: {t[:100]}" for i, t in p["texts"].items()]
+    if data["proposals"]:
+        lines.append("accept with: memory-lsp consolidate --apply ID [--apply ID]...")
+    emit(args, data, "\n".join(lines) or "nothing to consolidate")
+    return 0
 
 
 def render_export(args, data) -> int:
@@ -229,6 +244,7 @@ RENDERERS = {
     "teach": render_teach, "capture": render_capture, "memories": render_memories, "edit": render_change,
     "forget": render_change, "feedback": render_change, "approve": render_change, "pin": render_change,
     "reanchor": render_change, "import": render_import, "export": render_export, "search": render_search,
+    "consolidate": render_consolidate,
     "context": render_context, "expand": render_expand, "impact": render_impact, "stats": render_stats,
     "doctor": render_doctor, "index": render_index,
 }

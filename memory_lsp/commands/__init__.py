@@ -15,12 +15,12 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Callable
 
-from memory_lsp.commands import code, memory
+from memory_lsp.commands import code, consolidate, memory
 from memory_lsp.commands.spec import Command, Context, Param
 from memory_lsp.errors import UserError
 from memory_lsp.workspace.offline import OfflineWorkspace
 
-COMMANDS: dict[str, Command] = {c.name: c for c in (*memory.COMMANDS, *code.COMMANDS)}
+COMMANDS: dict[str, Command] = {c.name: c for c in (*memory.COMMANDS, *consolidate.COMMANDS, *code.COMMANDS)}
 
 __all__ = ["COMMANDS", "Command", "Param", "run"]
 

@@ -34,7 +34,7 @@ def teach(ws, a, ctx) -> dict:
 
 def capture(ws, a, ctx) -> dict:
     captured = []
-    for cand, written in ws.book.capture(a.text, source=a.source, dry_run=a.dry_run):
+    for cand, written in ws.book.capture(a.text, source=a.source, dry_run=a.dry_run, all_turns=a.all_turns):
         entry = {"text": cand.text, "type": cand.type, "pattern": cand.pattern, "importance": round(cand.importance, 3)}
         if isinstance(written, str):
             entry["refused"] = written
@@ -89,7 +89,7 @@ def import_rules(ws, a, ctx) -> dict:
         ctx.warn(line)
     ws.sync_memories()
     return {"files": report.files, "created": [m.id for m in report.created], "unchanged": report.unchanged,
-            "retired": [m.id for m in report.retired], "refused": report.refused}
+            "retired": [m.id for m in report.retired], "refused": report.refused, "duplicates": report.duplicates}
 
 
 def export_memories(ws, a, ctx) -> dict:
@@ -122,9 +122,10 @@ COMMANDS = (
         "redact": _REDACT, "match": Param(str, None, metavar="REGEX",
                                           help="the memory applies where this pattern matches (within --scope)")}),
     Command("memory.capture", capture, writes_memories=True,
-            help="store what free text on stdin says (preferences, corrections, constraints)", params={
+            help="store what free text on stdin says (rules, preferences, corrections, dead ends)", params={
                 "text": Param(str, cli="stdin"), "source": Param(str, "observer_inferred", choices=SOURCES),
-                "dry_run": Param(bool, False, help="show what would be stored")}),
+                "dry_run": Param(bool, False, help="show what would be stored"),
+                "all_turns": Param(bool, False, help="also the assistant's turns (default: the user's only)")}),
     Command("memory.memories", memories, help="list memories", reads_memories=True, params={
         "file": Param(str, None, help="memories citing or scoped to this file"), "type": _OPTIONAL_TYPE,
         "state": Param(str, None, choices=STATES), "at": Param(str, None, help="what was valid at this time (ISO 8601)"),

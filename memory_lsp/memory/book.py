@@ -50,6 +50,7 @@ class ImportReport:
     retired: list[Memory] = field(default_factory=list)  # imported earlier, gone from the file now
     refused: list[str] = field(default_factory=list)  # "path:line: why"
     warnings: list[str] = field(default_factory=list)
+    duplicates: list[dict] = field(default_factory=list)  # {id, where, similar: [ids]}: kept, flagged
 
 
 class MemoryBook:
@@ -202,14 +203,16 @@ class MemoryBook:
         return m
 
     # -- capture and import -------------------------------------------------------------------
-    def capture(self, text: str, source: str = "observer_inferred", dry_run: bool = False) -> list[tuple]:
-        """Store what the auto-capture patterns select from free text. -> [(candidate, Written | None)]."""
+    def capture(self, text: str, source: str = "observer_inferred", dry_run: bool = False,
+                all_turns: bool = False) -> list[tuple]:
+        """Store what the auto-capture patterns select from the user's turns (`all_turns`: every
+        speaker's). -> [(candidate, Written | None)]."""
         check_source(source)
         existing = self.load().memories
         live = [m.text for m in existing.values() if m.valid_to is None]
         out = []
         text, masks = _mask_secrets(text, redact=False)  # whole, before it is split into sentences
-        for cand in capturing.capture(text, live):
+        for cand in capturing.capture(text, live, roles=None if all_turns else capturing.USER_ROLES):
             hidden = [why for mark, why in masks.items() if mark in cand.text]
             if hidden:
                 for mark in masks:
@@ -274,6 +277,11 @@ class MemoryBook:
                 if written.created:
                     existing[written.memory.id] = written.memory
                     report.created.append(written.memory)
+                    # two files often say one rule twice (a person decides); items of one list share a lead-in
+                    lead = item["text"].split(": ", 1)[0] + ": " if ": " in item["text"] else None
+                    similar = [i for i in written.similar if not (lead and existing[i].text.startswith(lead))]
+                    if similar:
+                        report.duplicates.append({"id": written.memory.id, "where": where, "similar": similar})
                 else:
                     report.unchanged += 1
             if path.suffix != ".json":  # a rule deleted from the file retires its memory
@@ -311,7 +319,7 @@ def about_file(m: Memory, path: str) -> bool:
     for c in m.citations:
         if c.path == path or (c.current or {}).get("path") == path:
             return True
-    if m.scope == "global":
+    if m.scope in ("global", rules.ON_REQUEST):  # an on-request rule is read when asked for, never by file
         return False
     globs = [g.strip().split("::", 1)[0] for g in m.scope.split(",")]  # .mdc rules may list several
     return any(g and (fnmatch.fnmatch(path, g) or path == g) for g in globs)

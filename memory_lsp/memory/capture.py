@@ -17,20 +17,47 @@ THRESHOLD = 0.3
 DUPLICATE = 0.88  # as consolidation: closer than this to an earlier candidate is the same memory
 
 _PREFERENCE = re.compile(r"\b(i|we)\s+(?:really\s+|much\s+|always\s+)?(?:prefer|like|love|hate|dislike)\b"
-                         r"|\b(?:always|never)\s+use\b|\bi always\b|\bmy favou?rite\b", re.I)
+                         r"|\b(?:always|never)\s+use\b|\bi always\b|\bmy favou?rite\b"
+                         r"|\b(?:i'd|i would|we'd|we would)\s+(?:much\s+)?(?:rather|prefer)\b"
+                         r"|^use\b.*\b(?:for|instead|over|rather than|whenever|when|inside|everywhere)\b", re.I)
 _CONSTRAINT = re.compile(r"\bmust\b|\brequired\b|\b(?:don't|do not) ever\b|\bnever\b(?!\s+use\b)"
-                         r"|\bforbidden\b", re.I)
+                         r"|\bforbidden\b|\b(?:has|have) to\b|\bnot allowed\b|\bmake sure\b|\bbe sure to\b"
+                         r"|\bensure\b|, ever\b|\bever\.$", re.I)
+# an order at the head of a sentence: "Don't ...", "Keep ...", "No sleeps in tests"
+_IMPERATIVE = re.compile(r"^(?:don't|do not|avoid|keep|always|stop|remember to|only)\b|^no\s+(?!,)[a-z]", re.I)
+_FAILED = (r"(?:fail\w*|didn't work|did not work|doesn't work|does not work|broke\w*|too slow|not worth|"
+           r"abandon\w*|gave up|no luck|couldn't|could not|dead end)")
+_DEAD_END = re.compile(rf"\b(?:tried|attempted|tested)\b(?=.*\b{_FAILED}\b)|\b{_FAILED}\b.*\b(?:tried|attempted)\b"
+                       r"|\bdead end\b|\bgave up on\b", re.I)
 _CORRECTION = re.compile(r"^(?:actually|no)\b\s*[,:]|\bactually,|\bnot\b[^.]{1,80}?\bbut\b"
-                         r"|\bthat'?s (?:wrong|incorrect|not right)\b|\binstead\b", re.I)
-# content before speech act: "Actually, you must X" is a rule and "No, I prefer X" a preference
+                         r"|\bthat'?s (?:wrong|incorrect|not right)\b|\binstead\b|\brevert\b|\bundo that\b"
+                         r"|\banymore\b|\bno longer\b|\b(?:moved|switched) (?:off|away from|to)\b|\bwe dropped\b|\w, not \w", re.I)
+# how the team works: "We use zerolog", "We run tests with pytest"
+_CONVENTION = re.compile(r"^(?:we|our team|the team)\s+always\b|^(?:we|our team|the team)\s+(?:always\s+|only\s+|usually\s+)?(?:use|run|put|keep|freeze|"
+                         r"write|deploy|pin|store|support|build|release)\b|\b(?:is|are) always\b"
+                         r"|\b(?:go|goes|live|lives|belong|belongs) (?:in|under|into)\b|^\S+(?: \S+){0,2} only\.?$", re.I)
+_GOTCHA = re.compile(r"^careful\b|\bbeware\b|\bwatch out\b|\b(?:breaks|crashes|hangs|times out|fails)\s+(?:when|if|above|below|with|on|under)\b"
+                     r"|\bnot (?:fork|thread|async)-safe\b", re.I)
+# content before speech act: "Actually, you must X" is a rule and "No, I prefer X" a preference;
+# a failed attempt is a dead end even when it says "don't"
 PATTERNS = (
+    ("dead_end", _DEAD_END, "dead_end", "high"),
     ("preference", _PREFERENCE, "preference", "medium"),
     ("constraint", _CONSTRAINT, "policy", "critical"),
+    ("imperative", _IMPERATIVE, "policy", "high"),
     ("correction", _CORRECTION, "fact", "high"),
+    ("convention", _CONVENTION, "policy", "high"),
+    ("gotcha", _GOTCHA, "gotcha", "high"),
 )
+# said in passing, not about the project
+_FILLER = re.compile(r"\b(?:don't worry|no worries|no problem|never mind|don't know|not sure|no idea|no rush)\b", re.I)
+# words that open a sentence without changing what it asks: "Please don't", "Right, no match statements"
+_LEAD = re.compile(r"^(?:(?:please|and|also|so|ok|okay|right|yes|yeah|sure|good|fine|hmm|then|oh)\b[,.!]?\s*)+", re.I)
+USER_ROLES = frozenset({"user", "human", "me"})
 
-_ROLE = re.compile(r"^\s*(?:>\s*)*(?:(?:user|human|assistant|ai|agent|system|claude)\s*:\s*)?"
+_ROLE = re.compile(r"^\s*(?:>\s*)*(?:(?:user|human|me|assistant|ai|agent|system|claude|model)\s*:\s*)?"
                    r"(?:[-*+]\s+)?", re.I)
+_SPEAKER = re.compile(r"^\s*(?:>\s*)*(user|human|me|assistant|ai|agent|system|claude|model)\s*:", re.I)
 _DISCOURSE = re.compile(r"^(?:actually|no)\s*[,:]\s*", re.I)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -64,16 +91,26 @@ def clean(text: str) -> str:
     return re.sub(r"\n\s*\n+", "\n\n", text)
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of `text`, one line at most each, without role prefixes or fenced code."""
+def split_sentences(text: str, roles: frozenset[str] | None = None) -> list[str]:
+    """Sentences of `text`, one line at most each, without role prefixes or fenced code.
+
+    With `roles`, only the turns of those speakers ("User:", "Assistant:", ...); a line without
+    a prefix belongs to the turn above it, and text with no prefix at all is the user's own notes.
+    """
     sentences: list[str] = []
     in_fence = False
-    for line in clean(text).split("\n"):
+    lines = clean(text).split("\n")
+    speaker = "user"
+    if roles is not None and not any(_SPEAKER.match(line) for line in lines):
+        roles = None
+    for line in lines:
         if _FENCE.match(line):
             in_fence = not in_fence  # code is not a statement about the project
             continue
+        if who := _SPEAKER.match(line):
+            speaker = who.group(1).lower()
         line = _ROLE.sub("", line).strip()
-        if in_fence or not line:
+        if in_fence or not line or (roles is not None and speaker not in roles):
             continue
         pieces: list[str] = []
         for piece in _SENTENCE_END.split(line):
@@ -86,12 +123,13 @@ def split_sentences(text: str) -> list[str]:
 
 
 def capture(text: str, existing: list[str], threshold: float = THRESHOLD,
-            similarity: Callable[[str, str], float] | None = None) -> list[Candidate]:
+            similarity: Callable[[str, str], float] | None = None,
+            roles: frozenset[str] | None = USER_ROLES) -> list[Candidate]:
+    """Candidates from the user's turns (`roles=None`: every turn), novel and salient enough."""
     similarity = similarity or lexical_similarity
     kept: list[Candidate] = []
-    for sentence in split_sentences(text):
-        fired = next(((name, kind, priority) for name, regex, kind, priority in PATTERNS
-                      if regex.search(sentence.replace("\u2019", "'"))), None)
+    for sentence in split_sentences(text, roles):
+        fired = _pattern(sentence)
         if fired is None:
             continue
         name, kind, priority = fired
@@ -106,6 +144,16 @@ def capture(text: str, existing: list[str], threshold: float = THRESHOLD,
         if importance >= threshold:
             kept.append(Candidate(body, kind, priority, name, sal, round(novelty, 4), importance))
     return kept
+
+
+def _pattern(sentence: str) -> tuple[str, str, str] | None:
+    """The first pattern that fires on a statement; questions, asides and two-word replies are none."""
+    text = sentence.replace("\u2019", "'").strip()
+    if text.endswith("?") or _FILLER.search(text) or len(text.split()) < 3:
+        return None
+    head = _LEAD.sub("", text)
+    return next(((name, kind, priority) for name, regex, kind, priority in PATTERNS
+                 if regex.search(head)), None)
 
 
 def salience(sentence: str) -> float:

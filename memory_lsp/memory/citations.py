@@ -20,6 +20,7 @@ from typing import Protocol
 
 from memory_lsp.errors import UserError
 from memory_lsp.index import extract, languages
+from memory_lsp.memory import shapes
 from memory_lsp.memory.model import Citation
 
 _SPEC = re.compile(r"^(?P<path>.+?)(?:::(?P<symbol>[^:]+(?:::[^:]+)*?))?(?::(?P<start>\d+)(?:-(?P<end>\d+))?)?$")
@@ -32,6 +33,8 @@ class CodeLookup(Protocol):
     def renamed_to(self, path: str, content_hash: str | None) -> str | None: ...
     def lines(self, path: str) -> list[bytes] | None: ...
     def content_hash(self, path: str) -> str | None: ...
+    def shape(self, path: str, start: int, end: int) -> tuple[str, list[int]] | None: ...  # shapes.py
+    def named(self, name: str) -> list[tuple]: ...  # (path, qualname, start, end) of symbols called `name`
 
 
 def parse_spec(spec: str) -> tuple[str, str | None, int | None, int | None]:
@@ -57,7 +60,8 @@ def anchor(lookup: CodeLookup, path: str, symbol: str | None, start: int | None,
             known = ", ".join(q for q, *_ in lookup.symbols(path)[:10]) or "none"
             raise UserError(f"no symbol {symbol} in {path} (defined there: {known})")
         qualname, s, e, fp = found
-        return Citation(path, qualname, s, e, fp)
+        shape, sketch = lookup.shape(path, s, e) or (None, None)
+        return Citation(path, qualname, s, e, fp, shape, sketch)
     if start is not None:
         if end > len(lines):
             raise UserError(f"cannot cite {path}:{start}-{end}: the file has {len(lines)} lines")
@@ -89,13 +93,52 @@ def _resolve(c: Citation, lookup: CodeLookup) -> tuple[str, dict | None]:
     if c.kind == "range":
         return _resolve_range(c, lookup)
     found = _find_symbol(lookup.symbols(c.path), c.symbol) if lookup.exists(c.path) else None
-    if found:  # still where it was: unchanged or changed
-        return "valid" if found[3] == c.fingerprint else "drifted", _where(c.path, *found[:3])
+    if found:  # still where it was: unchanged, changed, or changed only in comments and annotations
+        same = found[3] == c.fingerprint or _same_shape(c, lookup, c.path, found[1], found[2])
+        return "valid" if same else "drifted", _where(c.path, *found[:3])
     same_code = lookup.by_fingerprint(c.fingerprint) if c.fingerprint else []
     if same_code:  # moved or renamed: prefer the same name, then the same file
         best = min(same_code, key=lambda r: (_last(r[1]) != _last(c.symbol), r[0] != c.path, r[0], r[1]))
         return "valid", _where(*best)
-    return "orphaned", None
+    return _found_again(c, lookup)
+
+
+# how alike (estimated Jaccard of token pairs) code must be to be the cited code, moved and changed:
+# with its own qualified name elsewhere, or with its last name only (another class, same file)
+SAME_NAME_LIKENESS = 0.3
+OTHER_NAME_LIKENESS = 0.5
+
+
+def _found_again(c: Citation, lookup: CodeLookup) -> tuple[str, dict | None]:
+    """Code that moved to another file or class and perhaps changed: the same shape anywhere it
+    could be (valid), else the most alike definition above a threshold (drifted), else orphaned."""
+    if not c.shape or shapes.strict():
+        return "orphaned", None
+    here = [(c.path, *row[:3]) for row in lookup.symbols(c.path)] if lookup.exists(c.path) else []
+    candidates = list(dict.fromkeys(here + [tuple(r) for r in lookup.named(_last(c.symbol))]))
+    scored = []
+    for path, qualname, start, end in candidates:
+        found = lookup.shape(path, start, end)
+        if found is None:
+            continue
+        if found[0] == c.shape:  # renamed, or moved with only annotations and comments changed
+            return "valid", _where(path, qualname, start, end)
+        # a dunder (`__init__`, `__getattr__`) names a protocol, not a piece of code
+        same_name = (qualname == c.symbol or _last(qualname) == _last(c.symbol)) and not _last(qualname).startswith("__")
+        score = shapes.likeness(c.sketch, found[1])
+        if score >= (SAME_NAME_LIKENESS if same_name else OTHER_NAME_LIKENESS):
+            scored.append((score + (0.2 if qualname == c.symbol else 0.0), path, qualname, start, end))
+    if not scored:
+        return "orphaned", None
+    _, *best = max(scored)
+    return "drifted", _where(*best)
+
+
+def _same_shape(c: Citation, lookup: CodeLookup, path: str, start: int, end: int) -> bool:
+    if not c.shape or shapes.strict():
+        return False
+    found = lookup.shape(path, start, end)
+    return found is not None and found[0] == c.shape
 
 
 def _resolve_range(c: Citation, lookup: CodeLookup) -> tuple[str, dict | None]:
@@ -142,6 +185,7 @@ class FileLookup:
         self.root = root
         self.overrides = overrides or {}  # editor buffers by relative path
         self._symbols: dict[str, list[tuple]] = {}
+        self._shapes: dict[str, dict] = {}
 
     def _read(self, path: str) -> bytes | None:
         if path in self.overrides:
@@ -172,6 +216,15 @@ class FileLookup:
                 rows = [(s.qualname, s.start_line, s.end_line, s.fingerprint) for s in facts.symbols]
             self._symbols[path] = rows
         return self._symbols[path]
+
+    def shape(self, path: str, start: int, end: int) -> tuple[str, list[int]] | None:
+        if path not in self._shapes:
+            data, lang = self._read(path), languages.classify(path)
+            self._shapes[path] = shapes.definitions(data, lang) if data is not None and lang else {}
+        return None if shapes.strict() else self._shapes[path].get((start, end))
+
+    def named(self, name: str) -> list[tuple]:
+        return []  # needs the index: without it only the cited file is searched
 
     def by_fingerprint(self, fp: str) -> list[tuple]:
         return []  # needs the index; without it a moved symbol shows as orphaned until the next run

@@ -59,6 +59,8 @@ class Citation:
     start_line: int | None = None
     end_line: int | None = None
     fingerprint: str | None = None
+    shape: str | None = None  # memory/shapes.py: the code without comments, annotations, its own name
+    sketch: list[int] | None = None  # memory/shapes.py: to find it again by likeness after it moved and changed
     # filled in by resolution against today's code (not part of the event)
     state: str = "valid"
     current: dict | None = None  # {"path", "symbol", "start_line", "end_line"} where it is now
@@ -75,13 +77,15 @@ class Citation:
                      cur.get("start_line") or self.start_line, cur.get("end_line") or self.end_line)
 
     def to_event(self) -> dict:
-        return {"path": self.path, "symbol": self.symbol, "start_line": self.start_line,
-                "end_line": self.end_line, "fingerprint": self.fingerprint}
+        d = {"path": self.path, "symbol": self.symbol, "start_line": self.start_line,
+             "end_line": self.end_line, "fingerprint": self.fingerprint}
+        return d | ({"shape": self.shape, "sketch": self.sketch} if self.shape else {})
 
     @classmethod
     def from_event(cls, d: dict) -> "Citation":
         return cls(path=d["path"], symbol=d.get("symbol"), start_line=d.get("start_line"),
-                   end_line=d.get("end_line"), fingerprint=d.get("fingerprint"))
+                   end_line=d.get("end_line"), fingerprint=d.get("fingerprint"), shape=d.get("shape"),
+                   sketch=d.get("sketch"))
 
     @classmethod
     def from_json(cls, d: dict) -> "Citation":

@@ -25,3 +25,15 @@ def path_with_hash(cur, content_hash: str) -> str | None:
     """An indexed file with this content (the first by path), or None."""
     row = cur.execute("SELECT min(path) FROM files WHERE hash = ?", [content_hash]).fetchone()
     return row[0] if row else None
+
+
+def symbols_named(cur, name: str) -> list[tuple]:
+    """(path, qualname, start_line, end_line) of the symbols with this (last) name, anywhere."""
+    return cur.execute("SELECT path, qualname, start_line, end_line FROM symbols WHERE name = ? "
+                       "ORDER BY path, start_line", [name]).fetchall()
+
+
+def file_hash(cur, path: str) -> str | None:
+    """The content hash the index has for `path` (None: not indexed)."""
+    row = cur.execute("SELECT hash FROM files WHERE path = ?", [path]).fetchone()
+    return row[0] if row else None

@@ -16,6 +16,7 @@ class IndexLookup(FileLookup):
         super().__init__(root)
         self.cur = store.cursor()
         self._indexed = reads.indexed_paths(self.cur)
+        self._on_disk: dict[str, bool] = {}
 
     def exists(self, path: str) -> bool:
         return path in self._indexed or super().exists(path)
@@ -24,6 +25,15 @@ class IndexLookup(FileLookup):
         if path not in self._symbols:
             self._symbols[path] = reads.symbol_spans(self.cur, path)
         return self._symbols[path]
+
+    def shape(self, path: str, start: int, end: int) -> tuple[str, list[int]] | None:
+        if path not in self._on_disk:  # the index may hold an editor's unsaved buffer: then the
+            indexed = reads.file_hash(self.cur, path)  # file on disk is not the code it has
+            self._on_disk[path] = indexed is None or indexed == self.content_hash(path)
+        return super().shape(path, start, end) if self._on_disk[path] else None
+
+    def named(self, name: str) -> list[tuple]:
+        return reads.symbols_named(self.cur, name)
 
     def by_fingerprint(self, fp: str) -> list[tuple]:
         return reads.symbols_with_fingerprint(self.cur, fp)

@@ -154,7 +154,7 @@ def test_agents_md():
 def test_cursorrules_plain_lines_are_one_rule_each():
     assert summary(parse_rules(".cursorrules", CURSORRULES)) == [
         ("You are an expert in TypeScript, React and Next.js.", "fact", 1, []),
-        ("Always use functional components with hooks.", "policy", 2, []),
+        ("Always use functional components with hooks.", "preference", 2, []),  # a choice, not a prohibition
         ("Use pnpm instead of npm for every install.", "preference", 3, []),
         ("Avoid default exports.", "preference", 4, []),
     ]  # "OK then." and "Thanks." are under three words
@@ -210,3 +210,71 @@ def test_find_rule_files(tmp_path, write_files):
     assert found == [".cursor/rules/frontend/general.mdc", ".cursor/rules/testing.mdc", ".cursorrules",
                      ".github/copilot-instructions.md", "AGENTS.md", "CLAUDE.md"]
     assert find_rule_files(tmp_path / "missing") == []
+
+
+REAL_SHAPES = """# Project rules
+
+STRICTLY FOLLOW BELOW RULES
+
+The project uses:
+- Python 3.12 with `uv` for dependencies
+- Postgres 16 for storage
+
+## Git
+
+- Use conventional commit format for every commit message.
+- Always rebase on main before opening a pull request.
+
+## Code
+
+- Always use `pathlib` instead of `os.path`.
+- Every public function must have a docstring.
+- Do not catch bare exceptions.
+- Handlers go in `app/handlers/`, one module per resource.
+- Configuration is read once at startup from `settings.toml`.
+- Error handling:
+  - Raise `AppError` subclasses from services.
+  - Log once, at the edge.
+"""
+
+
+def test_types_follow_the_wording_lead_ins_stay_and_filler_goes():
+    got = [(i.text, i.type) for i in parse_rules("AGENTS.md", REAL_SHAPES)]
+    assert got == [
+        ("The project uses: Python 3.12 with `uv` for dependencies", "fact"),
+        ("The project uses: Postgres 16 for storage", "fact"),
+        ("Use conventional commit format for every commit message.", "workflow_recipe"),
+        ("Always rebase on main before opening a pull request.", "workflow_recipe"),
+        ("Always use `pathlib` instead of `os.path`.", "preference"),
+        ("Every public function must have a docstring.", "requirement"),
+        ("Do not catch bare exceptions.", "policy"),
+        ("Handlers go in `app/handlers/`, one module per resource.", "pattern"),
+        ("Configuration is read once at startup from `settings.toml`.", "fact"),
+        ("Error handling: Raise `AppError` subclasses from services.", "fact"),
+        ("Error handling: Log once, at the edge.", "fact"),
+    ]
+
+
+def test_an_mdc_rule_on_request_is_not_global():
+    text = "---\ndescription: How we write SQL migrations\nalwaysApply: false\n---\n- Never edit an applied migration.\n"
+    [item] = parse_rules(".cursor/rules/sql.mdc", text)
+    assert (item.scope, item.type) == ("on-request", "policy")
+    # globs without alwaysApply stay file-scoped; alwaysApply true stays global
+    assert parse_rules("a.mdc", "---\nglobs: db/**\nalwaysApply: false\n---\n- Never edit migrations.\n")[0].scope == "db/**"
+    assert parse_rules("a.mdc", "---\nalwaysApply: true\n---\n- Never edit migrations.\n")[0].scope is None
+
+
+def test_import_flags_near_duplicates_and_keeps_on_request_out_of_files(tmp_path, write_files):
+    from memory_lsp.memory.book import MemoryBook, about_file
+    write_files(tmp_path, {
+        "CLAUDE.md": "- Never commit secrets or `.env` files to the repository.\n",
+        ".cursorrules": "Never commit `.env` files or secrets to the repository.\n",
+        ".cursor/rules/sql.mdc": "---\ndescription: SQL\nalwaysApply: false\n---\n- Never edit an applied migration.\n",
+    })
+    report = MemoryBook(tmp_path).import_rules()
+    assert len(report.created) == 3
+    [dup] = report.duplicates
+    assert dup["where"].startswith("CLAUDE.md:") and len(dup["similar"]) == 1
+    on_request = next(m for m in report.created if "migration" in m.text)
+    assert on_request.scope == "on-request" and not about_file(on_request, "on-request")
+    assert not about_file(on_request, "db/migrations/0001.sql")
