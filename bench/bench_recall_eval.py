@@ -16,7 +16,7 @@ Measured for a user who never ran `memory-lsp embed` (nothing embedded ahead of 
 - per file with cited memories: the rank of its first own memory in `memories --file F`, and
   how many of its own memories (cited in F, up to 5) `context --file F --budget 800` includes.
 
-    python bench/bench_recall_eval.py [--out bench/results/recall_eval.json]
+    python bench/bench_recall_eval.py [--no-model] [--out bench/results/recall_eval.json]
 """
 
 from __future__ import annotations
@@ -143,8 +143,12 @@ def file_scores(ws, keys: dict[str, str]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(HERE / "results" / "recall_eval.json"))
+    parser.add_argument("--no-model", action="store_true",
+                        help="as if the embedding model were not installed: no vectors at all")
     args = parser.parse_args()
     ws, keys, stats = build()
+    if args.no_model:  # what a search meets when the model cannot load
+        ws.retriever()._embedder_error = "the benchmark runs without the model"
     data = json.loads((DATA / "queries.json").read_text())
     print(json.dumps(stats))
     out = {"corpus": stats, "search": {}, "misses": {}}

@@ -18,7 +18,7 @@ import numpy as np
 
 from memory_lsp.memory.model import Memory
 from memory_lsp.retrieval.bm25 import Bm25Index
-from memory_lsp.retrieval.embedder import Embedder
+from memory_lsp.retrieval.embedder import Embedder, shared_default
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import search as sql
 
@@ -32,6 +32,9 @@ WEIGHTS = {  # path weights by query type (seed 001)
 TRUST = {"user_taught": 1.4, "agent_explicit": 1.2, "imported": 1.2, "git_mined": 1.0, "observer_inferred": 0.85}
 TYPE_WEIGHT = {"policy": 1.15, "gotcha": 1.15, "dead_end": 1.1, "decision": 1.05, "error_pattern": 1.1}
 DRIFTED = 0.6
+# cosine below this is no evidence: all-MiniLM-L6-v2 puts unrelated questions at 0.1-0.3 from
+# the nearest memory, and questions about a memory at 0.3-0.8 (bench/bench_recall_eval.py)
+VECTOR_FLOOR = 0.3
 # BM25's vote is scaled by the share of the query's weight (idf) its best hit contains, and
 # dropped below half: then the words it matched are the query's common ones, and its
 # candidates are noise that RRF would still reward wherever they meet the other paths' lists
@@ -66,13 +69,15 @@ class Retriever:
     def embedder(self) -> Embedder | None:
         if self._embedder is None and self._embedder_error is None:
             try:
-                self._embedder = Embedder()
+                self._embedder = shared_default()
             except (RuntimeError, OSError, ImportError) as exc:
                 self._embedder_error = str(exc)
         return self._embedder
 
-    def embed_pending(self, limit: int | None = None, batch: int = 64, progress=None, should_stop=None) -> dict:
-        """Embed what has no vector yet, most useful first (memories, then central files); resumable.
+    def embed_pending(self, limit: int | None = None, batch: int = 64, progress=None, should_stop=None,
+                      kind: str | None = None) -> dict:
+        """Embed what has no vector yet, most useful first (memories, then central files), or only
+        `kind` (memory, code); resumable.
 
         The pending list is computed once per run (it hashes every item's text). Items are taken
         in groups of GROUP: a group is sorted by length, so a batch pads little, and its vectors
@@ -85,7 +90,7 @@ class Retriever:
             return {"embedded": 0, "reused": 0, "seconds": 0.0}
         started, embedded = time.perf_counter(), 0
         model = embedder.model_id
-        pending = sql.pending_items(self.store, model, limit if limit is not None else 2 ** 62)
+        pending = sql.pending_items(self.store, model, limit if limit is not None else 2 ** 62, kind)
         served = sql.reuse_vectors(self.store, model, pending)
         todo = [item_id for item_id, _kind, _hash in pending if item_id not in served]
         stopped = False
@@ -117,14 +122,14 @@ class Retriever:
             return self._vectors[1:]
 
     @staticmethod
-    def _nearest(index: tuple, query_vec: np.ndarray, kind: str | None, limit: int) -> list[str]:
+    def _nearest(index: tuple, query_vec: np.ndarray, kind: str | None, limit: int, floor: float = -1.0) -> list[str]:
         ids, is_memory, matrix = index
         sims = query_vec @ matrix  # cosine: unit vectors, one item per column
         if kind:
             sims = np.where(is_memory == (kind == "memory"), sims, -2.0)
         n = min(limit, len(ids))
         top = np.argpartition(-sims, n - 1)[:n]  # the best n, then only those sorted
-        return [ids[i] for i in top[np.argsort(-sims[top], kind="stable")] if sims[i] > -2.0]
+        return [ids[i] for i in top[np.argsort(-sims[top], kind="stable")] if sims[i] > -2.0 and sims[i] >= floor]
 
     def _snapshot(self, version: str) -> "_Snapshot":
         """What searches share until the chunks or memories change (the fts index's version)."""
@@ -138,35 +143,46 @@ class Retriever:
                include_orphaned: bool = False, memories: dict[str, Memory] | None = None) -> dict:
         kind_filter = None if kind == "all" else kind
         qtype = query_type(query)
-        depth = max(40, k * 4)
+        # every path ranks memories and code together and the kind is kept at the end: a memory
+        # then ranks as it would in --kind all (deeper lists make up for the other kind's share)
+        depth = max(40, k * 4) * (3 if kind_filter and mode == "hybrid" else 1)
+        path_kind = None if mode == "hybrid" else kind_filter
         notes = []
         meta = self.store.meta_all()
         if sql.ensure_fts(self.store, meta):
             meta = self.store.meta_all()
         snap = self._snapshot(meta.get("fts_version", "0"))
+        if memories is None:
+            memories = snap.memories()
         paths: dict[str, list[str]] = {}
         coverage = 1.0
         if mode in ("hybrid", "bm25"):
-            found, coverage = snap.bm25(query, kind_filter, depth)
+            found, coverage = snap.bm25(query, path_kind, depth)
             paths["bm25"] = [r[0] for r in found]
         if mode in ("hybrid", "vector"):
-            vector_ids, note = self._vector_path(query, kind_filter, depth, snap, meta.get("vectors_version", "0"))
+            floor = VECTOR_FLOOR if mode == "hybrid" else -1.0
+            vector_ids, note = self._vector_path(query, path_kind, depth, snap, meta.get("vectors_version", "0"), floor)
             paths["vector"] = vector_ids
             if note:
                 notes.append(note)
         if mode == "hybrid":
-            paths["graph"] = self._graph_path(query, qtype, kind_filter, list(files), depth, snap)
+            anchored, named_paths = _anchors(query, memories)
+            paths["graph"] = self._graph_path(query, qtype, path_kind, list(files), depth, snap, anchored, named_paths)
         weights = dict(WEIGHTS[qtype]) if mode == "hybrid" else {mode: 1.0}
-        if mode == "hybrid":  # BM25 votes as strongly as its best hit matches the query (see README)
+        if mode == "hybrid":
+            # BM25 votes as strongly as its best hit matches the query (see README); below the
+            # floor its hits are no evidence, which is what leaves a question about nothing here empty
             weights["bm25"] *= coverage if coverage >= MIN_COVERAGE else 0.0
+            if not paths["vector"]:  # no vectors: BM25 takes their vote, so the graph cannot outvote it
+                weights["bm25"] += weights["vector"] * (1.0 if coverage >= MIN_COVERAGE else 0.0)
         scores: dict[str, float] = {}
         for name, ranked in paths.items():
             for rank, item in enumerate(ranked):
                 scores[item] = scores.get(item, 0.0) + weights.get(name, 0.0) / (RRF_K + rank + 1)
-        if memories is None:
-            memories = snap.memories()
         hits = []  # [score, id, path, memory or None]
         for item, score in scores.items():
+            if score <= 0.0:  # a candidate only from a path that carries no weight
+                continue
             m = memories.get(item)
             if m is not None:
                 if m.valid_to is not None or (m.state == "orphaned" and not include_orphaned):
@@ -177,6 +193,11 @@ class Retriever:
         hits.sort(key=lambda h: (-h[0], h[1]))
         if mode == "hybrid":
             hits = self._neighbourhood_boost(hits, snap)
+        if kind_filter:
+            hits = [h for h in hits if (h[3] is not None) == (kind_filter == "memory")]
+        if not hits and mode == "hybrid":
+            notes.append("nothing relevant: no item passed the relevance floor (BM25 coverage "
+                         f"{MIN_COVERAGE}, cosine {VECTOR_FLOOR}, or named in the query)")
         return {"query": query, "query_type": qtype, "mode": mode, "results": self._results(hits, k),
                 "note": "; ".join(notes) or None}
 
@@ -197,7 +218,7 @@ class Retriever:
         return out[:k]
 
     def _vector_path(self, query: str, kind: str | None, depth: int, snap,
-                     version: str) -> tuple[list[str], str | None]:
+                     version: str, floor: float = -1.0) -> tuple[list[str], str | None]:
         embedder = self.embedder()
         if embedder is None:
             return [], f"no vectors ({self._embedder_error}): BM25 and the graph only"
@@ -207,12 +228,15 @@ class Retriever:
         total = snap.item_count()
         done = min(len(index[0]), total)
         note = None if done >= total else f"vectors cover {done} of {total} items so far"
-        return self._nearest(index, embedder.encode([query])[0], kind, depth), note
+        return self._nearest(index, embedder.encode([query])[0], kind, depth, floor), note
 
     def _graph_path(self, query: str, qtype: str, kind: str | None, files: list[str], depth: int,
-                    snap) -> list[str]:
-        """Candidates from the graph: the named symbols and what is linked to them, and the files given."""
-        out: list[str] = []
+                    snap, anchored: list[str] = (), named_paths: list[str] = ()) -> list[str]:
+        """Candidates from the graph: memories citing a path or symbol the query names, the named
+        symbols and what is linked to them, and the files given or named."""
+        out: list[str] = list(anchored)
+        if named_paths:
+            out += sql.chunks_of(self.store, list(named_paths), depth)
         names = [n for n in _NAME.findall(query) if n.lower() not in _STOP and len(n) > 2]
         if qtype != "semantic" and names:
             symbols = sql.symbols_named(self.store, names + [n.rsplit(".", 1)[-1] for n in names if "." in n])
@@ -296,6 +320,36 @@ class _Snapshot:
         if self._items is None:
             self._items = sql.item_count(self.store)
         return self._items
+
+
+_PATH = re.compile(r"(?<![\w/.])([\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|rb|c|h|cc|cpp|"
+                   r"cs|php|kt|swift|scala|lua|sh|md|toml|json|ya?ml))(?![\w/])")
+_CODE_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z]*_[A-Za-z0-9_]+|"
+                        r"[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)(?:\(\))?`?")
+
+
+def _anchors(query: str, memories: dict[str, Memory]) -> tuple[list[str], list[str]]:
+    """(memory ids, paths) for the paths and code names the query mentions inside a sentence
+    ("before editing werkzeug/security.py", "gotchas in Flask.handle_exception"): the memories
+    citing them, those citing the symbol before those citing only its file."""
+    named = {p.strip(".").lstrip("./") for p in _PATH.findall(query)}
+    names = {n for n in _CODE_NAME.findall(query) if n not in named}
+    if not named and not names:
+        return [], []
+    on_symbol, on_path, paths = [], [], set()
+    for m in memories.values():
+        if m.valid_to is not None:
+            continue
+        for c in m.citations:
+            path, symbol = c.now.path, c.now.symbol or ""
+            if symbol and any(symbol == n or symbol.endswith("." + n) or n.endswith("." + symbol) for n in names):
+                on_symbol.append(m.id)
+                break
+            if path and any(path == p or path.endswith("/" + p) for p in named):
+                on_path.append(m.id)
+                paths.add(path)
+                break
+    return sorted(on_symbol) + sorted(on_path), sorted(paths | {p for p in named if "/" in p})
 
 
 def _memory_path(m: Memory) -> str | None:

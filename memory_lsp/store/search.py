@@ -66,21 +66,26 @@ def bm25(store: Store, query: str, kind: str | None, limit: int) -> list[tuple[s
 
 def bm25_coverage(store: Store, query: str, item: str) -> float:
     """The coverage `Bm25Index.search` reports, in SQL: the share of the query's idf that the
-    item's document holds (for a process's first search, before the postings are loaded)."""
-    rows = store.cursor().execute("""
-        WITH q AS (SELECT DISTINCT stem(unnest(fts_main_fts_docs.tokenize(?)), 'porter') AS term),
+    item's document holds, a word no document holds counting as the rarest (for a process's
+    first search, before the postings are loaded)."""
+    rows = store.cursor().execute(f"""
+        WITH q AS ({_TERMS}),
              d AS (SELECT DISTINCT stem(unnest(fts_main_fts_docs.tokenize(words)), 'porter') AS term
                    FROM fts_docs WHERE id = ?)
-        SELECT log10((s.num_docs - w.df + 0.5) / (w.df + 0.5) + 1), q.term IN (SELECT term FROM d)
-        FROM q JOIN fts_main_fts_docs.dict w USING (term), fts_main_fts_docs.stats s""", [query, item]).fetchall()
+        SELECT log10((s.num_docs - coalesce(w.df, 0) + 0.5) / (coalesce(w.df, 0) + 0.5) + 1), q.term IN (SELECT term FROM d)
+        FROM q LEFT JOIN fts_main_fts_docs.dict w USING (term), fts_main_fts_docs.stats s""", [query, item]).fetchall()
     total = sum(idf for idf, _ in rows)
     return sum(idf for idf, found in rows if found) / total if total else 0.0
 
 
+# the query's distinct stems without the index's stopwords (which the index never holds)
+_TERMS = """SELECT DISTINCT stem(w, 'porter') AS term FROM (SELECT unnest(fts_main_fts_docs.tokenize(?)) AS w)
+            WHERE w NOT IN (SELECT sw FROM fts_main_fts_docs.stopwords)"""
+
+
 def query_terms(store: Store, query: str) -> list[str]:
-    """The query as the BM25 index sees it: fts's own tokenizer and Porter stemmer."""
-    return [r[0] for r in store.cursor().execute(
-        "SELECT stem(unnest(fts_main_fts_docs.tokenize(?)), 'porter')", [query]).fetchall()]
+    """The query as the BM25 index sees it: fts's own tokenizer, stopwords and Porter stemmer."""
+    return [r[0] for r in store.cursor().execute(_TERMS, [query]).fetchall()]
 
 
 def fts_postings(store: Store) -> dict:
@@ -108,14 +113,16 @@ ITEMS = f"""
     FROM chunks c LEFT JOIN files f ON f.path = c.path"""
 
 
-def pending_items(store: Store, model: str, limit: int) -> list[tuple[str, str, str]]:
-    """(id, kind, hash) without a current vector, most useful first. Texts are fetched per group
-    (`item_texts`): holding every pending text at once would cost about 100 MB on the stdlib."""
+def pending_items(store: Store, model: str, limit: int, kind: str | None = None) -> list[tuple[str, str, str]]:
+    """(id, kind, hash) without a current vector, most useful first (only `kind`: memory or code,
+    when given). Texts are fetched per group (`item_texts`): holding every pending text at once
+    would cost about 100 MB on the stdlib."""
     return store.cursor().execute(f"""
         WITH items AS ({ITEMS})
         SELECT i.id, i.kind, md5(i.text) AS hash FROM items i
         WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_id = i.id AND v.hash = md5(i.text) AND v.model = ?)
-        ORDER BY i.rank DESC, i.id LIMIT ?""", [model, limit]).fetchall()
+          AND (? IS NULL OR i.kind = ?)
+        ORDER BY i.rank DESC, i.id LIMIT ?""", [model, kind, kind, limit]).fetchall()
 
 
 def item_texts(store: Store, ids: list[str]) -> list[tuple[str, str, str, str]]:
