@@ -32,13 +32,17 @@ WEIGHTS = {  # path weights by query type (seed 001)
 TRUST = {"user_taught": 1.4, "agent_explicit": 1.2, "imported": 1.2, "git_mined": 1.0, "observer_inferred": 0.85}
 TYPE_WEIGHT = {"policy": 1.15, "gotcha": 1.15, "dead_end": 1.1, "decision": 1.05, "error_pattern": 1.1}
 DRIFTED = 0.6
-# cosine below this is no evidence: all-MiniLM-L6-v2 puts unrelated questions at 0.1-0.3 from
-# the nearest memory, and questions about a memory at 0.3-0.8 (bench/bench_recall_eval.py)
-VECTOR_FLOOR = 0.3
+# the vector path votes only when its nearest item is at least this close: all-MiniLM-L6-v2 puts
+# questions about nothing in the workspace at 0.1-0.31 from the nearest item, and questions about
+# a memory mostly at 0.35-0.8 (bench/bench_recall_eval.py); BM25 still answers the others
+VECTOR_FLOOR = 0.33
 # BM25's vote is scaled by the share of the query's weight (idf) its best hit contains, and
 # dropped below half: then the words it matched are the query's common ones, and its
 # candidates are noise that RRF would still reward wherever they meet the other paths' lists
 MIN_COVERAGE = 0.5
+# questions about nothing in the workspace cover 0.1-0.22 of their weight, questions a memory
+# answers 0.28 and more (bench/bench_recall_eval.py)
+BM25_FLOOR = 0.25
 _STRUCTURAL = re.compile(r"\b(call(s|ers?|ed by)?|uses?|used by|users of|imports?|imported by|depends?|dependents?|"
                          r"tests? (for|of)|inherits?|subclass(es)?|what breaks|impact of|who)\b", re.I)
 _IDENTIFIER = re.compile(r"[a-z][A-Z]|_[a-z]|[\w)]\.[A-Za-z]|/|\(\)|`")
@@ -129,7 +133,10 @@ class Retriever:
             sims = np.where(is_memory == (kind == "memory"), sims, -2.0)
         n = min(limit, len(ids))
         top = np.argpartition(-sims, n - 1)[:n]  # the best n, then only those sorted
-        return [ids[i] for i in top[np.argsort(-sims[top], kind="stable")] if sims[i] > -2.0 and sims[i] >= floor]
+        ranked = [i for i in top[np.argsort(-sims[top], kind="stable")] if sims[i] > -2.0]
+        if not ranked or sims[ranked[0]] < floor:  # the nearest is far: the query is about nothing here
+            return []
+        return [ids[i] for i in ranked]
 
     def _snapshot(self, version: str) -> "_Snapshot":
         """What searches share until the chunks or memories change (the fts index's version)."""
@@ -170,11 +177,13 @@ class Retriever:
             paths["graph"] = self._graph_path(query, qtype, path_kind, list(files), depth, snap, anchored, named_paths)
         weights = dict(WEIGHTS[qtype]) if mode == "hybrid" else {mode: 1.0}
         if mode == "hybrid":
-            # BM25 votes as strongly as its best hit matches the query (see README); below the
-            # floor its hits are no evidence, which is what leaves a question about nothing here empty
-            weights["bm25"] *= coverage if coverage >= MIN_COVERAGE else 0.0
-            if not paths["vector"]:  # no vectors: BM25 takes their vote, so the graph cannot outvote it
-                weights["bm25"] += weights["vector"] * (1.0 if coverage >= MIN_COVERAGE else 0.0)
+            # BM25 votes as strongly as its best hit matches the query (see README); beside vectors
+            # it stops below MIN_COVERAGE (its hits are then noise RRF would still reward); alone it
+            # takes the vectors' vote down to BM25_FLOOR, below which a question is about nothing here
+            alone = not paths["vector"]
+            weights["bm25"] *= coverage if coverage >= (BM25_FLOOR if alone else MIN_COVERAGE) else 0.0
+            if alone and coverage >= BM25_FLOOR:  # so the graph cannot outvote it
+                weights["bm25"] += weights["vector"] * coverage
         scores: dict[str, float] = {}
         for name, ranked in paths.items():
             for rank, item in enumerate(ranked):
@@ -196,8 +205,8 @@ class Retriever:
         if kind_filter:
             hits = [h for h in hits if (h[3] is not None) == (kind_filter == "memory")]
         if not hits and mode == "hybrid":
-            notes.append("nothing relevant: no item passed the relevance floor (BM25 coverage "
-                         f"{MIN_COVERAGE}, cosine {VECTOR_FLOOR}, or named in the query)")
+            notes.append("nothing relevant here: no item passed the relevance floor (BM25 coverage "
+                         f"{BM25_FLOOR}, cosine {VECTOR_FLOOR}, or a path or name in the query)")
         return {"query": query, "query_type": qtype, "mode": mode, "results": self._results(hits, k),
                 "note": "; ".join(notes) or None}
 
