@@ -236,7 +236,8 @@ class Retriever:
             return [], "no vectors yet (run `memory-lsp embed`): BM25 and the graph only"
         total = snap.item_count()
         done = min(len(index[0]), total)
-        note = None if done >= total else f"vectors cover {done} of {total} items so far"
+        note = None if done >= total else (f"vectors cover {done} of {total} items so far (memories first; "
+                                            "`memory-lsp embed` does the rest now)")
         return self._nearest(index, embedder.encode([query])[0], kind, depth, floor), note
 
     def _graph_path(self, query: str, qtype: str, kind: str | None, files: list[str], depth: int,
