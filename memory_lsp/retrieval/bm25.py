@@ -31,6 +31,7 @@ class Bm25Index:
             df[termid] = n
         self.idf = np.log10((num_docs - df + 0.5) / (df + 0.5) + 1)  # DuckDB's log() is base 10
         self.unknown_idf = float(np.log10((num_docs + 0.5) / 0.5 + 1))  # a word no document holds
+        self.stopwords = raw.get("stopwords", set())
         termids = post["termid"]
         self.starts = np.searchsorted(termids, np.arange(len(df) + 1))
         self.docids = post["docid"].astype(np.int32)
@@ -45,7 +46,7 @@ class Bm25Index:
         that this document contains. 1 when it has every term, low when it has the common ones;
         a word nothing holds counts as the rarest, so a question about what is not here scores low)."""
         ids = sorted({self.terms[t] for t in terms if t in self.terms})
-        unknown = len({t for t in terms if t not in self.terms}) * self.unknown_idf
+        unknown = len({t for t in terms if t not in self.terms and t not in self.stopwords}) * self.unknown_idf
         if not ids:
             return [], 0.0
         docs = np.concatenate([self.docids[self.starts[t]:self.starts[t + 1]] for t in ids])

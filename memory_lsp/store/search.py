@@ -69,7 +69,7 @@ def bm25_coverage(store: Store, query: str, item: str) -> float:
     item's document holds, a word no document holds counting as the rarest (for a process's
     first search, before the postings are loaded)."""
     rows = store.cursor().execute(f"""
-        WITH q AS ({_TERMS}),
+        WITH q AS (SELECT term FROM ({_TERMS}) WHERE NOT stop OR term IN (SELECT term FROM fts_main_fts_docs.dict)),
              d AS (SELECT DISTINCT stem(unnest(fts_main_fts_docs.tokenize(words)), 'porter') AS term
                    FROM fts_docs WHERE id = ?)
         SELECT log10((s.num_docs - coalesce(w.df, 0) + 0.5) / (coalesce(w.df, 0) + 0.5) + 1), q.term IN (SELECT term FROM d)
@@ -78,14 +78,22 @@ def bm25_coverage(store: Store, query: str, item: str) -> float:
     return sum(idf for idf, found in rows if found) / total if total else 0.0
 
 
-# the query's distinct stems without the index's stopwords (which the index never holds)
-_TERMS = """SELECT DISTINCT stem(w, 'porter') AS term FROM (SELECT unnest(fts_main_fts_docs.tokenize(?)) AS w)
-            WHERE w NOT IN (SELECT sw FROM fts_main_fts_docs.stopwords)"""
+# the query's distinct stems, and whether each is a stopword (the index may hold one anyway:
+# a word it does not hold counts against coverage only when it is not a stopword)
+_TERMS = """SELECT stem(w, 'porter') AS term, bool_and(w IN (SELECT sw FROM fts_main_fts_docs.stopwords)) AS stop
+            FROM (SELECT unnest(fts_main_fts_docs.tokenize(?)) AS w) GROUP BY 1"""
 
 
 def query_terms(store: Store, query: str) -> list[str]:
-    """The query as the BM25 index sees it: fts's own tokenizer, stopwords and Porter stemmer."""
-    return [r[0] for r in store.cursor().execute(_TERMS, [query]).fetchall()]
+    """The query as the BM25 index sees it: fts's own tokenizer and Porter stemmer."""
+    return [r[0] for r in store.cursor().execute(
+        "SELECT stem(unnest(fts_main_fts_docs.tokenize(?)), 'porter')", [query]).fetchall()]
+
+
+def stopword_stems(store: Store) -> set[str]:
+    """The stems of the index's stopwords (a query word among them is no evidence of a topic)."""
+    return {r[0] for r in store.cursor().execute(
+        "SELECT DISTINCT stem(sw, 'porter') FROM fts_main_fts_docs.stopwords").fetchall()}
 
 
 def fts_postings(store: Store) -> dict:
@@ -100,6 +108,7 @@ def fts_postings(store: Store) -> dict:
                             "JOIN fts_docs f ON f.id = d.name ORDER BY d.docid").fetchnumpy(),
         "dict": cur.execute(f"SELECT term, termid, df FROM {index}.dict").fetchall(),
         "stats": cur.execute(f"SELECT num_docs, avgdl FROM {index}.stats").fetchall()[0],
+        "stopwords": stopword_stems(store),
     }
 
 
