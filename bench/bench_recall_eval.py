@@ -132,7 +132,7 @@ def file_scores(ws, keys: dict[str, str]) -> dict:
         covered, wanted = covered + got, wanted + need
         per_file[path] = {"own": len(ids), "first_own_rank": rank, "listed": len(listed),
                           "context_has": got, "context_tokens": packed["tokens"],
-                          "said_left_out": "more:" in packed["text"]}
+                          "said_left_out": f"memory-lsp memories --file {path}" in packed["text"]}
     return {"files": len(own), "first_own_at_rank_1": round(sum(r == 1 for r in ranks) / len(ranks), 3),
             "median_first_own_rank": statistics.median(ranks),
             "context_800_coverage": round(covered / wanted, 3),
