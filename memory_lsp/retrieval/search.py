@@ -4,8 +4,11 @@ Seed 001's pipeline: each path ranks candidates; reciprocal rank fusion weighs t
 kind of query (an identifier trusts BM25, a question trusts vectors, a "what calls X" trusts
 the graph); results near the top results in the graph get a neighbourhood boost; memories are
 then weighed by type, source trust, confidence and citation state (drifted ones rank lower and
-say so, orphaned ones are left out unless asked for). Vectors may not exist yet: the search
-then runs on BM25 and the graph and its note says so.
+say so, orphaned ones are left out unless asked for). Memories get vectors before the first
+search that needs them (the host's `embed_memories`); code vectors may not exist yet, and the
+note says how far they are. A relevance floor (VECTOR_FLOOR, BM25_FLOOR) leaves a question
+about nothing here with no results rather than filler; a path or code name inside a question
+anchors the graph path on the memories citing it.
 """
 
 from __future__ import annotations
