@@ -35,9 +35,10 @@ WEIGHTS = {  # path weights by query type (seed 001)
 TRUST = {"user_taught": 1.4, "agent_explicit": 1.2, "imported": 1.2, "git_mined": 1.0, "observer_inferred": 0.85}
 TYPE_WEIGHT = {"policy": 1.15, "gotcha": 1.15, "dead_end": 1.1, "decision": 1.05, "error_pattern": 1.1}
 DRIFTED = 0.6
-# the vector path votes only when its nearest item is at least this close: all-MiniLM-L6-v2 puts
-# questions about nothing in the workspace at 0.1-0.31 from the nearest item, and questions about
-# a memory mostly at 0.35-0.8 (bench/bench_recall_eval.py); BM25 still answers the others
+# the relevance floor: a question whose nearest item is further than this (all-MiniLM-L6-v2 puts
+# questions about nothing in the workspace at 0.09-0.31, 68 of 70 questions a memory answers at
+# 0.33-0.8: bench/bench_recall_eval.py) and whose BM25 coverage is below BM25_FLOOR is about
+# nothing here: no results
 VECTOR_FLOOR = 0.33
 # BM25's vote is scaled by the share of the query's weight (idf) its best hit contains, and
 # dropped below half: then the words it matched are the query's common ones, and its
@@ -129,7 +130,8 @@ class Retriever:
             return self._vectors[1:]
 
     @staticmethod
-    def _nearest(index: tuple, query_vec: np.ndarray, kind: str | None, limit: int, floor: float = -1.0) -> list[str]:
+    def _nearest(index: tuple, query_vec: np.ndarray, kind: str | None, limit: int) -> tuple[list[str], float]:
+        """The `limit` nearest items (of `kind`) best first, and the cosine of the nearest."""
         ids, is_memory, matrix = index
         sims = query_vec @ matrix  # cosine: unit vectors, one item per column
         if kind:
@@ -137,9 +139,7 @@ class Retriever:
         n = min(limit, len(ids))
         top = np.argpartition(-sims, n - 1)[:n]  # the best n, then only those sorted
         ranked = [i for i in top[np.argsort(-sims[top], kind="stable")] if sims[i] > -2.0]
-        if not ranked or sims[ranked[0]] < floor:  # the nearest is far: the query is about nothing here
-            return []
-        return [ids[i] for i in ranked]
+        return [ids[i] for i in ranked], float(sims[ranked[0]]) if ranked else -1.0
 
     def _snapshot(self, version: str) -> "_Snapshot":
         """What searches share until the chunks or memories change (the fts index's version)."""
@@ -170,9 +170,11 @@ class Retriever:
             found, coverage = snap.bm25(query, path_kind, depth)
             paths["bm25"] = [r[0] for r in found]
         if mode in ("hybrid", "vector"):
-            floor = VECTOR_FLOOR if mode == "hybrid" else -1.0
-            vector_ids, note = self._vector_path(query, path_kind, depth, snap, meta.get("vectors_version", "0"), floor)
+            vector_ids, note, nearest = self._vector_path(query, path_kind, depth, snap,
+                                                          meta.get("vectors_version", "0"))
             paths["vector"] = vector_ids
+            if mode == "hybrid" and nearest < VECTOR_FLOOR and coverage < BM25_FLOOR:
+                paths["vector"] = []  # neither path sees the question's topic here: no filler
             if note:
                 notes.append(note)
         if mode == "hybrid":
@@ -183,7 +185,7 @@ class Retriever:
             # BM25 votes as strongly as its best hit matches the query (see README); beside vectors
             # it stops below MIN_COVERAGE (its hits are then noise RRF would still reward); alone it
             # takes the vectors' vote down to BM25_FLOOR, below which a question is about nothing here
-            alone = not paths["vector"]
+            alone = not vector_ids  # no vectors at all (not yet, or no model)
             weights["bm25"] *= coverage if coverage >= (BM25_FLOOR if alone else MIN_COVERAGE) else 0.0
             if alone and coverage >= BM25_FLOOR:  # so the graph cannot outvote it
                 weights["bm25"] += weights["vector"] * coverage
@@ -230,18 +232,20 @@ class Retriever:
         return out[:k]
 
     def _vector_path(self, query: str, kind: str | None, depth: int, snap,
-                     version: str, floor: float = -1.0) -> tuple[list[str], str | None]:
+                     version: str) -> tuple[list[str], str | None, float]:
+        """(nearest ids, note, cosine of the nearest)."""
         embedder = self.embedder()
         if embedder is None:
-            return [], f"no vectors ({self._embedder_error}): BM25 and the graph only"
+            return [], f"no vectors ({self._embedder_error}): BM25 and the graph only", -1.0
         index = self._vector_index(embedder.model_id, version)
         if not index[0]:
-            return [], "no vectors yet (run `memory-lsp embed`): BM25 and the graph only"
+            return [], "no vectors yet (run `memory-lsp embed`): BM25 and the graph only", -1.0
         total = snap.item_count()
         done = min(len(index[0]), total)
         note = None if done >= total else (f"vectors cover {done} of {total} items so far (memories first; "
                                             "`memory-lsp embed` does the rest now)")
-        return self._nearest(index, embedder.encode([query])[0], kind, depth, floor), note
+        found, nearest = self._nearest(index, embedder.encode([query])[0], kind, depth)
+        return found, note, nearest
 
     def _graph_path(self, query: str, qtype: str, kind: str | None, files: list[str], depth: int,
                     snap, anchored: list[str] = (), named_paths: list[str] = ()) -> list[str]:
