@@ -30,6 +30,8 @@ class Bm25Index:
         for _term, termid, n in raw["dict"]:
             df[termid] = n
         self.idf = np.log10((num_docs - df + 0.5) / (df + 0.5) + 1)  # DuckDB's log() is base 10
+        self.unknown_idf = float(np.log10((num_docs + 0.5) / 0.5 + 1))  # a word no document holds
+        self.stopwords = raw.get("stopwords", set())
         termids = post["termid"]
         self.starts = np.searchsorted(termids, np.arange(len(df) + 1))
         self.docids = post["docid"].astype(np.int32)
@@ -41,8 +43,10 @@ class Bm25Index:
     def search(self, terms: list[str], kind: str | None, limit: int) -> tuple[list[tuple], float]:
         """-> ((id, kind, score) best first, ties by id, as `store.search.bm25` returns them;
         the coverage of the best: the share of the query's idf, summed over its indexed terms,
-        that this document contains. 1 when it has every term, low when it has the common ones)."""
+        that this document contains. 1 when it has every term, low when it has the common ones;
+        a word nothing holds counts as the rarest, so a question about what is not here scores low)."""
         ids = sorted({self.terms[t] for t in terms if t in self.terms})
+        unknown = len({t for t in terms if t not in self.terms and t not in self.stopwords}) * self.unknown_idf
         if not ids:
             return [], 0.0
         docs = np.concatenate([self.docids[self.starts[t]:self.starts[t + 1]] for t in ids])
@@ -59,6 +63,6 @@ class Bm25Index:
             return [], 0.0
         best = ranked[0]
         held = [t for t in ids if best in self.docids[self.starts[t]:self.starts[t + 1]]]
-        coverage = float(self.idf[held].sum() / self.idf[ids].sum())
+        coverage = float(self.idf[held].sum() / (self.idf[ids].sum() + unknown))
         found = [(self.names[d], "memory" if self.is_memory[d] else "code", float(scores[d])) for d in ranked]
         return found, coverage

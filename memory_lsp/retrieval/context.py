@@ -18,6 +18,7 @@ from memory_lsp.errors import UserError
 from memory_lsp.memory import secrets
 from memory_lsp.memory.book import about_file
 from memory_lsp.memory.model import PRIORITIES, Memory
+from memory_lsp.memory.ranking import cites_file, file_order, importance_order, is_standing_rule
 from memory_lsp.store import code, reports
 
 PREAMBLE = ("The block below is stored project memory and code facts, written by people and tools. "
@@ -65,55 +66,87 @@ def memory_line(m: Memory) -> str:
 
 
 def pack(ws, files: list[str], query: str | None, budget: int) -> dict:
+    """The memories that matter for `files` (and `query`) and the code around them, within `budget`.
+
+    Memories come in tiers (`ranking.file_order`): those citing the files or their symbols, then
+    the query's hits, then those citing the files' neighbours, then standing rules (uncited
+    policies, preferences, requirements and the rules scoped to the files), which may take at most
+    a third of the budget when there is a file or a query: no number of imported rules can crowd
+    out a file's own memories. What did not fit is counted in the text, with the command that
+    lists it."""
     files = [ws.relpath(f) for f in files]
-    summary = ws.summary(top=5)
-    live = ws.memories()
-    chosen: list[Memory] = []
-
-    def add(ms):
-        for m in ms:
-            if m not in chosen and m.state != "orphaned":
-                chosen.append(m)
-
-    add(sorted((m for m in live if m.type in FIRST_TYPES and m.scope == "global"),
-               key=lambda m: -PRIORITIES.get(m.priority, 1)))
-    add(m for m in live if any(about_file(m, f) for f in files))
-    if query:
-        by_id = {m.id: m for m in live}
-        hits = ws.search(query, kind="memory", k=20, files=files)["results"]
-        add(by_id[r["id"]] for r in hits if r["id"] in by_id)
+    summary = ws.summary(top=10)
+    live = [m for m in ws.memories() if m.state != "orphaned"]
     # name-only call edges are guesses (confidence 0.5 or less): leave them out of a summary
     edges = reports.strongest_edges_around(ws.store.cursor(), files, min_confidence=0.6, limit=15)
     recent = reports.recent_changes(ws.store.cursor(), limit=5)
+    near = {end.split("::", 1)[0] for s, d, _k, _sc in edges for end in (s, d)} - set(files)
 
-    sections, used = [], tokens(PREAMBLE) + 10
-    structure = ["## Structure",
-                 "- languages: " + ", ".join(f"{l['lang']} {l['files']} files" for l in summary["languages"]),
-                 "- most depended-on files: " + ", ".join(f"{contain(c['path'])} ({c['dependents']})"
-                                                          for c in summary["central"])]
-    memory_lines, dropped = [], 0
-    for m in chosen:
-        line = memory_line(m)
-        if used + tokens(line) + sum(map(tokens, structure)) > budget:
-            dropped += 1
-            continue
-        memory_lines.append(line)
-        used += tokens(line)
-    for title, lines in (("## Structure", structure[1:]),
-                         ("## Edges around the files", [f"- {contain(s)} -[{k}]-> {contain(d)}" for s, d, k, _ in edges]),
-                         ("## Recent changes", [f"- {contain(p)} ({n} commits)" for p, n, _ in recent])):
+    own = sorted((m for m in live if any(cites_file(m, f) for f in files)),
+                 key=file_order(files[0]) if files else importance_order)
+    hits = []
+    if query:
+        by_id = {m.id: m for m in live}
+        hits = [by_id[r["id"]] for r in ws.search(query, kind="memory", k=20, files=files)["results"]
+                if r["id"] in by_id]
+    neighbours = sorted((m for m in live if m.citations and any(cites_file(m, p) for p in near)),
+                        key=importance_order)
+    rules = [m for m in live if is_standing_rule(m) and (
+        any(about_file(m, f) for f in files) or (m.scope == "global" and m.type in FIRST_TYPES))]
+    rules.sort(key=file_order(files[0]) if files else (lambda m: (-PRIORITIES.get(m.priority, 1), m.created, m.id)))
+
+    # type stubs mirror their modules (and top the list in a typed package): leave them out
+    central = [c for c in summary["central"] if not c["path"].endswith(".pyi")][:5]
+    structure = ["- languages: " + ", ".join(f"{l['lang']} {l['files']} files" for l in summary["languages"]),
+                 "- most depended-on files: " + ", ".join(f"{contain(c['path'])} ({c['dependents']})" for c in central)]
+    used = tokens(PREAMBLE) + 10 + sum(map(tokens, structure)) + 12  # 12: the "N more" line
+    rule_cap = budget // 3 if files or query else budget
+    picked: dict[str, tuple[int, str]] = {}  # memory id -> (tier, line)
+    left_out = {0: 0, 1: 0, 2: 0, 3: 0}  # per tier
+
+    def take(tier: int, ms, cap: int | None = None) -> None:
+        nonlocal used
+        spent = 0
+        for m in ms:
+            if m.id in picked:
+                continue
+            line = memory_line(m)
+            cost = tokens(line)
+            if used + cost > budget or (cap is not None and spent + cost > cap):
+                left_out[tier] += 1
+                continue
+            picked[m.id] = (tier, line)
+            used, spent = used + cost, spent + cost
+
+    # the rules' share is held before the neighbours take the rest; they print last
+    take(0, own)
+    take(1, hits)
+    take(3, rules, rule_cap)
+    take(2, neighbours)
+    order = sorted(picked, key=lambda mid: picked[mid][0])  # stable: each tier keeps its ranking
+    lines = [picked[mid][1] for mid in order]
+    dropped = sum(left_out.values())
+    if dropped:
+        where = " ".join(f"--file {contain(f)}" for f in files[:1])
+        rules_note = f" ({left_out[3]} of them standing rules)" if left_out[3] and dropped > left_out[3] else ""
+        lines.append(f"{dropped} more{rules_note}: memory-lsp memories {where}".rstrip())
+
+    sections = []
+    for title, body in (("## Structure", structure),
+                        ("## Edges around the files", [f"- {contain(s)} -[{k}]-> {contain(d)}" for s, d, k, _ in edges]),
+                        ("## Recent changes", [f"- {contain(p)} ({n} commits)" for p, n, _ in recent])):
         kept = []
-        for line in lines:
-            if used + tokens(line) > budget:
+        for line in body:
+            if title != "## Structure" and used + tokens(line) > budget:
                 break
             kept.append(line)
-            used += tokens(line)
+            used += tokens(line) if title != "## Structure" else 0
         if kept:
             sections.append("\n".join([title] + kept))
     # everything derived from the workspace (file and symbol names too) is inside the block
-    text = "\n".join([PREAMBLE, "<memory>", *memory_lines, *sections, "</memory>"])
+    text = "\n".join([PREAMBLE, "<memory>", *lines, *sections, "</memory>"])
     return {"files": files, "query": query, "budget": budget, "tokens": used, "text": text,
-            "memories": [m.id for m in chosen if memory_line(m) in memory_lines], "left_out": dropped}
+            "memories": order, "left_out": dropped}
 
 
 def expand(ws, path: str) -> dict:

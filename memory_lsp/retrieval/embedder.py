@@ -111,5 +111,17 @@ class Embedder:
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
 
+_SHARED: list[Embedder] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_default() -> Embedder:
+    """The default model, one per process: every workspace a server holds shares its session."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(Embedder())
+        return _SHARED[0]
+
+
 def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()

@@ -4,8 +4,11 @@ Seed 001's pipeline: each path ranks candidates; reciprocal rank fusion weighs t
 kind of query (an identifier trusts BM25, a question trusts vectors, a "what calls X" trusts
 the graph); results near the top results in the graph get a neighbourhood boost; memories are
 then weighed by type, source trust, confidence and citation state (drifted ones rank lower and
-say so, orphaned ones are left out unless asked for). Vectors may not exist yet: the search
-then runs on BM25 and the graph and its note says so.
+say so, orphaned ones are left out unless asked for). Memories get vectors before the first
+search that needs them (the host's `embed_memories`); code vectors may not exist yet, and the
+note says how far they are. A relevance floor (VECTOR_FLOOR, BM25_FLOOR) leaves a question
+about nothing here with no results rather than filler; a path or code name inside a question
+anchors the graph path on the memories citing it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import numpy as np
 
 from memory_lsp.memory.model import Memory
 from memory_lsp.retrieval.bm25 import Bm25Index
-from memory_lsp.retrieval.embedder import Embedder
+from memory_lsp.retrieval.embedder import Embedder, shared_default
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import search as sql
 
@@ -32,10 +35,18 @@ WEIGHTS = {  # path weights by query type (seed 001)
 TRUST = {"user_taught": 1.4, "agent_explicit": 1.2, "imported": 1.2, "git_mined": 1.0, "observer_inferred": 0.85}
 TYPE_WEIGHT = {"policy": 1.15, "gotcha": 1.15, "dead_end": 1.1, "decision": 1.05, "error_pattern": 1.1}
 DRIFTED = 0.6
+# the relevance floor: a question whose nearest item is further than this (all-MiniLM-L6-v2 puts
+# questions about nothing in the workspace at 0.09-0.31, 68 of 70 questions a memory answers at
+# 0.33-0.8: bench/bench_recall_eval.py) and whose BM25 coverage is below BM25_FLOOR is about
+# nothing here: no results
+VECTOR_FLOOR = 0.33
 # BM25's vote is scaled by the share of the query's weight (idf) its best hit contains, and
 # dropped below half: then the words it matched are the query's common ones, and its
 # candidates are noise that RRF would still reward wherever they meet the other paths' lists
 MIN_COVERAGE = 0.5
+# questions about nothing in the workspace cover 0.1-0.22 of their weight, questions a memory
+# answers 0.28 and more (bench/bench_recall_eval.py)
+BM25_FLOOR = 0.25
 _STRUCTURAL = re.compile(r"\b(call(s|ers?|ed by)?|uses?|used by|users of|imports?|imported by|depends?|dependents?|"
                          r"tests? (for|of)|inherits?|subclass(es)?|what breaks|impact of|who)\b", re.I)
 _IDENTIFIER = re.compile(r"[a-z][A-Z]|_[a-z]|[\w)]\.[A-Za-z]|/|\(\)|`")
@@ -66,13 +77,15 @@ class Retriever:
     def embedder(self) -> Embedder | None:
         if self._embedder is None and self._embedder_error is None:
             try:
-                self._embedder = Embedder()
+                self._embedder = shared_default()
             except (RuntimeError, OSError, ImportError) as exc:
                 self._embedder_error = str(exc)
         return self._embedder
 
-    def embed_pending(self, limit: int | None = None, batch: int = 64, progress=None, should_stop=None) -> dict:
-        """Embed what has no vector yet, most useful first (memories, then central files); resumable.
+    def embed_pending(self, limit: int | None = None, batch: int = 64, progress=None, should_stop=None,
+                      kind: str | None = None) -> dict:
+        """Embed what has no vector yet, most useful first (memories, then central files), or only
+        `kind` (memory, code); resumable.
 
         The pending list is computed once per run (it hashes every item's text). Items are taken
         in groups of GROUP: a group is sorted by length, so a batch pads little, and its vectors
@@ -85,7 +98,7 @@ class Retriever:
             return {"embedded": 0, "reused": 0, "seconds": 0.0}
         started, embedded = time.perf_counter(), 0
         model = embedder.model_id
-        pending = sql.pending_items(self.store, model, limit if limit is not None else 2 ** 62)
+        pending = sql.pending_items(self.store, model, limit if limit is not None else 2 ** 62, kind)
         served = sql.reuse_vectors(self.store, model, pending)
         todo = [item_id for item_id, _kind, _hash in pending if item_id not in served]
         stopped = False
@@ -117,14 +130,16 @@ class Retriever:
             return self._vectors[1:]
 
     @staticmethod
-    def _nearest(index: tuple, query_vec: np.ndarray, kind: str | None, limit: int) -> list[str]:
+    def _nearest(index: tuple, query_vec: np.ndarray, kind: str | None, limit: int) -> tuple[list[str], float]:
+        """The `limit` nearest items (of `kind`) best first, and the cosine of the nearest."""
         ids, is_memory, matrix = index
         sims = query_vec @ matrix  # cosine: unit vectors, one item per column
         if kind:
             sims = np.where(is_memory == (kind == "memory"), sims, -2.0)
         n = min(limit, len(ids))
         top = np.argpartition(-sims, n - 1)[:n]  # the best n, then only those sorted
-        return [ids[i] for i in top[np.argsort(-sims[top], kind="stable")] if sims[i] > -2.0]
+        ranked = [i for i in top[np.argsort(-sims[top], kind="stable")] if sims[i] > -2.0]
+        return [ids[i] for i in ranked], float(sims[ranked[0]]) if ranked else -1.0
 
     def _snapshot(self, version: str) -> "_Snapshot":
         """What searches share until the chunks or memories change (the fts index's version)."""
@@ -138,35 +153,50 @@ class Retriever:
                include_orphaned: bool = False, memories: dict[str, Memory] | None = None) -> dict:
         kind_filter = None if kind == "all" else kind
         qtype = query_type(query)
-        depth = max(40, k * 4)
+        # every path ranks memories and code together and the kind is kept at the end: a memory
+        # then ranks as it would in --kind all (deeper lists make up for the other kind's share)
+        depth = max(40, k * 4) * (3 if kind_filter and mode == "hybrid" else 1)
+        path_kind = None if mode == "hybrid" else kind_filter
         notes = []
         meta = self.store.meta_all()
         if sql.ensure_fts(self.store, meta):
             meta = self.store.meta_all()
         snap = self._snapshot(meta.get("fts_version", "0"))
+        if memories is None:
+            memories = snap.memories()
         paths: dict[str, list[str]] = {}
         coverage = 1.0
         if mode in ("hybrid", "bm25"):
-            found, coverage = snap.bm25(query, kind_filter, depth)
+            found, coverage = snap.bm25(query, path_kind, depth)
             paths["bm25"] = [r[0] for r in found]
         if mode in ("hybrid", "vector"):
-            vector_ids, note = self._vector_path(query, kind_filter, depth, snap, meta.get("vectors_version", "0"))
+            vector_ids, note, nearest = self._vector_path(query, path_kind, depth, snap,
+                                                          meta.get("vectors_version", "0"))
             paths["vector"] = vector_ids
+            if mode == "hybrid" and nearest < VECTOR_FLOOR and coverage < BM25_FLOOR:
+                paths["vector"] = []  # neither path sees the question's topic here: no filler
             if note:
                 notes.append(note)
         if mode == "hybrid":
-            paths["graph"] = self._graph_path(query, qtype, kind_filter, list(files), depth, snap)
+            anchored, named_paths = _anchors(query, memories)
+            paths["graph"] = self._graph_path(query, qtype, path_kind, list(files), depth, snap, anchored, named_paths)
         weights = dict(WEIGHTS[qtype]) if mode == "hybrid" else {mode: 1.0}
-        if mode == "hybrid":  # BM25 votes as strongly as its best hit matches the query (see README)
-            weights["bm25"] *= coverage if coverage >= MIN_COVERAGE else 0.0
+        if mode == "hybrid":
+            # BM25 votes as strongly as its best hit matches the query (see README); beside vectors
+            # it stops below MIN_COVERAGE (its hits are then noise RRF would still reward); alone it
+            # takes the vectors' vote down to BM25_FLOOR, below which a question is about nothing here
+            alone = not vector_ids  # no vectors at all (not yet, or no model)
+            weights["bm25"] *= coverage if coverage >= (BM25_FLOOR if alone else MIN_COVERAGE) else 0.0
+            if alone and coverage >= BM25_FLOOR:  # so the graph cannot outvote it
+                weights["bm25"] += weights["vector"] * coverage
         scores: dict[str, float] = {}
         for name, ranked in paths.items():
             for rank, item in enumerate(ranked):
                 scores[item] = scores.get(item, 0.0) + weights.get(name, 0.0) / (RRF_K + rank + 1)
-        if memories is None:
-            memories = snap.memories()
         hits = []  # [score, id, path, memory or None]
         for item, score in scores.items():
+            if score <= 0.0:  # a candidate only from a path that carries no weight
+                continue
             m = memories.get(item)
             if m is not None:
                 if m.valid_to is not None or (m.state == "orphaned" and not include_orphaned):
@@ -177,6 +207,11 @@ class Retriever:
         hits.sort(key=lambda h: (-h[0], h[1]))
         if mode == "hybrid":
             hits = self._neighbourhood_boost(hits, snap)
+        if kind_filter:
+            hits = [h for h in hits if (h[3] is not None) == (kind_filter == "memory")]
+        if not hits and mode == "hybrid":
+            notes.append("nothing relevant here: no item passed the relevance floor (BM25 coverage "
+                         f"{BM25_FLOOR}, cosine {VECTOR_FLOOR}, or a path or name in the query)")
         return {"query": query, "query_type": qtype, "mode": mode, "results": self._results(hits, k),
                 "note": "; ".join(notes) or None}
 
@@ -197,22 +232,28 @@ class Retriever:
         return out[:k]
 
     def _vector_path(self, query: str, kind: str | None, depth: int, snap,
-                     version: str) -> tuple[list[str], str | None]:
+                     version: str) -> tuple[list[str], str | None, float]:
+        """(nearest ids, note, cosine of the nearest)."""
         embedder = self.embedder()
         if embedder is None:
-            return [], f"no vectors ({self._embedder_error}): BM25 and the graph only"
+            return [], f"no vectors ({self._embedder_error}): BM25 and the graph only", -1.0
         index = self._vector_index(embedder.model_id, version)
         if not index[0]:
-            return [], "no vectors yet (run `memory-lsp embed`): BM25 and the graph only"
+            return [], "no vectors yet (run `memory-lsp embed`): BM25 and the graph only", -1.0
         total = snap.item_count()
         done = min(len(index[0]), total)
-        note = None if done >= total else f"vectors cover {done} of {total} items so far"
-        return self._nearest(index, embedder.encode([query])[0], kind, depth), note
+        note = None if done >= total else (f"vectors cover {done} of {total} items so far (memories first; "
+                                            "`memory-lsp embed` does the rest now)")
+        found, nearest = self._nearest(index, embedder.encode([query])[0], kind, depth)
+        return found, note, nearest
 
     def _graph_path(self, query: str, qtype: str, kind: str | None, files: list[str], depth: int,
-                    snap) -> list[str]:
-        """Candidates from the graph: the named symbols and what is linked to them, and the files given."""
-        out: list[str] = []
+                    snap, anchored: list[str] = (), named_paths: list[str] = ()) -> list[str]:
+        """Candidates from the graph: memories citing a path or symbol the query names, the named
+        symbols and what is linked to them, and the files given or named."""
+        out: list[str] = list(anchored)
+        if named_paths:
+            out += sql.chunks_of(self.store, list(named_paths), depth)
         names = [n for n in _NAME.findall(query) if n.lower() not in _STOP and len(n) > 2]
         if qtype != "semantic" and names:
             symbols = sql.symbols_named(self.store, names + [n.rsplit(".", 1)[-1] for n in names if "." in n])
@@ -296,6 +337,36 @@ class _Snapshot:
         if self._items is None:
             self._items = sql.item_count(self.store)
         return self._items
+
+
+_PATH = re.compile(r"(?<![\w/.])([\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|rb|c|h|cc|cpp|"
+                   r"cs|php|kt|swift|scala|lua|sh|md|toml|json|ya?ml))(?![\w/])")
+_CODE_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z]*_[A-Za-z0-9_]+|"
+                        r"[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)(?:\(\))?`?")
+
+
+def _anchors(query: str, memories: dict[str, Memory]) -> tuple[list[str], list[str]]:
+    """(memory ids, paths) for the paths and code names the query mentions inside a sentence
+    ("before editing werkzeug/security.py", "gotchas in Flask.handle_exception"): the memories
+    citing them, those citing the symbol before those citing only its file."""
+    named = {p.strip(".").lstrip("./") for p in _PATH.findall(query)}
+    names = {n for n in _CODE_NAME.findall(query) if n not in named}
+    if not named and not names:
+        return [], []
+    on_symbol, on_path, paths = [], [], set()
+    for m in memories.values():
+        if m.valid_to is not None:
+            continue
+        for c in m.citations:
+            path, symbol = c.now.path, c.now.symbol or ""
+            if symbol and any(symbol == n or symbol.endswith("." + n) or n.endswith("." + symbol) for n in names):
+                on_symbol.append(m.id)
+                break
+            if path and any(path == p or path.endswith("/" + p) for p in named):
+                on_path.append(m.id)
+                paths.add(path)
+                break
+    return sorted(on_symbol) + sorted(on_path), sorted(paths | {p for p in named if "/" in p})
 
 
 def _memory_path(m: Memory) -> str | None:

@@ -291,6 +291,8 @@ class Folder:
     def _sync_memories(self) -> None:
         if self.ws is not None and self.ws.sync_memories():
             self.on_change(self, None)
+            if self.ready.is_set():
+                self._want_embedding()  # new memories get vectors first (embed_pending's order)
 
     def _after_code_change(self, paths: set[str] | None) -> None:
         if not self.ws.graph_is_current():

@@ -66,21 +66,34 @@ def bm25(store: Store, query: str, kind: str | None, limit: int) -> list[tuple[s
 
 def bm25_coverage(store: Store, query: str, item: str) -> float:
     """The coverage `Bm25Index.search` reports, in SQL: the share of the query's idf that the
-    item's document holds (for a process's first search, before the postings are loaded)."""
-    rows = store.cursor().execute("""
-        WITH q AS (SELECT DISTINCT stem(unnest(fts_main_fts_docs.tokenize(?)), 'porter') AS term),
+    item's document holds, a word no document holds counting as the rarest (for a process's
+    first search, before the postings are loaded)."""
+    rows = store.cursor().execute(f"""
+        WITH q AS (SELECT term FROM ({_TERMS}) WHERE NOT stop OR term IN (SELECT term FROM fts_main_fts_docs.dict)),
              d AS (SELECT DISTINCT stem(unnest(fts_main_fts_docs.tokenize(words)), 'porter') AS term
                    FROM fts_docs WHERE id = ?)
-        SELECT log10((s.num_docs - w.df + 0.5) / (w.df + 0.5) + 1), q.term IN (SELECT term FROM d)
-        FROM q JOIN fts_main_fts_docs.dict w USING (term), fts_main_fts_docs.stats s""", [query, item]).fetchall()
+        SELECT log10((s.num_docs - coalesce(w.df, 0) + 0.5) / (coalesce(w.df, 0) + 0.5) + 1), q.term IN (SELECT term FROM d)
+        FROM q LEFT JOIN fts_main_fts_docs.dict w USING (term), fts_main_fts_docs.stats s""", [query, item]).fetchall()
     total = sum(idf for idf, _ in rows)
     return sum(idf for idf, found in rows if found) / total if total else 0.0
+
+
+# the query's distinct stems, and whether each is a stopword (the index may hold one anyway:
+# a word it does not hold counts against coverage only when it is not a stopword)
+_TERMS = """SELECT stem(w, 'porter') AS term, bool_and(w IN (SELECT sw FROM fts_main_fts_docs.stopwords)) AS stop
+            FROM (SELECT unnest(fts_main_fts_docs.tokenize(?)) AS w) GROUP BY 1"""
 
 
 def query_terms(store: Store, query: str) -> list[str]:
     """The query as the BM25 index sees it: fts's own tokenizer and Porter stemmer."""
     return [r[0] for r in store.cursor().execute(
         "SELECT stem(unnest(fts_main_fts_docs.tokenize(?)), 'porter')", [query]).fetchall()]
+
+
+def stopword_stems(store: Store) -> set[str]:
+    """The stems of the index's stopwords (a query word among them is no evidence of a topic)."""
+    return {r[0] for r in store.cursor().execute(
+        "SELECT DISTINCT stem(sw, 'porter') FROM fts_main_fts_docs.stopwords").fetchall()}
 
 
 def fts_postings(store: Store) -> dict:
@@ -95,6 +108,7 @@ def fts_postings(store: Store) -> dict:
                             "JOIN fts_docs f ON f.id = d.name ORDER BY d.docid").fetchnumpy(),
         "dict": cur.execute(f"SELECT term, termid, df FROM {index}.dict").fetchall(),
         "stats": cur.execute(f"SELECT num_docs, avgdl FROM {index}.stats").fetchall()[0],
+        "stopwords": stopword_stems(store),
     }
 
 
@@ -108,14 +122,16 @@ ITEMS = f"""
     FROM chunks c LEFT JOIN files f ON f.path = c.path"""
 
 
-def pending_items(store: Store, model: str, limit: int) -> list[tuple[str, str, str]]:
-    """(id, kind, hash) without a current vector, most useful first. Texts are fetched per group
-    (`item_texts`): holding every pending text at once would cost about 100 MB on the stdlib."""
+def pending_items(store: Store, model: str, limit: int, kind: str | None = None) -> list[tuple[str, str, str]]:
+    """(id, kind, hash) without a current vector, most useful first (only `kind`: memory or code,
+    when given). Texts are fetched per group (`item_texts`): holding every pending text at once
+    would cost about 100 MB on the stdlib."""
     return store.cursor().execute(f"""
         WITH items AS ({ITEMS})
         SELECT i.id, i.kind, md5(i.text) AS hash FROM items i
         WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_id = i.id AND v.hash = md5(i.text) AND v.model = ?)
-        ORDER BY i.rank DESC, i.id LIMIT ?""", [model, limit]).fetchall()
+          AND (? IS NULL OR i.kind = ?)
+        ORDER BY i.rank DESC, i.id LIMIT ?""", [model, kind, kind, limit]).fetchall()
 
 
 def item_texts(store: Store, ids: list[str]) -> list[tuple[str, str, str, str]]:

@@ -45,6 +45,7 @@ class Workspace:
         self._graph_generation = -1  # the generation the graph was loaded at
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
         self._log_signature = store.meta("memory_log")  # the log as the projection last saw it
+        self._memories_embedded: str | None = None  # the log signature whose memories have vectors
         self._snapshot = self._initial_snapshot()
         if self._snapshot.indexed:
             self.sync_memories()  # events written while no process had the index open
@@ -150,8 +151,20 @@ class Workspace:
         return True
 
     def ensure_search_index(self) -> None:
-        """Rebuild the full-text index if the chunks or memories changed since it was built."""
+        """Rebuild the full-text index if the chunks or memories changed since it was built, and
+        embed the memories that have no vector yet (code chunks fill in behind: `embed_pending`)."""
         search_sql.ensure_fts(self.store)
+        self.embed_memories()
+
+    def embed_memories(self) -> dict | None:
+        """Vectors for memories written since the last call (milliseconds each; the model loads
+        once per process). None: nothing new. Runs on the writer, after a log sync or before a search."""
+        signature = self._log_signature
+        if signature == self._memories_embedded:
+            return None
+        out = self.retriever().embed_pending(kind="memory")
+        self._memories_embedded = signature
+        return out
 
     def embed_pending(self, limit: int | None = None, progress=None, should_stop=None) -> dict:
         self.sync_memories()

@@ -8,6 +8,7 @@ from memory_lsp.errors import UserError
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory.book import select
 from memory_lsp.memory.model import Memory, iso, parse_time
+from memory_lsp.memory.ranking import file_order
 from memory_lsp.store import SCHEMA_VERSION
 from memory_lsp.store import code, reports
 from memory_lsp.workspace.snapshot import Snapshot
@@ -30,6 +31,8 @@ def memories(snap: Snapshot, **filters) -> list[Memory]:
         found = snap.memories.all
     if filters.get("file"):
         filters["file"] = snap.relpath(filters["file"])
+        # the file's own memories before the rules that merely cover it (`ranking.file_order`)
+        return sorted(select(found, **filters), key=file_order(filters["file"]))
     return select(found, **filters)
 
 

@@ -19,7 +19,7 @@ from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory.book import MemoryBook, about_file
 from memory_lsp.memory.model import Memory
-from memory_lsp.memory.ranking import hover_order
+from memory_lsp.memory.ranking import file_order
 from memory_lsp.paths import relpath
 from memory_lsp.store import code
 from memory_lsp.workspace.lookup import IndexLookup
@@ -42,10 +42,11 @@ class MemoryView:
         self._by_id = {m.id: m for m in self.all}
 
     def for_file(self, path: str) -> list[Memory]:
-        """Active memories citing or scoped to `path`, policies and gotchas first."""
+        """Active memories citing or scoped to `path`: those citing the file or its symbols first
+        (policies and gotchas first among them), then standing rules by relevance (`ranking.file_order`)."""
         found = self._by_file.get(path)
         if found is None:  # two threads may build the same list: both are right, one is kept
-            found = sorted((m for m in self.active if about_file(m, path)), key=hover_order)
+            found = sorted((m for m in self.active if about_file(m, path)), key=file_order(path))
             self._by_file[path] = found
         return found
 

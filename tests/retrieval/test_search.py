@@ -46,9 +46,9 @@ def test_query_types():
     assert query_type("why do receipts fail to send from production") == "semantic"
 
 
-def test_before_vectors_exist_search_falls_back_and_says_so(ws):
+def test_before_embed_the_first_search_embeds_the_memories_and_says_the_code_follows(ws):
     out = ws.search("apply_discount")
-    assert out["note"] and "no vectors yet" in out["note"]
+    assert out["note"] and "vectors cover 3 of 8 items so far" in out["note"]  # 3 memories, no chunk yet
     code = [r for r in out["results"] if r["kind"] == "code"]
     assert (code[0]["symbol"], code[0]["path"]) == ("apply_discount", "shop/pricing.py")
     assert "Never change apply_discount" in out["results"][0]["text"]  # the policy about it comes first
@@ -153,7 +153,7 @@ def test_cli_search_context_expand(tmp_path, write_files):
     done = cli("search", "-w", str(root), "checkout_total", "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["results"][0]["symbol"] == "Cart.checkout_total" and "no vectors yet" in data["note"]
+    assert data["results"][0]["symbol"] == "Cart.checkout_total" and "vectors cover 1 of" in data["note"]
 
     ctx = cli("context", "-w", str(root), "--file", "shop/cart.py", "--budget", "300", "--json")
     assert ctx.returncode == 0, ctx.stderr

@@ -44,11 +44,11 @@ async def test_symbol_memories_come_before_the_files(module_client, module_proje
     doc = open_doc(module_client, module_project, "app/core.py")
     text = text_of(await hover_at(module_client, doc, 3))  # def parse
     gotcha, policy, decision = order(text, GOTCHA, POLICY, DECISION)
-    assert gotcha < policy < decision  # the symbol's, then the file's (policies first)
+    assert gotcha < decision < policy  # the symbol's, then the file's own, then the rules covering it (issue 15)
 
     text = text_of(await hover_at(module_client, doc, 8))  # class Store
     decision, policy, gotcha = order(text, DECISION, POLICY, GOTCHA)
-    assert decision < policy < gotcha
+    assert decision < gotcha < policy
 
 
 async def test_a_method_shows_its_class_memories_first(module_client, module_project):
@@ -82,8 +82,8 @@ async def test_one_line_impact_summary(module_client, module_project):
     text = text_of(await hover_at(module_client, doc, 1))  # a blank line: the file
     assert text.splitlines()[-1] == "**Impact** of changing this file: 2 dependents, 1 test (depth 2)"
     assert GOTCHA in text and DECISION in text and POLICY in text
-    assert text.index(POLICY) < text.index(GOTCHA)  # policies and gotchas before decisions
-    assert text.index(GOTCHA) < text.index(DECISION)
+    assert text.index(GOTCHA) < text.index(DECISION)  # gotchas before decisions
+    assert text.index(DECISION) < text.index(POLICY)  # the file's own memories before a rule scoped to **/*.py
 
 
 async def test_nothing_to_say_is_no_hover(module_client, module_project):
