@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Awaitable, Callable
 
 from lsprotocol import types as t
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from memory_lsp import __version__
@@ -27,7 +28,7 @@ from memory_lsp.server.convert import document_path
 from memory_lsp.server.features import FEATURES
 from memory_lsp.server.folders import Folder
 from memory_lsp.server.pool import FolderPool
-from memory_lsp.server.protocol import MemoryProtocol
+from memory_lsp.server.protocol import MemoryProtocol, serve_io
 from memory_lsp.settings import Config
 
 log = logging.getLogger("memory_lsp.server")
@@ -50,6 +51,18 @@ class MemoryServer(LanguageServer):
         self.debounce: dict[str, asyncio.TimerHandle] = {}  # uri -> its pending re-index (documents.py)
         self.refreshers: list[Callable[["MemoryServer"], Awaitable[None]]] = []  # run after changes
         self._refresh_pending = False
+        self._told_error = False
+
+    def start_io(self, stdin=None, stdout=None) -> None:
+        """Serve over binary streams with the reader that answers malformed input (protocol.py)."""
+        serve_io(self, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer)
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """A failure outside a request: the details to the log, a short line to the user once."""
+        log.error("server error (%s): %s: %s", getattr(source, "__name__", source), type(error).__name__, error)
+        if source is not FeatureRequestError and not self._told_error:
+            self._told_error = True
+            self.tell(t.MessageType.Error, "memory-lsp: an internal error occurred; the details are in the server log")
 
     def locate(self, uri: str) -> tuple[Folder, str] | tuple[None, None]:
         """The folder holding this document and its workspace-relative path (None, None if outside)."""
