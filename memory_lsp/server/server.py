@@ -143,7 +143,8 @@ def start(args) -> int:
             # pygls reads stdin on a thread that holds the buffer's lock while it waits; a forked
             # parse worker closes sys.stdin at start-up and would wait for that lock forever
             stdin, sys.stdin = sys.stdin.buffer, open(os.devnull)
-            server.start_io(stdin)
+            # raw: a reader thread blocked in a buffered read would hold the buffer's lock at exit
+            server.start_io(stdin.raw)
     finally:
         server.close_all()
     return 0
