@@ -139,15 +139,16 @@ class Owner:
         except Exception:
             log.exception("an LSP session failed")
         finally:
+            try:  # the proxy waits for this end of the stream (close alone waits for the file objects);
+                # first, so that it exits while the folders close (an index run stops at its next batch)
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             try:
                 if server is not None:
                     server.close_all()
             except Exception:
                 log.exception("closing a session's folders failed")
-            try:  # the proxy waits for this end of the stream (close alone waits for the file objects)
-                conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             for stream in (rfile, wfile, conn):
                 try:
                     stream.close()

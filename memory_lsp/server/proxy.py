@@ -27,6 +27,7 @@ log = logging.getLogger("memory_lsp.proxy")
 
 CONTENT_MODIFIED = -32801  # "the result is stale": clients drop it without telling the user
 REPLAY_ID = "memory-lsp-replay"
+EXIT_WAIT = 0.5  # seconds the relay waits for the owner to end the session after `exit`
 
 
 def frame(body: bytes) -> bytes:
@@ -149,6 +150,7 @@ class Proxy:
         self._write_lock = threading.Lock()  # to the editor
         self._connected = threading.Event()
         self._done = threading.Event()
+        self._owner_closed = threading.Event()
 
     def run(self) -> int:
         self._connect()
@@ -163,6 +165,10 @@ class Proxy:
                     self._to_editor(json.dumps(error).encode())
                 if message is not None:
                     self._from_editor(got.body, message)
+                if message is not None and message.get("method") == "exit":
+                    # the owner closes its end at once; the editor waits for this process to go
+                    self._owner_closed.wait(EXIT_WAIT)
+                    os._exit(0)
         finally:
             self._done.set()
             if self.owner is not None:
@@ -201,6 +207,7 @@ class Proxy:
             except OSError:  # reset: the owner closed its listener with this connection unanswered
                 pass
             if self._done.is_set() or self.session.shutdown:
+                self._owner_closed.set()
                 os._exit(0)  # the editor left, or the session ended as the editor asked
             log.warning("the owner went away: starting another and replaying the session")
             self._connected.clear()

@@ -14,6 +14,7 @@ import functools
 import logging
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Awaitable, Callable
@@ -35,6 +36,7 @@ log = logging.getLogger("memory_lsp.server")
 
 READERS = 4  # threads answering hovers, lenses, diagnostics and read commands
 REFRESH_DELAY = 0.15  # coalesce bursts of changes into one refresh
+EXIT_WAIT = 0.6  # seconds `exit` waits for the folders to close (the process is gone within 1 s)
 
 
 class MemoryServer(LanguageServer):
@@ -52,6 +54,7 @@ class MemoryServer(LanguageServer):
         self.refreshers: list[Callable[["MemoryServer"], Awaitable[None]]] = []  # run after changes
         self._refresh_pending = False
         self._told_error = False
+        self.closing: threading.Thread | None = None  # close_all running since shutdown
 
     def start_io(self, stdin=None, stdout=None) -> None:
         """Serve over binary streams with the reader that answers malformed input (protocol.py)."""
@@ -107,6 +110,14 @@ class MemoryServer(LanguageServer):
         for refresh in self.refreshers:
             await refresh(self)
 
+    def close_within(self, seconds: float) -> bool:
+        """close_all on a thread, waiting at most `seconds`; True if it finished."""
+        if self.closing is None:
+            self.closing = threading.Thread(target=self.close_all, name="memory-close", daemon=True)
+            self.closing.start()
+        self.closing.join(seconds)
+        return not self.closing.is_alive()
+
     def close_all(self) -> None:
         """Leave every folder (the last session to leave one closes it)."""
         folders, self.folders = list(self.folders.values()), {}
@@ -146,5 +157,10 @@ def start(args) -> int:
             # raw: a reader thread blocked in a buffered read would hold the buffer's lock at exit
             server.start_io(stdin.raw)
     finally:
-        server.close_all()
+        if not server.close_within(EXIT_WAIT):
+            # an index run that is not at a batch's end yet: DuckDB rolls it back at the next open,
+            # as after kill -9; waiting for it would keep an editor's shutdown waiting
+            log.warning("exiting before the folders closed (an index run was still stopping)")
+            logging.shutdown()
+            os._exit(0)
     return 0
