@@ -101,26 +101,27 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--before", type=Path, help="an older checkout to measure the same way (PYTHONPATH)")
+    ap.add_argument("--before-rounds", type=int, default=2, help="its rounds (its shutdown may wait for a whole index)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "shutdown.json")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="shutdown-bench-"))
-    versions = {"now": {}}
+    versions = {"now": ({}, args.rounds)}
     if args.before:
-        versions["before"] = {"PYTHONPATH": str(args.before.resolve())}
+        versions["before"] = ({"PYTHONPATH": str(args.before.resolve())}, args.before_rounds)
     results: dict = {"machine": f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}",
                      "files": len(corpora.stdlib_files()), "rounds": args.rounds}
     try:
-        for version, env in versions.items():
+        for version, (env, rounds) in versions.items():
             for mode, command in MODES.items():
                 for indexing in (True, False):
                     key = f"{version}/{mode}/{'indexing' if indexing else 'idle'}"
-                    results[key] = series(f"{version}-{mode}", command, args.rounds, indexing, work, env)
+                    results[key] = series(f"{version}-{mode}", command, rounds, indexing, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1))
     print(f"machine: {results['machine']}; workspace: the stdlib, {results['files']} files; "
-          f"{args.rounds} rounds each\n")
+          f"{args.rounds} rounds each ({args.before_rounds} for the code before)\n")
     print("| code | path | state | shutdown answered, median (max) | gone after exit, median (max) |")
     print("|---|---|---|---|---|")
     for key, value in results.items():

@@ -21,13 +21,12 @@ import threading
 import time
 
 from memory_lsp.server import link
-from memory_lsp.server.stream import FrameReader, error_response, inspect
+from memory_lsp.server.stream import FrameReader, inspect
 
 log = logging.getLogger("memory_lsp.proxy")
 
 CONTENT_MODIFIED = -32801  # "the result is stale": clients drop it without telling the user
 REPLAY_ID = "memory-lsp-replay"
-EXIT_WAIT = 0.5  # seconds the relay waits for the owner to end the session after `exit`
 
 
 def frame(body: bytes) -> bytes:
@@ -150,7 +149,6 @@ class Proxy:
         self._write_lock = threading.Lock()  # to the editor
         self._connected = threading.Event()
         self._done = threading.Event()
-        self._owner_closed = threading.Event()
 
     def run(self) -> int:
         self._connect()
@@ -166,8 +164,7 @@ class Proxy:
                 if message is not None:
                     self._from_editor(got.body, message)
                 if message is not None and message.get("method") == "exit":
-                    # the owner closes its end at once; the editor waits for this process to go
-                    self._owner_closed.wait(EXIT_WAIT)
+                    # forwarded: the owner ends the session; the editor waits for this process to go
                     os._exit(0)
         finally:
             self._done.set()
@@ -207,7 +204,6 @@ class Proxy:
             except OSError:  # reset: the owner closed its listener with this connection unanswered
                 pass
             if self._done.is_set() or self.session.shutdown:
-                self._owner_closed.set()
                 os._exit(0)  # the editor left, or the session ended as the editor asked
             log.warning("the owner went away: starting another and replaying the session")
             self._connected.clear()
