@@ -45,27 +45,33 @@ def one_round(command: list[str], root: Path, indexing: bool, env: dict) -> dict
         os.environ.clear()
         os.environ.update(saved)
     try:
-        client.initialize(root)
-        if indexing:
-            def reported():
-                return any((m["params"].get("value") or {}).get("kind") == "report"
-                           for m in client.notifications("$/progress"))
-            client.wait_for(reported, 300, "indexing to be under way")
-        else:
-            client.wait_indexed(timeout=900)
-        still_indexing = not any((m["params"].get("value") or {}).get("kind") == "end"
-                                 for m in client.notifications("$/progress"))
-        started = time.perf_counter()
-        answer = client.call("shutdown", None, timeout=600)
-        answered = time.perf_counter()
-        client.notify("exit")
-        client.proc.wait(timeout=600)
-        gone = time.perf_counter()
-        return {"shutdown_ms": round((answered - started) * 1000, 1), "gone_ms": round((gone - answered) * 1000, 1),
-                "exit_code": client.proc.returncode, "error": answer.get("error"),
-                "indexing_at_shutdown": still_indexing}
+        return _one_round(client, root, indexing)
+    except AssertionError:
+        print("".join(client.stderr)[-3000:], file=sys.stderr)
+        raise
     finally:
         client.close(timeout=5)
+
+
+def _one_round(client: RawClient, root: Path, indexing: bool) -> dict:
+    client.initialize(root, options={"indexing": {"workers": 2}})
+    if indexing:
+        def reported():
+            return any((m["params"].get("value") or {}).get("kind") == "report"
+                       for m in client.notifications("$/progress"))
+        client.wait_for(reported, 300, "indexing to be under way")
+    else:
+        client.wait_indexed(timeout=900)
+    still_indexing = not any((m["params"].get("value") or {}).get("kind") == "end"
+                             for m in client.notifications("$/progress"))
+    started = time.perf_counter()
+    answer = client.call("shutdown", None, timeout=600)
+    answered = time.perf_counter()
+    client.notify("exit")
+    client.proc.wait(timeout=600)
+    gone = time.perf_counter()
+    return {"shutdown_ms": round((answered - started) * 1000, 1), "gone_ms": round((gone - answered) * 1000, 1),
+            "exit_code": client.proc.returncode, "error": answer.get("error"), "indexing_at_shutdown": still_indexing}
 
 
 def series(name: str, command: list[str], rounds: int, indexing: bool, work: Path, env: dict) -> dict:
