@@ -40,7 +40,7 @@ def one_round(command: list[str], root: Path, indexing: bool, env: dict) -> dict
     saved = dict(os.environ)
     os.environ.update(env)  # RawClient's process inherits it
     try:
-        client = RawClient(command)
+        client = RawClient(command, cwd=root.parent)  # not the checkout: `python -m` would import it first
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -48,6 +48,8 @@ def one_round(command: list[str], root: Path, indexing: bool, env: dict) -> dict
         return _one_round(client, root, indexing)
     except AssertionError:
         print("".join(client.stderr)[-3000:], file=sys.stderr)
+        for log in Path(env.get("MEMORY_LSP_RUNTIME_DIR", "/nonexistent")).glob("*.log"):
+            print(f"--- {log}", log.read_text(errors="replace")[-6000:], sep="\n", file=sys.stderr)
         raise
     finally:
         client.close(timeout=5)
@@ -108,10 +110,11 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--before", type=Path, help="an older checkout to measure the same way (PYTHONPATH)")
     ap.add_argument("--before-rounds", type=int, default=2, help="its rounds (its shutdown may wait for a whole index)")
+    ap.add_argument("--skip-now", action="store_true", help="measure only the older checkout")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "shutdown.json")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="shutdown-bench-"))
-    versions = {"now": ({}, args.rounds)}
+    versions = {} if args.skip_now else {"now": ({}, args.rounds)}
     if args.before:
         versions["before"] = ({"PYTHONPATH": str(args.before.resolve())}, args.before_rounds)
     results: dict = {"machine": f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}",

@@ -56,6 +56,8 @@ class Owner:
                         return
                 continue
             conn.settimeout(None)
+            with self._lock:  # the session counts from its first byte: until then, not idle either
+                self.last_active = time.monotonic()
             if not _same_user(conn):
                 log.warning("refused a connection from another user")
                 conn.close()
