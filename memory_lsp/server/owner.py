@@ -39,6 +39,7 @@ class Owner:
         self.pool = FolderPool()
         self.sessions = 0
         self.commands = 0  # CLI commands running
+        self.connections = 0  # accepted and not closed yet (sessions, commands, and not yet either)
         self.last_active = time.monotonic()
         self._lock = threading.Lock()
         self._creating = threading.Lock()
@@ -51,17 +52,17 @@ class Owner:
                 conn, _ = self.listener.accept()
             except socket.timeout:
                 with self._lock:
-                    if self.sessions == 0 and self.commands == 0 and time.monotonic() - self.last_active > self.idle:
+                    if self.connections == 0 and time.monotonic() - self.last_active > self.idle:
                         log.info("no client for %.0f s: exiting", self.idle)
                         return
                 continue
             conn.settimeout(None)
-            with self._lock:  # the session counts from its first byte: until then, not idle either
-                self.last_active = time.monotonic()
             if not _same_user(conn):
                 log.warning("refused a connection from another user")
                 conn.close()
                 continue
+            with self._lock:  # counted from accept: a session whose first byte is late is no idle time
+                self.connections += 1
             threading.Thread(target=self._serve_one, args=(conn,), name="memory-client", daemon=True).start()
 
     def _serve_one(self, conn: socket.socket) -> None:
@@ -77,6 +78,9 @@ class Owner:
                 self._session(conn)
         finally:
             conn.close()
+            with self._lock:
+                self.connections -= 1
+                self.last_active = time.monotonic()
 
     def _command(self, conn: socket.socket) -> None:
         """`{"root", "command", "arguments"}` -> `{"result"}` or `{"error", "busy"}`, one line each.
