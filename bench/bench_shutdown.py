@@ -111,6 +111,7 @@ def main() -> int:
     ap.add_argument("--before", type=Path, help="an older checkout to measure the same way (PYTHONPATH)")
     ap.add_argument("--before-rounds", type=int, default=2, help="its rounds (its shutdown may wait for a whole index)")
     ap.add_argument("--skip-now", action="store_true", help="measure only the older checkout")
+    ap.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES))
     ap.add_argument("--out", type=Path, default=HERE / "results" / "shutdown.json")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="shutdown-bench-"))
@@ -121,7 +122,7 @@ def main() -> int:
                      "files": len(corpora.stdlib_files()), "rounds": args.rounds}
     try:
         for version, (env, rounds) in versions.items():
-            for mode, command in MODES.items():
+            for mode, command in ((m, MODES[m]) for m in args.modes):
                 for indexing in (True, False):
                     key = f"{version}/{mode}/{'indexing' if indexing else 'idle'}"
                     results[key] = series(f"{version}-{mode}", command, rounds, indexing, work, env)
