@@ -44,6 +44,7 @@ class Hover:
     enabled: bool = True
     max_memories: int = 6
     depth: int = 2  # how far the impact summary reaches
+    min_confidence: float = 0.7  # dependents reached only by name (0.5, right half the time) are not counted
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ class Diagnostics:
 class CodeLens:
     enabled: bool = True
     depth: int = 2  # how far "dependents" reaches
+    min_dependents: int = 1  # a symbol without memories gets a lens from this many dependents on
+    min_confidence: float = 0.7  # as hover.min_confidence
+    test_files: bool = False  # lenses in test files too (quiet by default: a test has no dependents worth a line)
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,7 @@ def camel(name: str) -> str:
 
 
 LIMITS = {"max_per_file": (0, 1000), "min_confidence": (0.0, 1.0), "depth": (1, 6), "max_memories": (0, 50),
-          "workers": (1, 16), "debounce_ms": (0, 10_000), "max_file_bytes": (1_000, 1_000_000_000),
+          "min_dependents": (1, 1_000_000), "workers": (1, 16), "debounce_ms": (0, 10_000), "max_file_bytes": (1_000, 1_000_000_000),
           "max_line_bytes": (100, 10_000_000), "git_max_commits": (0, 1_000_000),
           "co_change_max_files": (2, 10_000), "co_change_min_support": (1, 1000)}
 

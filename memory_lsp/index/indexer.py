@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 BATCH = 24
+PROGRESS_WAIT = 0.25  # seconds between progress calls while the workers parse
 
 
 class Changes(NamedTuple):
@@ -212,7 +213,16 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress):
         method = "forkserver" if "forkserver" in methods else "spawn"
     done = 0
     with multiprocessing.get_context(method).Pool(workers) as pool:
-        for part in pool.imap_unordered(_parse_batch, [(root, b, settings) for b in batches]):
+        parts = pool.imap_unordered(_parse_batch, [(root, b, settings) for b in batches])
+        while True:
+            try:
+                part = parts.next(timeout=PROGRESS_WAIT)
+            except StopIteration:
+                break
+            except multiprocessing.TimeoutError:
+                if progress:  # also while a batch takes long: a progress that raises stops the run
+                    progress(done, total)
+                continue
             done += len(part)
             yield part
             if progress:

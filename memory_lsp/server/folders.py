@@ -39,6 +39,10 @@ def writes(name: str) -> bool:
     return spec is not None and (spec.writes_memories or name == REINDEX)
 
 
+class IndexStopped(Exception):
+    """Raised into an index run when its folder closes, so that the run rolls back and ends."""
+
+
 class Folder:
     def __init__(self, path: Path, config: Config, reader: Executor,
                  on_change: Callable[["Folder", set[str] | None], None]):
@@ -247,12 +251,17 @@ class Folder:
             if self.ws is None:
                 return
             def progress(done: int, total: int) -> None:
+                if self._stop.is_set():  # closing: the run rolls back at its next batch (shutdown, exit)
+                    raise IndexStopped
                 if self.on_progress:
                     self.on_progress(f"{done}/{total} files", int(100 * done / total) if total else None)
             report = self.ws.index(progress=progress)
             log.info("indexed %s: %d files, %d parsed in %.1f s", self.path, report.files, report.parsed,
                      report.seconds)
             self._after_code_change(None)
+        except IndexStopped:
+            log.info("indexing %s stopped: the folder is closing", self.path)
+            return
         except UserError as exc:
             self.error = str(exc)
             log.error("cannot index %s: %s", self.path, exc)

@@ -39,6 +39,7 @@ class Owner:
         self.pool = FolderPool()
         self.sessions = 0
         self.commands = 0  # CLI commands running
+        self.connections = 0  # accepted and not closed yet (sessions, commands, and not yet either)
         self.last_active = time.monotonic()
         self._lock = threading.Lock()
         self._creating = threading.Lock()
@@ -51,7 +52,7 @@ class Owner:
                 conn, _ = self.listener.accept()
             except socket.timeout:
                 with self._lock:
-                    if self.sessions == 0 and self.commands == 0 and time.monotonic() - self.last_active > self.idle:
+                    if self.connections == 0 and time.monotonic() - self.last_active > self.idle:
                         log.info("no client for %.0f s: exiting", self.idle)
                         return
                 continue
@@ -60,6 +61,8 @@ class Owner:
                 log.warning("refused a connection from another user")
                 conn.close()
                 continue
+            with self._lock:  # counted from accept: a session whose first byte is late is no idle time
+                self.connections += 1
             threading.Thread(target=self._serve_one, args=(conn,), name="memory-client", daemon=True).start()
 
     def _serve_one(self, conn: socket.socket) -> None:
@@ -75,6 +78,9 @@ class Owner:
                 self._session(conn)
         finally:
             conn.close()
+            with self._lock:
+                self.connections -= 1
+                self.last_active = time.monotonic()
 
     def _command(self, conn: socket.socket) -> None:
         """`{"root", "command", "arguments"}` -> `{"result"}` or `{"error", "busy"}`, one line each.
@@ -139,15 +145,16 @@ class Owner:
         except Exception:
             log.exception("an LSP session failed")
         finally:
+            try:  # the proxy waits for this end of the stream (close alone waits for the file objects);
+                # first, so that it exits while the folders close (an index run stops at its next batch)
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             try:
                 if server is not None:
                     server.close_all()
             except Exception:
                 log.exception("closing a session's folders failed")
-            try:  # the proxy waits for this end of the stream (close alone waits for the file objects)
-                conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             for stream in (rfile, wfile, conn):
                 try:
                     stream.close()

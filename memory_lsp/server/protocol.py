@@ -7,14 +7,25 @@ request is answered with InvalidParams (-32602) and dropped. A request that is n
 (no "jsonrpc" member) or whose id is neither a number nor a string is answered with
 InvalidRequest (-32600) instead of silence or a crash, and so is one whose method is not a string; other messages that are not JSON-RPC
 objects are logged and dropped.
+
+`serve_io` replaces pygls's stdio loop with the reader of stream.py, which answers malformed frames
+and bodies and resynchronises instead of going deaf; it also ends the session on `exit` (pygls
+waits for the end of the stream). Requests after `shutdown` get InvalidRequest (pygls drops them),
+an unknown command MethodNotFound (pygls says InvalidParams).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import (JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest,
+                              JsonRpcMethodNotFound)
+from pygls.io_ import StdoutWriter
 from pygls.protocol import LanguageServerProtocol
+
+from memory_lsp.server.stream import FrameReader, inspect
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +90,21 @@ class MemoryProtocol(LanguageServerProtocol):
             else:
                 log.warning("ignored a message that is not JSON-RPC 2.0: %.200r", message)
             return
+        method = getattr(message, "method", None)
+        request = method is not None and hasattr(message, "id")
+        if self._shutdown and method != "exit":
+            if request:
+                log.warning("%s %r after shutdown: answered with invalid request", method, message.id)
+                self._send_response(message.id, None, JsonRpcInvalidRequest(
+                    f"invalid request: {method} after shutdown (only exit is accepted)").to_response_error())
+            return
+        if request and method == "workspace/executeCommand":
+            command = getattr(message.params, "command", None)
+            if command not in self.fm.commands:
+                self._send_response(message.id, None, JsonRpcMethodNotFound(
+                    f"unknown command {command!r}: the memory.* commands are listed in the server's "
+                    "executeCommandProvider").to_response_error())
+                return
         super().handle_message(message)
 
     def _send_response(self, msg_id, result=None, error=None):
@@ -89,3 +115,57 @@ class MemoryProtocol(LanguageServerProtocol):
 
 def _valid_id(value) -> bool:
     return value is None or (isinstance(value, (int, str)) and not isinstance(value, bool))
+
+
+def serve_io(server, rfile, wfile) -> None:
+    """Serve one LSP session over binary streams until `exit` or the end of the input."""
+    server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(wfile))
+    try:
+        asyncio.run(_serve(server, FrameReader(rfile)))
+    except BrokenPipeError:
+        log.error("the connection to the client is lost: the session ends")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
+
+
+async def _serve(server, frames: FrameReader) -> None:
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue = asyncio.Queue()
+
+    def read() -> None:  # a daemon thread: a read blocked on the input never holds the process up
+        while True:
+            try:
+                got, item = frames.read(), None
+            except (OSError, ValueError):  # the stream broke (or was closed under us): the session ends
+                log.warning("reading the client's stream failed", exc_info=True)
+                got = item = None
+            if got is not None and got.body is None:
+                item = (None, [got.error])
+            elif got is not None:
+                item = inspect(got.body)
+                if item[0] is None and frames.resync(got.body):
+                    log.warning("a frame's Content-Length was longer than its body: read on from the next header")
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is closed: the session ended
+                return
+            if item is None:
+                return
+    threading.Thread(target=read, name="memory-stream", daemon=True).start()
+    protocol = server.protocol
+    while not server._stop_event.is_set() and (item := await queue.get()) is not None:
+        message, errors = item
+        for error in errors:
+            protocol._send_data(error)
+        if message is None:
+            continue
+        try:
+            protocol.handle_message(protocol.structure_message(message))
+        except Exception as exc:
+            log.exception("a message could not be handled")
+            server._report_server_error(exc, JsonRpcException)
+        if message.get("method") == "exit":
+            return

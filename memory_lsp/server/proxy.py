@@ -21,32 +21,12 @@ import threading
 import time
 
 from memory_lsp.server import link
+from memory_lsp.server.stream import FrameReader, inspect
 
 log = logging.getLogger("memory_lsp.proxy")
 
 CONTENT_MODIFIED = -32801  # "the result is stale": clients drop it without telling the user
 REPLAY_ID = "memory-lsp-replay"
-
-
-def read_message(stream) -> bytes | None:
-    """One LSP message body from a binary stream; None at the end of the stream."""
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        if line in (b"\r\n", b"\n"):
-            if length is None:
-                continue  # a stray blank line: wait for headers
-            break
-        name, _, value = line.decode("ascii", "replace").partition(":")
-        if name.strip().lower() == "content-length":
-            try:
-                length = int(value.strip())
-            except ValueError:
-                length = None
-    body = stream.read(length)
-    return body if len(body) == length else None
 
 
 def frame(body: bytes) -> bytes:
@@ -173,26 +153,33 @@ class Proxy:
     def run(self) -> int:
         self._connect()
         threading.Thread(target=self._from_owner_loop, name="memory-proxy-owner", daemon=True).start()
+        frames = FrameReader(self.stdin)
         try:
-            while (body := read_message(self.stdin)) is not None:
-                self._from_editor(body)
+            while (got := frames.read()) is not None:
+                message, errors = inspect(got.body) if got.body is not None else (None, [got.error])
+                if got.body is not None and message is None and frames.resync(got.body):
+                    log.warning("a frame's Content-Length was longer than its body: read on from the next header")
+                for error in errors:  # malformed input is answered here: the owner sees only messages
+                    self._to_editor(json.dumps(error).encode())
+                if message is not None:
+                    self._from_editor(got.body, message)
+                if message is not None and message.get("method") == "exit":
+                    # forwarded: the owner ends the session; the editor waits for this process to go
+                    os._exit(0)
         finally:
             self._done.set()
             if self.owner is not None:
                 self.owner.close()
         return 0
 
-    def _from_editor(self, body: bytes) -> None:
-        message = _json_object(body)
-        if message is not None:
-            if message.get("method") == "initialize" and isinstance(message.get("params"), dict):
-                link.exit_when_gone(message["params"].get("processId"))
-            if message.get("method") == "exit":
-                self._done.set()
+    def _from_editor(self, body: bytes, message: dict) -> None:
+        if message.get("method") == "initialize" and isinstance(message.get("params"), dict):
+            link.exit_when_gone(message["params"].get("processId"))
+        if message.get("method") == "exit":
+            self._done.set()
         self._connected.wait()  # while a new owner starts, the editor's messages wait here
         with self._send_lock:  # recorded and sent together: a replay never repeats a sent change
-            if message is not None:
-                self.session.from_editor(message)
+            self.session.from_editor(message)
             try:
                 self.owner.sendall(frame(body))
             except OSError:
@@ -209,10 +196,11 @@ class Proxy:
 
     def _relay_owner(self) -> None:
         while True:
-            stream = self.owner.makefile("rb")
+            frames = FrameReader(self.owner.makefile("rb"))
             try:
-                while (body := read_message(stream)) is not None:
-                    self._to_editor(body)
+                while (got := frames.read()) is not None:
+                    if got.body is not None:  # the owner's frames are well formed
+                        self._to_editor(got.body)
             except OSError:  # reset: the owner closed its listener with this connection unanswered
                 pass
             if self._done.is_set() or self.session.shutdown:

@@ -1,6 +1,6 @@
-"""Code lenses: one per function and class, sent unresolved and resolved lazily into
-"N memories · M dependents · K tests", carrying the command a click runs. One server for the
-module: these tests only read."""
+"""Code lenses: on a function or class only where there is something to say (memories, or
+dependents), titled "N memories · M dependents · K tests" without the zero parts, carrying the
+command a click runs; none in test files. One server for the module: these tests only read."""
 
 from __future__ import annotations
 
@@ -13,38 +13,43 @@ from conftest import command, lenses, open_doc, uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TITLE = re.compile(r"^\d+ (memory|memories) · \d+ dependents? · \d+ tests?$")
+TITLE = re.compile(r"^([1-9]\d* (memory|memories))?( · )?([1-9]\d* dependents?)?( · )?([1-9]\d* tests?)?$")
+# a helper imported by two modules: dependents found for sure, and no memory
+EXTRA = {"notes.txt": "def parse(text): not code\n",
+         "app/util.py": "def helper(x):\n    return x\n",
+         "app/one.py": "from app.util import helper\n\n\ndef one(x):\n    return helper(x)\n",
+         "app/two.py": "from app.util import helper\n\n\ndef two(x):\n    return helper(x)\n"}
 
 
 @pytest.fixture(scope="module")
 def module_project(module_project, write_files):
-    return write_files(module_project, {"notes.txt": "def parse(text): not code\n"})
+    return write_files(module_project, EXTRA)
 
 
-async def test_unresolved_lenses_on_functions_and_classes(module_client, module_project):
+async def test_lenses_only_where_there_is_something_to_say(module_client, module_project):
     doc = open_doc(module_client, module_project, "app/core.py")
     found = await lenses(module_client, doc, resolve=False)
-    assert [(lens.range.start.line, lens.data["symbol"]) for lens in found] == [
-        (3, "parse"), (8, "Store"), (9, "Store.__init__"), (12, "Store.add")]
+    # Store.__init__ has nothing to say; Store.add's one caller is a guess by name (not counted)
+    assert [(lens.range.start.line, lens.data["symbol"]) for lens in found] == [(3, "parse"), (8, "Store")]
     for lens in found:
-        assert lens.command is None  # counted only when the editor shows it
+        assert lens.command is not None  # sent resolved: choosing the lenses needs the counts
         assert lens.range.start == lens.range.end
         assert lens.data["uri"] == doc and lens.data["path"] == "app/core.py"
-
-
-async def test_resolved_titles_count_memories_dependents_and_tests(module_client, module_project):
-    doc = open_doc(module_client, module_project, "app/core.py")
-    titles = {lens.data["symbol"]: lens.command.title for lens in await lenses(module_client, doc)}
-    assert titles == {
+    assert {lens.data["symbol"]: lens.command.title for lens in found} == {
         "parse": "1 memory · 3 dependents · 1 test",  # Store.add, api.handle, the test
         "Store": "1 memory · 1 dependent · 1 test",  # api.handle
-        "Store.__init__": "0 memories · 0 dependents · 1 test",
-        "Store.add": "0 memories · 1 dependent · 1 test",
     }
-    api = open_doc(module_client, module_project, "app/api.py")
-    for lens in await lenses(module_client, api):
-        assert TITLE.match(lens.command.title), lens.command.title
-    assert [lens.data["symbol"] for lens in await lenses(module_client, api)] == ["handle", "shell"]
+    util = await lenses(module_client, open_doc(module_client, module_project, "app/util.py"))
+    assert [lens.command.title for lens in util] == ["2 dependents"]  # no zero parts
+    # nothing calls handle or shell, and they have no memory: no lens at all
+    assert await lenses(module_client, open_doc(module_client, module_project, "app/api.py")) == []
+    for path in ("app/core.py", "app/util.py"):
+        for lens in await lenses(module_client, open_doc(module_client, module_project, path)):
+            assert TITLE.match(lens.command.title) and " 0 " not in f" {lens.command.title}", lens.command.title
+
+
+async def test_no_lenses_in_test_files(module_client, module_project):
+    assert await lenses(module_client, open_doc(module_client, module_project, "tests/test_core.py")) == []
 
 
 async def test_the_lens_command_runs(module_client, module_project):
@@ -59,14 +64,15 @@ async def test_the_lens_command_runs(module_client, module_project):
     assert {m["type"] for m in result["memories"]} == {"gotcha", "decision", "policy"}
 
     # without: what depends on the symbol
-    cmd = by_symbol["Store.add"]
+    util = await lenses(module_client, open_doc(module_client, module_project, "app/util.py"))
+    cmd = util[0].command
     assert cmd.command == "memory.impact"
-    assert list(cmd.arguments) == [{"target": "app/core.py::Store.add", "depth": 2}]
+    assert list(cmd.arguments) == [{"target": "app/util.py::helper", "depth": 2}]
     result = await module_client.workspace_execute_command_async(t.ExecuteCommandParams(
         command=cmd.command, arguments=cmd.arguments))
-    assert result["target"] == "app/core.py::Store.add"
-    assert [(d["path"], d["symbol"]) for d in result["dependents"]] == [("app/api.py", "handle")]
-    assert result["tests"] == ["tests/test_core.py"]
+    assert result["target"] == "app/util.py::helper"
+    assert sorted((d["path"], d["symbol"]) for d in result["dependents"]) == [("app/one.py", "one"),
+                                                                              ("app/two.py", "two")]
 
 
 async def test_no_lenses_where_there_is_no_code(module_client, module_project, tmp_path, write_files):
@@ -82,5 +88,8 @@ async def test_resolving_a_lens_the_server_did_not_make(module_client, module_pr
     gone = t.CodeLens(range=t.Range(t.Position(0, 0), t.Position(0, 0)),
                       data={"uri": uri(module_project, "app/core.py"), "path": "app/core.py", "symbol": "Nope"})
     resolved = await module_client.code_lens_resolve_async(gone)
-    assert resolved.command.title.startswith("0 memories · 0 dependents · ")  # a symbol no longer there
+    assert resolved.command is None  # a symbol no longer there: nothing to say
+    bare = t.CodeLens(range=t.Range(t.Position(3, 0), t.Position(3, 0)),
+                      data={"uri": uri(module_project, "app/core.py"), "path": "app/core.py", "symbol": "parse"})
+    assert (await module_client.code_lens_resolve_async(bare)).command.title == "1 memory · 3 dependents · 1 test"
     assert (await command(module_client, "memory.stats"))["languages"]  # still answering

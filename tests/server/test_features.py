@@ -63,22 +63,97 @@ def test_hover_respects_max_memories_and_says_how_many_are_hidden(snap):
     assert "1 more: `memory-lsp memories --file app/core.py`" in text or "2 more" in text
 
 
-def test_hover_where_only_a_scoped_policy_applies(snap):
-    text = markdown(hover_for(snap, "tests/test_core.py", 1, Config()))
-    assert "applies to `**/*.py`" in text and "Impact" not in text
+def test_a_scoped_policy_with_a_pattern_shows_where_it_matches(snap):
+    text = markdown(hover_for(snap, "app/api.py", 13, Config()))  # return os.system(cmd)
+    assert "Never shell out" in text and "applies to `**/*.py`" in text
+    assert hover_for(snap, "tests/test_core.py", 1, Config()) is None  # no os.system there: nothing to say
+    assert "Never shell out" not in markdown(hover_for(snap, "app/core.py", 5, Config()))
 
 
 def test_hover_outside_the_index_is_none(snap):
     assert hover_for(snap, "notes/todo.txt", 1, Config()) is None
 
 
-def test_code_lenses_cover_functions_and_resolve_to_counts(snap):
+def test_code_lenses_only_where_there_is_something_to_say(snap):
     lenses = lenses_for(snap, "file:///x/app/core.py", "app/core.py")
-    symbols = [lens.data["symbol"] for lens in lenses]
-    assert "parse" in symbols and "Store" in symbols
-    parse_lens = resolved(snap, lenses[symbols.index("parse")], Config())
-    assert parse_lens.command is not None
-    assert "1 memory" in parse_lens.command.title
+    assert {lens.data["symbol"]: lens.command.title for lens in lenses} == {
+        "parse": "1 memory · 3 dependents · 1 test", "Store": "1 memory · 1 dependent · 1 test"}
+    # Store.add's one caller is found by name only (store.add on a local): not counted by default
+    looser, _ = parse({"codeLens": {"minConfidence": 0.4}})
+    lenses = lenses_for(snap, "file:///x/app/core.py", "app/core.py", looser)
+    assert {lens.data["symbol"]: lens.command.title for lens in lenses}["Store.add"] == "1 dependent · 1 test"
+    # a lens with only data (an older client's) is filled in the same way
+    bare = t.CodeLens(range=lenses[0].range, data={"uri": "file:///x", "path": "app/core.py", "symbol": "parse"})
+    assert resolved(snap, bare, Config()).command.title == "1 memory · 3 dependents · 1 test"
+
+
+QUIET = {
+    "src/__init__.py": "",
+    "tests/__init__.py": "",
+    "src/util.py": "def helper(x):\n    return x\n\n\ndef lonely():\n    return 0\n",
+    "src/a.py": "from src.util import helper\n\n\ndef use_a(x):\n    return helper(x)\n",
+    "src/b.py": '"""Module b."""\nimport os\n\nfrom src.util import helper\n\n\ndef use_b(x):\n'
+                '    os.system("ls")\n    return helper(x)\n',
+    "tests/helpers.py": "def make():\n    return 1\n",
+    "tests/test_a.py": "from tests.helpers import make\nfrom src.a import use_a\n\n\ndef test_use_a():\n"
+                       "    assert use_a(make()) == 1\n\n\ndef test_again():\n    assert make() == 1\n",
+}
+SCOPED = "Every module under src/ keeps its public names in __all__"
+PATTERN = "Never call os.system under src/: use subprocess.run"
+CITING = "The helpers of src/ stay pure: no I/O"
+
+
+@pytest.fixture(scope="module")
+def quiet(tmp_path_factory, index_files):
+    """Lenses and hovers that leave things out: scoped policies with and without a pattern or a
+    citation, a helper used twice, a test helper used by the tests."""
+    ws = index_files(tmp_path_factory.mktemp("quiet") / "proj", QUIET)
+    lookup = ws.snapshot().lookup()
+    ws.book.teach(SCOPED, "policy", scope="src/**", lookup=lookup)
+    ws.book.teach(PATTERN, "policy", scope="src/**", match=r"os\.system\(", lookup=lookup)
+    ws.book.teach(CITING, "policy", scope="src/**", cite=["src/util.py:1-2"], lookup=lookup)
+    ws.sync_memories()
+    ws.load_graph()
+    yield ws.snapshot()
+    ws.close()
+
+
+def test_lenses_leave_out_zero_parts_and_test_files(quiet):
+    titles = {lens.data["symbol"]: lens.command.title for lens in lenses_for(quiet, "file:///u", "src/util.py")}
+    assert titles == {"helper": "3 dependents · 1 test"}  # use_a, use_b, test_use_a; lonely: nothing to say
+    assert all(" 0 " not in f" {title}" for title in titles.values())
+    assert lenses_for(quiet, "file:///h", "tests/helpers.py") == []  # make() has 2 dependents, but a test file
+    asked, _ = parse({"codeLens": {"testFiles": True}})
+    assert {lens.data["symbol"]: lens.command.title for lens in lenses_for(quiet, "file:///h", "tests/helpers.py", asked)} \
+        == {"make": "2 dependents · 1 test"}
+    fewer, _ = parse({"codeLens": {"minDependents": 4}})
+    assert lenses_for(quiet, "file:///u", "src/util.py", fewer) == []
+
+
+def test_a_scoped_policy_stays_where_it_applies(quiet):
+    def shown(path, line):
+        hover = hover_for(quiet, path, line, Config())
+        text = hover.contents.value if hover else ""
+        return {name for name, memory in (("scoped", SCOPED), ("pattern", PATTERN), ("citing", CITING))
+                if memory in text}
+    # no pattern, no citation in the file: the file's head only (above its first definition)
+    assert shown("src/b.py", 1) == {"scoped", "citing"} and shown("src/b.py", 4) == {"scoped", "citing"}
+    assert shown("src/b.py", 7) == set() and shown("src/b.py", 9) == set()
+    # a pattern: the lines it matches
+    assert shown("src/b.py", 8) == {"pattern"}
+    assert hover_for(quiet, "src/b.py", 8, Config(), text='    print("no shell")') is None  # the buffer's line wins
+    # a citation: the cited lines (the head of util.py is line 1, which the citation holds too)
+    assert shown("src/util.py", 2) == {"citing"}
+    assert shown("src/util.py", 5) == set()
+    assert shown("src/a.py", 5) == set()
+
+
+def test_hover_impact_counts_only_confident_dependents(snap):
+    text = markdown(hover_for(snap, "app/core.py", 14, Config()))  # inside Store.add
+    assert "**Impact**" not in text  # its one caller is a guess by name (0.5)
+    looser, _ = parse({"hover": {"minConfidence": 0.4}})
+    text = markdown(hover_for(snap, "app/core.py", 14, looser))
+    assert "**Impact** of changing `Store.add`: 1 dependent, 1 test (depth 2)" in text
 
 
 def test_diagnostics_anchor_cited_memories_and_match_policy_patterns(snap):

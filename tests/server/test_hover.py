@@ -1,6 +1,7 @@
 """Hover: the memories of the symbol under the cursor, then the file's, each with its type, age,
 source, citation state and a link to the cited code; a one-line impact summary; nothing when
-there is nothing to say. One server for the module: these tests only read."""
+there is nothing to say. A policy scoped by a glob shows only where it applies: where its
+pattern matches, else in the file's head. One server for the module: these tests only read."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import re
 import pytest
 from lsprotocol import types as t
 
-from conftest import MEMORIES, hover_at, open_doc, uri
+from conftest import MEMORIES, cli, hover_at, open_doc, uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-GOTCHA, DECISION, POLICY = (m[0] for m in MEMORIES)
+GOTCHA, DECISION, POLICY = (m[0] for m in MEMORIES)  # the policy: **/*.py, where os.system( matches
+HEADED = "Modules under app/ start with a docstring that says what they own"  # app/**, no pattern
 # app/core.py, 0-based lines: 1 blank, 3 `def parse`, 5 its body, 8 `class Store`, 13 in Store.add
 EXTRA = {
     # no memory covers a JavaScript file (the policy's scope is **/*.py) and nothing imports it
@@ -24,7 +26,10 @@ EXTRA = {
 
 @pytest.fixture(scope="module")
 def module_project(module_project, write_files):
-    return write_files(module_project, EXTRA)
+    write_files(module_project, EXTRA)
+    done = cli(module_project, "teach", HEADED, "--type", "policy", "--scope", "app/**")
+    assert done.returncode == 0, done.stderr
+    return module_project
 
 
 def text_of(hover: t.Hover | None) -> str:
@@ -43,12 +48,13 @@ def order(text: str, *needles: str) -> list[int]:
 async def test_symbol_memories_come_before_the_files(module_client, module_project):
     doc = open_doc(module_client, module_project, "app/core.py")
     text = text_of(await hover_at(module_client, doc, 3))  # def parse
-    gotcha, policy, decision = order(text, GOTCHA, POLICY, DECISION)
-    assert gotcha < decision < policy  # the symbol's, then the file's own, then the rules covering it (issue 15)
+    gotcha, decision = order(text, GOTCHA, DECISION)
+    assert gotcha < decision  # the symbol's, then the file's
+    assert POLICY not in text and HEADED not in text  # scoped policies that do not apply on this line
 
     text = text_of(await hover_at(module_client, doc, 8))  # class Store
-    decision, policy, gotcha = order(text, DECISION, POLICY, GOTCHA)
-    assert decision < gotcha < policy
+    decision, gotcha = order(text, DECISION, GOTCHA)
+    assert decision < gotcha
 
 
 async def test_a_method_shows_its_class_memories_first(module_client, module_project):
@@ -66,9 +72,33 @@ async def test_each_memory_says_type_age_source_state_and_links_its_citation(mod
     assert f"> {GOTCHA}" in section
     link = uri(module_project, "app/core.py") + "#L4"
     assert f"cites [app/core.py:4]({link}) (valid)" in section
-    # a scoped memory says where it applies instead
-    policy = next(s for s in text.split("\n\n---\n\n") if POLICY in s)
+    # a scoped memory says where it applies instead, on the line where its pattern matches
+    api = text_of(await hover_at(module_client, open_doc(module_client, module_project, "app/api.py"), 12))
+    policy = next(s for s in api.split("\n\n---\n\n") if POLICY in s)
     assert policy.startswith("**policy** · ") and "applies to `**/*.py`" in policy
+
+
+async def test_a_scoped_policy_shows_only_where_it_applies(module_client, module_project):
+    api = open_doc(module_client, module_project, "app/api.py")
+    where = {}
+    for line in range(13):  # every line of app/api.py (0-based)
+        hover = await hover_at(module_client, api, line, 0)
+        text = hover.contents.value if hover else ""
+        where[line] = (POLICY in text, HEADED in text)
+    assert [line for line, (policy, _) in where.items() if policy] == [12]  # return os.system(cmd)
+    assert [line for line, (_, headed) in where.items() if headed] == [0, 1, 2, 3, 4]  # above def handle
+    core = open_doc(module_client, module_project, "app/core.py")
+    assert HEADED in text_of(await hover_at(module_client, core, 0, 0))
+    # the editor's buffer decides where a pattern matches: a new os.system call is covered at once
+    module_client.text_document_did_change(t.DidChangeTextDocumentParams(
+        text_document=t.VersionedTextDocumentIdentifier(uri=api, version=2),
+        content_changes=[t.TextDocumentContentChangePartial(
+            range=t.Range(t.Position(7, 0), t.Position(7, 0)), text="    os.system('date')\n")]))
+    assert POLICY in text_of(await hover_at(module_client, api, 7, 4))
+    module_client.text_document_did_change(t.DidChangeTextDocumentParams(
+        text_document=t.VersionedTextDocumentIdentifier(uri=api, version=3),
+        content_changes=[t.TextDocumentContentChangePartial(
+            range=t.Range(t.Position(7, 0), t.Position(8, 0)), text="")]))
 
 
 async def test_one_line_impact_summary(module_client, module_project):
@@ -79,11 +109,14 @@ async def test_one_line_impact_summary(module_client, module_project):
     assert impact == ["**Impact** of changing `parse`: 3 dependents, 1 test (depth 2)"]
     assert text.rstrip().endswith(impact[0])
 
-    text = text_of(await hover_at(module_client, doc, 1))  # a blank line: the file
+    text = text_of(await hover_at(module_client, doc, 1))  # a blank line in the file's head
     assert text.splitlines()[-1] == "**Impact** of changing this file: 2 dependents, 1 test (depth 2)"
-    assert GOTCHA in text and DECISION in text and POLICY in text
+    assert GOTCHA in text and DECISION in text and HEADED in text and POLICY not in text
     assert text.index(GOTCHA) < text.index(DECISION)  # gotchas before decisions
-    assert text.index(DECISION) < text.index(POLICY)  # the file's own memories before a rule scoped to **/*.py
+    assert text.index(DECISION) < text.index(HEADED)  # the file's own memories before a rule scoped to app/** (issue 15)
+
+    text = text_of(await hover_at(module_client, doc, 13))  # inside Store.add: its one caller is a guess by name
+    assert "**Impact**" not in text
 
 
 async def test_nothing_to_say_is_no_hover(module_client, module_project):

@@ -102,7 +102,7 @@ def test_unknown_methods(raw):
     raw.notify("$/somethingOptional", {})
     assert stats(raw)["languages"]
     answer = raw.call("workspace/executeCommand", {"command": "memory.nonsense", "arguments": [{}]})
-    assert answer["error"]["code"] == -32602 and "memory.nonsense" in answer["error"]["message"]
+    assert answer["error"]["code"] == -32601 and "memory.nonsense" in answer["error"]["message"]  # MethodNotFound
     no_tracebacks(raw)
 
 

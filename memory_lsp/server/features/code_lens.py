@@ -1,6 +1,9 @@
-"""`textDocument/codeLens` and `codeLens/resolve`: one lens per function or class, unresolved
-(`lenses_for`); its title, the memories and the dependents and tests, is counted when the editor
-shows it (`resolved`). After a change the server asks for `workspace/codeLens/refresh`.
+"""`textDocument/codeLens` and `codeLens/resolve`: a lens on a function or class only where there
+is something to say (`lenses_for`): its memories, or dependents at or above
+`codeLens.minDependents` (counting those reached with `codeLens.minConfidence`); none in test
+files unless `codeLens.testFiles`. Titles leave zero parts out ("3 dependents · 1 test").
+Lenses are sent resolved (choosing them needs the counts); `codeLens/resolve` still fills in a
+lens that has only `data`. After a change the server asks for `workspace/codeLens/refresh`.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ async def code_lens(ls: MemoryServer, params: t.CodeLensParams) -> list[t.CodeLe
     snap, path = ls.snapshot(params.text_document.uri)
     if snap is None or not ls.config.code_lens.enabled:
         return []
-    return await ls.read(lenses_for, snap, params.text_document.uri, path)
+    return await ls.read(lenses_for, snap, params.text_document.uri, path, ls.config)
 
 
 @guarded
@@ -49,24 +52,40 @@ async def refresh(ls: MemoryServer) -> None:
         ls.workspace_code_lens_refresh(None)
 
 
-def lenses_for(snap: Snapshot, uri: str, path: str) -> list[t.CodeLens]:
-    """The file's lenses, unresolved: `data` says what to count."""
-    return [t.CodeLens(range=line_start(s.start), data={"uri": uri, "path": path, "symbol": s.qualname})
-            for s in snap.symbols(path) if s.kind in LENS_KINDS]
+def lenses_for(snap: Snapshot, uri: str, path: str, settings: Config | None = None) -> list[t.CodeLens]:
+    """The file's lenses, resolved: only where there is something to say (memories, or at least
+    `codeLens.minDependents` dependents), none in test files unless `codeLens.testFiles`."""
+    settings = settings or Config()
+    if not settings.code_lens.test_files and snap.is_test(path):
+        return []
+    out = []
+    for s in snap.symbols(path):
+        if s.kind in LENS_KINDS:
+            lens = resolved(snap, t.CodeLens(range=line_start(s.start),
+                                             data={"uri": uri, "path": path, "symbol": s.qualname}), settings)
+            if lens.command is not None:
+                out.append(lens)
+    return out
 
 
 def resolved(snap: Snapshot, lens: t.CodeLens, settings: Config) -> t.CodeLens:
-    """The lens with its title and command: the memories when there are some, else the impact."""
+    """The lens with its title and command, e.g. "1 memory · 3 dependents · 1 test" (zero parts
+    left out); without a command when there is nothing to say."""
     data = lens.data or {}
     path, symbol = data.get("path", ""), data.get("symbol", "")
-    depth = settings.code_lens.depth
+    opts = settings.code_lens
     memories = len(snap.memories.for_symbol(path, symbol))
-    counts = snap.impact_counts(f"{path}::{symbol}", path, depth)
-    impact = f"{plural(counts[0], 'dependent')} · {plural(counts[1], 'test')}" if counts else "dependents: indexing…"
-    title = f"{plural(memories, 'memory', 'memories')} · {impact}"
+    counts = snap.impact_counts(f"{path}::{symbol}", path, opts.depth, opts.min_confidence)
+    dependents, tests = counts or (0, 0)
+    if not memories and dependents < opts.min_dependents:
+        return t.CodeLens(range=lens.range, data=data)  # nothing to say (or not yet: the graph is loading)
+    parts = [plural(memories, "memory", "memories")] if memories else []
+    parts += [plural(dependents, "dependent")] if dependents else []
+    parts += [plural(tests, "test")] if tests else []
+    title = " · ".join(parts)
     if memories:
         command = t.Command(title=title, command="memory.memories", arguments=[{"file": path}])
     else:
         command = t.Command(title=title, command="memory.impact", arguments=[{"target": f"{path}::{symbol}",
-                                                                               "depth": depth}])
+                                                                               "depth": opts.depth}])
     return t.CodeLens(range=lens.range, command=command, data=data)
