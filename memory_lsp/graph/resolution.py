@@ -18,7 +18,7 @@ from memory_lsp.store import edges
 from memory_lsp.store.db import Store
 
 CONFIDENCE = edges.CallConfidence(self_receiver=0.95, implicit_self=0.9, same_file=0.9, imported=0.9,
-                                  module_attr=0.9, by_name=0.5)
+                                  module_attr=0.9, by_name=0.5, typed=0.9, inherited=0.85, fixture=0.9)
 MAX_NAME_CANDIDATES = 3
 # a changed name can reach a reference in a file that does not import the change only by name
 # alone, and only when it is rare enough (definitions beyond this are never resolved by name)

@@ -18,8 +18,8 @@ SYMBOL_COLUMNS = (["id", "path", "name", "qualname", "kind", "start_line", "end_
                    "fingerprint"],
                   ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER",
                    "VARCHAR", "VARCHAR"])
-REF_COLUMNS = (["path", "kind", "src", "src_class", "name", "receiver", "line"],
-               ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"])
+REF_COLUMNS = (["path", "kind", "src", "src_class", "name", "receiver", "line", "rtype"],
+               ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR"])
 IMPORT_COLUMNS = (["path", "line", "module", "name", "alias", "binding", "target", "is_module", "strategy"],
                   ["VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR",
                    "BOOLEAN", "VARCHAR"])
