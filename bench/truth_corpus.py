@@ -135,9 +135,11 @@ sys.path.insert(0, src)
 root = importlib.import_module(pkg)
 mods = [root] + []
 for info in pkgutil.walk_packages(root.__path__, pkg + "."):
+    if info.name.endswith(".__main__"):  # would run the package's command line
+        continue
     try:
         mods.append(importlib.import_module(info.name))
-    except Exception:
+    except BaseException:
         pass
 def where(cls):
     try:

@@ -82,7 +82,7 @@ FILES = {
         "    from .models import Request\n"
         "    return Request()\n"
         "def launch(url):\n"
-        "    return url\n"
+        "    return Request(url)\n"
     ),
     "tests/conftest.py": "import pytest\n@pytest.fixture\ndef httpbin():\n    return lambda *a: 'u'\n",
     "tests/test_requests.py": (
@@ -94,6 +94,7 @@ FILES = {
         "    httpbin('get')\n"
         "    pkg.get(httpbin('get'))\n"
         "    pkg.head('u')\n"
+        "    Request().prepare()\n"
     ),
 }
 
@@ -138,8 +139,19 @@ def test_d_common_names_and_overloads(edges):
     assert _at(edges, "pkg/models.py", 31) == {"pkg/models.py::PreparedRequest._encode_params"}
 
 
+def test_a_a_constructed_receiver(edges):
+    # `Request().prepare()` in a test: the constructed class's own method
+    assert _at(edges, "tests/test_requests.py", 9) == {"pkg/models.py::Request", "pkg/models.py::Request.prepare"}
+
+
 def test_e_names_re_exported_by_the_package_are_followed(edges):
     assert "pkg/api.py::get" in _at(edges, "tests/test_requests.py", 7)
+
+
+def test_f_a_function_local_import_binds_only_inside_the_function(edges):
+    by_strategy = {(src, strategy) for src, dst, k, _, strategy in edges if dst == "pkg/models.py::Request"}
+    assert ("pkg/termui.py::edit", "import") in by_strategy
+    assert ("pkg/termui.py::launch", "import") not in by_strategy  # Request is not bound there
 
 
 def test_g_fixtures_are_their_own_edge_kind(edges):

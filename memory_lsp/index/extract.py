@@ -182,7 +182,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
             facts.refs.append(Ref("inherit", child_qual, enclosing_class, name, receiver or None, line))
         else:
             calls.append((item, [facts.symbols[j] for j in reversed(stack)], enclosing_class))
-    if not binds:
+    if not _types_receivers(lang.name):
         for (_, kind, name, receiver, line), chain, cls in calls:
             facts.refs.append(Ref(kind, chain[0].qualname if chain else None, cls, name, receiver, line))
         return
@@ -193,6 +193,13 @@ def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
         here = any((q, name) in defined for q in quals)
         rtype = receivers.rtype(scopes, quals, cls, name, receiver, here)
         facts.refs.append(Ref(kind, chain[0].qualname if chain else None, cls, name, receiver, line, rtype))
+
+
+@functools.lru_cache(maxsize=None)
+def _types_receivers(lang_name: str) -> bool:
+    """Receiver types are given where the language's query captures bindings (`@bind`)."""
+    query = languages.tags_query(lang_name)
+    return any(query.capture_name(i) == "bind" for i in range(query.capture_count))
 
 
 def _strip_generic(name: str) -> str:

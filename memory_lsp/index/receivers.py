@@ -26,6 +26,7 @@ BUILTIN_TYPES = BUILTIN_CALLS | frozenset(
     "AnyStr None bytes".split())
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
 _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
+_CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
 _PRIORITY = {"type": 4, "call": 3, "literal": 2, "param": 1, "assign": 1}
 CONFLICT = "?"
 
@@ -114,6 +115,9 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return "super"
     if _LITERAL_START.match(receiver):
         return "builtin"
+    made = _CONSTRUCTED.match(receiver)
+    if made:  # `Foo(...).f()`
+        return call_type(made.group(1))
     if receiver.startswith("self.") and cls is not None and receiver.count(".") == 1:
         attr = receiver[5:]
         hit = scopes.lookup([cls], "self." + attr) or scopes.lookup([cls], attr)

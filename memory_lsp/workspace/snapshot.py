@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from memory_lsp.errors import IndexBusy
-from memory_lsp.graph.impact import ImpactGraph
+from memory_lsp.graph.impact import DEFAULT_MIN_CONFIDENCE, ImpactGraph
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory.book import MemoryBook, about_file
 from memory_lsp.memory.model import Memory
@@ -115,11 +115,12 @@ class Snapshot:
         """The graph of this code, loaded now if the host has not yet (it keeps one per workspace)."""
         return self.graph if self.graph_current else self._load_graph()
 
-    def impact_counts(self, node: str, path: str, depth: int) -> tuple[int, int] | None:
+    def impact_counts(self, node: str, path: str, depth: int,
+                      min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> tuple[int, int] | None:
         """(dependents, tests) of a file or symbol; None while the graph is loading."""
         if self.graph is None:
             return None
-        deps, tests = self.graph.walk(node, path, depth)
+        deps, tests = self.graph.walk(node, path, depth, min_confidence)
         return len(deps), len(tests)
 
     def retriever(self):
