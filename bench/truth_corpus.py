@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tarfile
 from pathlib import Path
 
@@ -103,7 +104,10 @@ def calls_truth(spec: str, ws: Path) -> list[dict]:
         return json.loads(cache.read_text())
     import jedi
 
-    project = jedi.Project(path=str(ws), added_sys_path=[str(ws / "src"), str(ws / "tests")])
+    # the copy and the standard library only: an installed copy of the package (this venv may
+    # hold one) would turn its own calls into "external"
+    stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
+    project = jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"), str(ws), *stdlib])
     out = []
     for rel in py_files(ws):
         source = (ws / rel).read_text(encoding="utf-8", errors="replace")
@@ -187,7 +191,8 @@ def tests_truth(spec: str, ws: Path) -> dict[str, list[str]]:
         return json.loads(cache.read_text())
     data = ws.parent / ".coverage"
     env = {**os.environ, "PYTHONPATH": str(ws / "src"), "COVERAGE_FILE": str(data)}
-    subprocess.run([venv_python(), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    # -p no:warnings: an old release's "filterwarnings = error" would fail it on a newer pytest
+    subprocess.run([venv_python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:warnings",
                     "--cov=" + str(ws / "src"), "--cov-context=test", "--cov-report=", "tests"],
                    cwd=ws, env=env, capture_output=True, text=True)
     report = ws.parent / "coverage.json"

@@ -84,6 +84,7 @@ FILES = {
         "def launch(url):\n"
         "    return Request(url)\n"
     ),
+    "tests/test_api.py": "from pkg import get\ndef test_get():\n    assert get('u') == 'u'\n",
     "tests/conftest.py": "import pytest\n@pytest.fixture\ndef httpbin():\n    return lambda *a: 'u'\n",
     "tests/test_requests.py": (
         "import pkg\n"
@@ -103,7 +104,7 @@ FILES = {
 def edges(tmp_path_factory, index_files):
     ws = index_files(tmp_path_factory.mktemp("truth"), FILES)
     rows = ws.store.cursor().execute(
-        "SELECT src, dst, kind, line, strategy FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE')"
+        "SELECT src, dst, kind, line, strategy FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE', 'ASSERTS_ON')"
     ).fetchall()
     ws.close()
     return rows
@@ -163,3 +164,9 @@ def test_h_generic_bases_make_inherits(edges):
     inherits = {(s, d) for s, d, k, _, _ in edges if k == "INHERITS"}
     assert ("pkg/models.py::BoolParamType", "pkg/models.py::ParamType") in inherits
     assert ("pkg/models.py::Option", "pkg/models.py::ParamType") in inherits
+
+
+def test_j_a_test_of_a_facade_name_asserts_on_the_defining_module(edges):
+    asserts = {(s, d) for s, d, k, _, _ in edges if k == "ASSERTS_ON"}
+    assert ("tests/test_api.py", "pkg/api.py") in asserts
+    assert not any(d == "pkg/__init__.py" for _, d in asserts)  # `import pkg` and `from pkg import get`

@@ -136,7 +136,7 @@ class PromotionRules(NamedTuple):
 
 
 def rebuild_promotions(store: Store, cur, rules: PromotionRules, touched: set[str] | None = None) -> None:
-    """ASSERTS_ON and DRIVES edges, recomputed from the IMPORTS edges."""
+    """ASSERTS_ON (from the tests' import rows) and DRIVES edges (from the IMPORTS edges)."""
     temp = _scope_table(store, cur, touched)
     cur.execute(f"DELETE FROM edges WHERE kind IN ('ASSERTS_ON', 'DRIVES') AND {_touching(temp)}")
     cur.execute("CREATE OR REPLACE TEMP TABLE _promoted AS SELECT * FROM edges LIMIT 0")
@@ -144,9 +144,16 @@ def rebuild_promotions(store: Store, cur, rules: PromotionRules, touched: set[st
         INSERT INTO _promoted ({_COLUMNS})
         SELECT e.src_path, e.dst_path, 'ASSERTS_ON', e.src_path, e.dst_path, min(e.line),
                {_lit(rules.test_import)}, 'test_import', NULL, 1
-        FROM edges e JOIN files t ON t.path = e.src_path AND t.is_test
-                     JOIN files c ON c.path = e.dst_path AND NOT c.is_test
-        WHERE e.kind = 'IMPORTS' GROUP BY e.src_path, e.dst_path
+        FROM (  -- a name a facade re-exports: the module that defines it; not the facade itself
+              -- for `import pkg` (calls through it are CALLS edges to the defining modules)
+              SELECT i.path AS src_path, coalesce(x.target, i.target) AS dst_path, i.line
+              FROM imports i JOIN files t ON t.path = i.path AND t.is_test
+                   LEFT JOIN imports x ON NOT i.is_module AND x.path = i.target AND x.binding = i.name
+                                      AND x.target IS NOT NULL AND x.target <> x.path
+              WHERE i.target IS NOT NULL AND i.target <> i.path
+                AND NOT (i.is_module AND regexp_matches(i.target, '(^|/)__init__\.pyi?$'))) e
+             JOIN files c ON c.path = e.dst_path AND NOT c.is_test
+        GROUP BY e.src_path, e.dst_path
         UNION ALL
         SELECT t.path, c.path, 'ASSERTS_ON', t.path, c.path, NULL, {_lit(rules.same_package)}, 'same_package',
                NULL, 1
