@@ -3,6 +3,7 @@ tools nobody here wrote (jedi, CPython `__bases__`, coverage.py), on registry pa
 
     python bench/bench_truth.py                                  # the default corpora below
     python bench/bench_truth.py --packages flask==3.0.3 --parts calls impact
+    python bench/bench_truth.py --packages --parts django     # QuerySet.filter callers only
 
 Per corpus (bench/truth_corpus.py makes the workspace and the cached truths):
   calls      per call site jedi answers (goto, follow_imports): precision of our CALLS edges there
@@ -184,15 +185,37 @@ def run(spec: str, parts: list[str], min_conf: float) -> dict:
     return out
 
 
+def django_filter_callers() -> dict:
+    """The issue's reference point: callers of QuerySet.filter in Django (codebase-memory-mcp: 42,
+    8 of them inside query.py)."""
+    ws = Workspace.open(corpora.package_copy("django"), db=corpora.fresh_db("truth-django"))
+    ws.index()
+    out = {}
+    for label, floor in (("default", None), ("everything", 0.0)):
+        target = "django/db/models/query.py::QuerySet.filter"
+        try:
+            got = ws.impact(target, depth=1, min_confidence=floor)
+        except TypeError:  # the code before issue 12 (a baseline run) lists everything
+            got = ws.impact(target, depth=1)
+        callers = [d for d in got["dependents"] if d["symbol"] and d["edge_kinds"] == ["CALLS"]]
+        out[label] = {"callers": len(callers), "in_query_py": sum(d["path"].endswith("models/query.py")
+                                                                  for d in callers),
+                      "unresolved": got["unresolved"]}
+    ws.close()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--packages", nargs="+", default=DEV + HELD_OUT)
+    ap.add_argument("--packages", nargs="*", default=DEV + HELD_OUT)
     ap.add_argument("--parts", nargs="+", default=["calls", "impact", "inherits", "tests"])
     ap.add_argument("--min-confidence", type=float, default=0.0,
                     help="score what impact lists at this threshold (default: everything)")
     ap.add_argument("--out", help="write the JSON here as well")
     args = ap.parse_args()
     results = [run(spec, args.parts, args.min_confidence) for spec in args.packages]
+    if "django" in args.parts:
+        results.append({"corpus": "django", "queryset_filter": django_filter_callers()})
     text = json.dumps(results, indent=1)
     print(text)
     if args.out:
