@@ -78,6 +78,15 @@ FILES = {
         "    resp.prepare()\n"
     ),
     "pkg/termui.py": (
+        "from .sessions import Session\n"
+        "class Editor:\n"
+        "    def __init__(self, session: Session):\n"
+        "        self.session = session\n"
+        "    def run(self):\n"
+        "        def decorator(f):\n"
+        "            return f\n"
+        "        self.session.close()\n"
+        "        return decorator(1)\n"
         "def edit(text):\n"
         "    from .models import Request\n"
         "    return Request()\n"
@@ -138,6 +147,11 @@ def test_d_common_names_and_overloads(edges):
     assert _at(edges, "pkg/sessions.py", 8) == {"pkg/adapters.py::HTTPAdapter.send"}
     # three @overload rows are one definition
     assert _at(edges, "pkg/models.py", 31) == {"pkg/models.py::PreparedRequest._encode_params"}
+
+
+def test_a_an_attribute_set_from_a_typed_parameter_and_a_nested_function(edges):
+    assert _at(edges, "pkg/termui.py", 8) == {"pkg/sessions.py::Session.close"}
+    assert _at(edges, "pkg/termui.py", 9) == {"pkg/termui.py::Editor.run.decorator"}
 
 
 def test_a_a_constructed_receiver(edges):

@@ -30,6 +30,7 @@
 (assignment left: (identifier) @bind.name right: [(list) (dictionary) (set) (string) (concatenated_string) (list_comprehension) (dictionary_comprehension) (set_comprehension) (integer) (float)] @bind.literal) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (call function: [(identifier) (attribute)] @bind.call)) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) type: (type) @bind.type) @bind
+(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (identifier) @bind.alias) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension) (set_comprehension)] @bind.literal) @bind
 (parameters (identifier) @bind.name) @bind
 (parameters (default_parameter name: (identifier) @bind.name)) @bind

@@ -97,7 +97,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
                 if _text(caps["bind.self"][0]) != "self":
                     continue
                 bind_name = "self." + bind_name
-            kind = next((k for k in ("type", "call", "literal") if "bind." + k in caps), None)
+            kind = next((k for k in ("type", "call", "literal", "alias") if "bind." + k in caps), None)
             text = _text(caps["bind." + kind][0]) if kind else None
             plain = "param" if caps["bind"][0].type in ("parameters",) else "assign"
             binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, kind or plain, text,
@@ -169,7 +169,10 @@ def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
                                 if facts.symbols[j].kind in lang.class_kinds or defs[j][5]), None)
         if tag == 2:
             scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
-            scopes.add(scope, item.name, item.kind, item.text)
+            if item.kind == "alias":  # `self.x = x`: what x is where it is assigned
+                scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
+            else:
+                scopes.add(scope, item.name, item.kind, item.text)
             if item.kind == "param" and facts.is_test and enclosing and item.name not in lang.self_names:
                 # a test's parameter names a pytest fixture: its own edge kind, not a call
                 facts.refs.append(Ref("fixture", enclosing.qualname, enclosing_class, item.name, None, item.line))

@@ -3,6 +3,7 @@
 The query captures bindings (`@bind`: `x = Foo(...)`, `x: Foo`, a typed or plain parameter,
 `with Foo() as x`, `self.x = Foo(...)`, a literal); this module keeps them per scope and gives
 each call reference an `rtype`:
+  (`self.x = x` takes the type of the parameter or local x)
   a type name as written ("Foo", "mod.Foo"): graph resolution looks the method up in that class
       and its bases, and never guesses by name when the class is not in the workspace;
   "builtin": a builtin or standard container, string or literal: never linked by name;
@@ -96,6 +97,16 @@ class Scopes:
             self.table[key] = (rank, typ)
         elif rank == old[0] and typ != old[1] and rank >= 3:
             self.table[key] = (rank, CONFLICT)
+
+    def alias(self, scope: str | None, name: str, where: str | None, other: str) -> None:
+        """`name` (in `scope`) is bound to what `other` is in the scope `where`, when typed."""
+        hit = self.table.get((where, other))
+        if hit is not None and hit[1] not in (None, CONFLICT):
+            old = self.table.get((scope, name))
+            if old is None or old[0] < 4 or old[1] == hit[1]:
+                self.table[(scope, name)] = (4, hit[1])
+            else:
+                self.table[(scope, name)] = (4, CONFLICT)
 
     def lookup(self, chain: list[str | None], name: str) -> tuple[int, str | None] | None:
         for scope in chain:

@@ -71,6 +71,11 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
         FROM _refs r JOIN symbols s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
         WHERE r.receiver IS NULL AND {free}
+        UNION ALL  -- a function defined inside the calling function (or one around it)
+        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
+        FROM _refs r JOIN symbols s ON s.path = r.path AND s.name = r.name AND s.parent IS NOT NULL
+               JOIN symbols p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
+        WHERE r.receiver IS NULL AND r.kind = 'call' AND {free} AND (r.src = p.id OR starts_with(r.src, p.id || '.'))
         UNION ALL
         SELECT r.src, s.id, {kind}, r.path, d.path, r.line, {_lit(c.imported)}, 'import', r.name
         FROM _refs r JOIN _imports i ON i.path = r.path AND NOT i.is_module AND i.binding = r.name
