@@ -153,7 +153,7 @@ def rebuild_promotions(store: Store, cur, rules: PromotionRules, touched: set[st
                    LEFT JOIN imports x ON NOT i.is_module AND x.path = i.target AND x.binding = i.name
                                       AND x.target IS NOT NULL AND x.target <> x.path
               WHERE i.target IS NOT NULL AND i.target <> i.path
-                AND NOT (i.is_module AND regexp_matches(i.target, '(^|/)__init__\.pyi?$'))) e
+                AND NOT (i.is_module AND regexp_matches(i.target, '(^|/)__init__\\.pyi?$'))) e
              JOIN files c ON c.path = e.dst_path AND NOT c.is_test
         GROUP BY e.src_path, e.dst_path
         UNION ALL
