@@ -192,21 +192,23 @@ def tests_truth(spec: str, ws: Path) -> dict[str, list[str]]:
     data = ws.parent / ".coverage"
     env = {**os.environ, "PYTHONPATH": str(ws / "src"), "COVERAGE_FILE": str(data)}
     # -p no:warnings: an old release's "filterwarnings = error" would fail it on a newer pytest
-    subprocess.run([venv_python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:warnings",
-                    "--cov=" + str(ws / "src"), "--cov-context=test", "--cov-report=", "tests"],
-                   cwd=ws, env=env, capture_output=True, text=True)
-    report = ws.parent / "coverage.json"
-    subprocess.run([venv_python(), "-m", "coverage", "json", "--show-contexts", "-o", str(report)],
-                   cwd=ws, env=env, check=True, capture_output=True)
-    files = json.loads(report.read_text())["files"]
+    if not data.exists():  # the run's data file is kept: the slow part
+        subprocess.run([venv_python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:warnings",
+                        "--cov=" + str(ws / "src"), "--cov-context=test", "--cov-report=", "tests"],
+                       cwd=ws, env=env, capture_output=True, text=True)
+    # read the data file (`coverage json --show-contexts` writes gigabytes on a test suite this size)
+    from coverage import CoverageData
+
+    cov = CoverageData(basename=str(data))
+    cov.read()
     truth = {}
-    for fname, info in files.items():
-        rel = os.path.relpath(os.path.realpath(os.path.join(ws, fname)), os.path.realpath(ws))
+    for fname in cov.measured_files():
+        rel = os.path.relpath(os.path.realpath(fname), os.path.realpath(ws))
         tests = set()
-        for contexts in info.get("contexts", {}).values():
+        for contexts in cov.contexts_by_lineno(fname).values():
             for ctx in contexts:
                 node = ctx.split("|")[0]
-                if node and "::" in node:
+                if "::" in node:
                     tests.add(node.split("::")[0])
         truth[rel] = sorted(tests)
     cache.write_text(json.dumps(truth))
