@@ -97,15 +97,22 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     _by_name(cur, c, kind, max_candidates, "inherit", selfs)
     _resolve_typed(cur, c, selfs)
     _by_name(cur, c, kind, max_candidates, "call", selfs)
-    for temp in ("_refs", "_precise", "_typed", "_exports", "_imports"):
+    for temp in ("_refs", "_precise", "_typed", "_cls", "_exports", "_imports"):
         cur.execute(f"DROP TABLE {temp}")
 
 
 def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, selfs: str) -> None:
-    """Name-only guesses where nothing precise matched, the receiver's type is unknown (not a
-    builtin, not a class: index/receivers.py) and it is no `self` (its class and bases said no)."""
+    """Name-only guesses where nothing precise matched, the receiver is no `self` and its type is
+    unknown or a name the workspace does not resolve (index/receivers.py); never a builtin."""
     candidates = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
-    typed = "ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name" if ref_kind == "call" else ""
+    # a receiver whose class was found in the workspace, with every direct base resolved: its
+    # class and bases said no (a base the workspace could not resolve may still define it)
+    typed = ("""ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name
+             ANTI JOIN (SELECT k.* FROM _cls k WHERE NOT EXISTS (
+                 SELECT 1 FROM refs h WHERE h.kind = 'inherit' AND h.src = k.cid AND NOT EXISTS (
+                     SELECT 1 FROM edges e WHERE e.kind = 'INHERITS' AND e.src = h.src AND e.name = h.name))) k
+                 ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
+             if ref_kind == "call" else "")
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         WITH counts AS (  -- @overload stubs repeat one id: count definitions, not rows
@@ -120,7 +127,12 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
                  ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
             {typed}
             ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
-            WHERE r.kind = '{ref_kind}' AND r.rtype IS NULL AND coalesce(r.receiver, '') NOT IN ({selfs}))
+            WHERE r.kind = '{ref_kind}' AND coalesce(r.receiver, '') NOT IN ({selfs})
+              -- a type the file names but the workspace does not define is guessed only when
+              -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
+              AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND NOT EXISTS (
+                  SELECT 1 FROM imports o WHERE o.path = r.path AND o.strategy = 'external'
+                  AND o.binding = split_part(r.rtype, '.', 1)))))
         SELECT DISTINCT r.src, s.id, {kind}, r.path, s.path, r.line,
                {_lit(c.by_name)} / ({candidates}),
                CASE WHEN ({candidates}) = 1 THEN 'name_unique' ELSE 'name_ambiguous' END, r.name, 1
@@ -178,7 +190,6 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str) -> None:
                CASE WHEN how = 'super' THEN 'super' WHEN d = 0 THEN how ELSE how || '_inherited' END, name, 1
         FROM _typed""")
     cur.execute("DROP TABLE _recv")
-    cur.execute("DROP TABLE _cls")
 
 
 def _resolve_fixtures(cur, c: CallConfidence) -> None:
