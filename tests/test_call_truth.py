@@ -184,3 +184,29 @@ def test_j_a_test_of_a_facade_name_asserts_on_the_defining_module(edges):
     asserts = {(s, d) for s, d, k, _, _ in edges if k == "ASSERTS_ON"}
     assert ("tests/test_api.py", "pkg/api.py") in asserts
     assert not any(d == "pkg/__init__.py" for _, d in asserts)  # `import pkg` and `from pkg import get`
+
+
+IMPACT_FILES = {
+    "lib/__init__.py": "",
+    "lib/a.py": ("def target():\n    return 1\nclass P:\n    def run(self):\n        return target()\n"
+                 "class Q:\n    def run(self):\n        return 0\n"),
+    "lib/b.py": ("from lib.a import P\ndef top():\n    return P().run()\n"
+                 "def vague(obj):\n    return obj.run()\n"),
+}
+
+
+def test_i_impact_confidence_threshold_and_unresolved_over_the_answer(tmp_path, index_files):
+    ws = index_files(tmp_path, IMPACT_FILES)
+    try:
+        got = ws.impact("lib/a.py::target", depth=3)
+        listed = {f"{d['path']}::{d['symbol']}": d["confidence"] for d in got["dependents"] if d["symbol"]}
+        assert listed == {"lib/a.py::P.run": 0.9, "lib/b.py::top": 0.9}
+        # obj.run() is only a name guess (two methods named run): below the default, so counted as
+        # an unresolved site that could reach P.run, a symbol of the answer (not the target's name)
+        assert got["min_confidence"] == 0.5 and got["unresolved"] == 1
+        everything = ws.impact("lib/a.py::target", depth=3, min_confidence=0.0)
+        vague = [d for d in everything["dependents"] if d["symbol"] == "vague"]
+        assert [d["confidence"] for d in vague] == [0.25]  # the lowest edge on its path
+        assert everything["unresolved"] == 0
+    finally:
+        ws.close()

@@ -68,7 +68,7 @@ def call_type(callee: str) -> str | None:
     if callee in BUILTIN_CALLS:
         return "builtin"
     last = callee.rsplit(".", 1)[-1]
-    if re.fullmatch(r"[A-Za-z_][\w.]*", callee) and last[:1].isupper() and not last.isupper():
+    if re.fullmatch(r"[A-Za-z_][\w.]*", callee) and last[:1].isupper():
         return callee
     return None
 

@@ -190,18 +190,18 @@ def test_paths(cur) -> set[str]:
     return {r[0] for r in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
 
 
-def unresolved_call_sites(cur, names: list[str]) -> int:
-    """Call sites named one of `names` that no CALLS edge resolves and whose receiver is not
-    known to be something else (a builtin, a local name)."""
+def unresolved_call_sites(cur, names: list[str], min_confidence: float = 0.0) -> int:
+    """Call sites named one of `names` that no CALLS edge at or above `min_confidence` resolves
+    and whose receiver is not known to be something else (a builtin, a local name)."""
     if not names:
         return 0
     return cur.execute("""
         WITH wanted AS (SELECT unnest(?::VARCHAR[]) AS name),
         resolved AS (SELECT DISTINCT src_path, line, name FROM edges
-                     WHERE kind = 'CALLS' AND name IN (SELECT name FROM wanted))
+                     WHERE kind = 'CALLS' AND confidence >= ? AND name IN (SELECT name FROM wanted))
         SELECT count(*) FROM refs r ANTI JOIN resolved e ON e.src_path = r.path AND e.line = r.line AND e.name = r.name
         WHERE r.kind = 'call' AND r.name IN (SELECT name FROM wanted)
-          AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""", [names]).fetchone()[0]
+          AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""", [names, min_confidence]).fetchone()[0]
 
 
 def unresolved_imports(cur) -> int:

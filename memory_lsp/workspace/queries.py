@@ -82,8 +82,9 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
                         "lines": d.lines}
                        for d in deps],
         "tests": tests,
-        # call sites named like a symbol of the answer that no edge resolves (nor a known type)
-        "unresolved": code.unresolved_call_sites(cur, sorted(names)),
+        # call sites named like a symbol of the answer that no edge this sure resolves (nor a
+        # known type): each may reach the answer and hide more dependents
+        "unresolved": code.unresolved_call_sites(cur, sorted(names), min_confidence),
     }
 
 
