@@ -24,7 +24,6 @@
 
 ; what a name is bound to, for receiver types (index/receivers.py): the strongest binding wins
 (class_definition name: (identifier) @inherit.child superclasses: (argument_list (subscript value: [(identifier) (attribute)] @inherit.base)))
-(assignment left: (identifier) @bind.name) @bind
 (assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @bind.call)) @bind
 (assignment left: (identifier) @bind.name type: (type) @bind.type) @bind
 (assignment left: (identifier) @bind.name right: [(list) (dictionary) (set) (string) (concatenated_string) (list_comprehension) (dictionary_comprehension) (set_comprehension) (integer) (float)] @bind.literal) @bind

@@ -8,7 +8,8 @@ each call reference an `rtype`:
       and its bases, and never guesses by name when the class is not in the workspace;
   "builtin": a builtin or standard container, string or literal: never linked by name;
   "super": `super().f()`: the next class up from the enclosing one;
-  "local": a bare `f()` where f is a local name (a parameter, a pytest fixture, an assignment):
+  "local": a bare `f()` where f is a local name (a parameter, a pytest fixture, a name assigned
+      a call, a literal or an annotation):
       not a call of a function named f;
   None: nothing known (name-only guesses stay allowed).
 """
