@@ -1,11 +1,10 @@
 """Receiver types: what the object of `x.f()` is, from what the file itself says about `x`.
 
 The query captures bindings (`@bind`: `x = Foo(...)`, `x: Foo`, a typed or plain parameter,
-`with Foo() as x`, `self.x = Foo(...)`, a literal); this module keeps them per scope and gives
-each call reference an `rtype`:
-  (`self.x = x` takes the type of the parameter or local x)
+`with Foo() as x`, `self.x = Foo(...)`, `self.x = x` (what x is), a literal); this module keeps
+them per scope and gives each call reference an `rtype`:
   a type name as written ("Foo", "mod.Foo"): graph resolution looks the method up in that class
-      and its bases, and never guesses by name when the class is not in the workspace;
+      and its bases; no name-only guess when the name comes from an outside import;
   "builtin": a builtin or standard container, string or literal: never linked by name;
   "super": `super().f()`: the next class up from the enclosing one;
   "local": a bare `f()` where f is a local name (a parameter, a pytest fixture, a name assigned
