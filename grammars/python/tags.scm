@@ -21,3 +21,18 @@
 
 (assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
 (augmented_assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
+
+; what a name is bound to, for receiver types (index/receivers.py): the strongest binding wins
+(class_definition name: (identifier) @inherit.child superclasses: (argument_list (subscript value: [(identifier) (attribute)] @inherit.base)))
+(assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @bind.call)) @bind
+(assignment left: (identifier) @bind.name type: (type) @bind.type) @bind
+(assignment left: (identifier) @bind.name right: [(list) (dictionary) (set) (string) (concatenated_string) (list_comprehension) (dictionary_comprehension) (set_comprehension) (integer) (float)] @bind.literal) @bind
+(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (call function: [(identifier) (attribute)] @bind.call)) @bind
+(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) type: (type) @bind.type) @bind
+(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (identifier) @bind.alias) @bind
+(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension) (set_comprehension)] @bind.literal) @bind
+(parameters (identifier) @bind.name) @bind
+(parameters (default_parameter name: (identifier) @bind.name)) @bind
+(parameters (typed_parameter (identifier) @bind.name type: (type) @bind.type)) @bind
+(parameters (typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)) @bind
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call) alias: (as_pattern_target (identifier) @bind.name))) @bind

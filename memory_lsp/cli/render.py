@@ -154,8 +154,8 @@ def render_expand(args, out) -> int:
 
 
 def render_impact(args, result) -> int:
-    lines = [f"impact of {result['target']} (depth {result['depth']}): "
-             f"{len(result['dependents'])} dependents, {len(result['tests'])} tests"]
+    lines = [f"impact of {result['target']} (depth {result['depth']}, min confidence "
+             f"{result.get('min_confidence', 0)}): {len(result['dependents'])} dependents, {len(result['tests'])} tests"]
     for d in result["dependents"][:50]:
         name = f"{d['path']}::{d['symbol']}" if d["symbol"] else d["path"]
         chain = " <- ".join(f"{k}" for k in d["edge_kinds"])
@@ -166,8 +166,8 @@ def render_impact(args, result) -> int:
         lines.append("tests to run:")
         lines += [f"  {t}" for t in result["tests"]]
     if result["unresolved"]:
-        lines.append(f"note: {result['unresolved']} call sites with the same names were not resolved "
-                     "to this target and could hide more dependents")
+        lines.append(f"note: {result['unresolved']} unresolved call sites are named like a symbol of this "
+                     "answer and could hide more dependents")
     emit(args, result, "\n".join(lines))
     return 0
 

@@ -30,7 +30,7 @@ def expand(ws, a, ctx) -> dict:
 
 
 def impact(ws, a, ctx) -> dict:
-    return ws.impact(a.target, a.depth)
+    return ws.impact(a.target, a.depth, a.min_confidence)
 
 
 def stats(ws, a, ctx) -> dict:
@@ -69,7 +69,9 @@ COMMANDS = (
     Command("memory.expand", expand, help="one file's relationships and memories", **_INDEX, params={
         "file": Param(str, cli="positional", metavar="PATH")}),
     Command("memory.impact", impact, help="what depends on a file or symbol", **_INDEX, params={
-        "target": Param(str, cli="positional", help="path or path::Qualified.Name"), "depth": Param(int, 3)}),
+        "target": Param(str, cli="positional", help="path or path::Qualified.Name"), "depth": Param(int, 3),
+        "min_confidence": Param(float, None, help="list only what a path of edges this sure reaches "
+                                "(default 0.5: leaves out name-only guesses)")}),
     Command("memory.stats", stats, help="files, symbols, edges, central files", **_INDEX, params={
         "top": Param(int, 10), "example": Param(bool, False, help="also show the impact of the most central file")}),
     Command("memory.doctor", doctor, help="health of the index", **_INDEX),

@@ -25,14 +25,15 @@ class _Required:
 
 REQUIRED: Any = _Required()
 # the argument types: JSON strings, integers (never booleans), booleans, lists of strings
-_EXPECTED = {str: "a string", int: "an integer", bool: "true or false", list: "a list of strings"}
+_EXPECTED = {str: "a string", int: "an integer", float: "a number", bool: "true or false",
+             list: "a list of strings"}
 # how the CLI takes an argument: an --option, a positional argument, stdin, or not at all
 CLI_KINDS = ("option", "positional", "stdin", "none")
 
 
 @dataclass(frozen=True)
 class Param:
-    """One argument: its type (str, int, bool or list = list of strings), default, allowed values,
+    """One argument: its type (str, int, float, bool or list = list of strings), default, allowed values,
     and how the CLI spells it (`cli`, `short`, `metavar`, `help`)."""
     type: type
     default: Any = REQUIRED  # None: optional, and null is accepted
@@ -153,8 +154,8 @@ def _add_argument(p: argparse.ArgumentParser, key: str, param: Param) -> None:
         options["metavar"] = param.metavar
     if param.choices:
         options["choices"] = list(param.choices)
-    if param.type is int:
-        options["type"] = int
+    if param.type in (int, float):
+        options["type"] = param.type
     if param.cli == "positional":
         if param.type is list:
             options["nargs"] = "*"
@@ -194,6 +195,8 @@ def _has_type(value: Any, expected: type) -> bool:
         return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
     if expected is int:
         return isinstance(value, int) and not isinstance(value, bool)
+    if expected is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
     return isinstance(value, expected)
 
 

@@ -4,9 +4,15 @@ each strategy is, and which references an incremental run resolves again.
 precise (0.9-0.95): `self.f()` inside a class -> that class's method (also a bare `f()` where
   the language lets methods call siblings without `this`); a definition in the same file; an
   imported name; a name reached through an imported module (`mod.f()`).
-by name, only where nothing precise matched: the name is defined elsewhere in the workspace:
-  unique 0.5, up to 3 candidates 0.5/n each; more, or a receiver bound to an external import
-  (`os.path.join`): unresolved, counted, never guessed.
+typed (0.9; 0.85 when found in a base): a receiver whose class the file says (index/receivers.py:
+  `x = Foo()`, `x: Foo`, a parameter's annotation, `self.x = Foo()`, `with Foo() as x`) or a class
+  named as the receiver (`Foo.f()`): that class's method, else the nearest base's; `self.f()`
+  not defined in its class: its bases' (self_inherited); `super().f()`: the bases' only (super).
+by name, only where nothing precise matched and the receiver's type is unknown: the name is
+  defined elsewhere in the workspace: unique 0.5, up to 3 definitions 0.5/n each (@overload
+  stubs are one); more, a receiver bound to an external import (`os.path.join`), a builtin or
+  typed receiver, `self`, or a local name (a parameter): never guessed.
+A test's parameter names a pytest fixture: USES_FIXTURE (0.9), never CALLS.
 Imports are resolved earlier, per language family, by index/resolvers/. The statements are in
 store/edges.py.
 """
@@ -14,11 +20,11 @@ store/edges.py.
 from __future__ import annotations
 
 from memory_lsp.index import languages
-from memory_lsp.store import edges
+from memory_lsp.store import calls, edges
 from memory_lsp.store.db import Store
 
 CONFIDENCE = edges.CallConfidence(self_receiver=0.95, implicit_self=0.9, same_file=0.9, imported=0.9,
-                                  module_attr=0.9, by_name=0.5)
+                                  module_attr=0.9, by_name=0.5, typed=0.9, inherited=0.85, fixture=0.9)
 MAX_NAME_CANDIDATES = 3
 # a changed name can reach a reference in a file that does not import the change only by name
 # alone, and only when it is rare enough (definitions beyond this are never resolved by name)
@@ -45,4 +51,4 @@ def _resolve(store: Store, cur, scope: edges.RefScope | None) -> None:
     registry = languages.registry().values()
     self_names = sorted({s for lang in registry for s in lang.self_names})
     implicit = [lang.name for lang in registry if lang.implicit_self]
-    edges.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope)
+    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope)

@@ -13,7 +13,7 @@ import hashlib
 import re
 
 from memory_lsp.index import languages
-from memory_lsp.index import docs
+from memory_lsp.index import docs, receivers
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -58,6 +58,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     refs = []  # (start_byte, kind, name, receiver, line)
     inherits = []  # (start_byte, child_name or None, base_text, line)
     called = []
+    binds = []  # receivers.Binding
     for _, caps in tree_sitter.QueryCursor(languages.tags_query(lang.name)).matches(root):
         if "name" in caps:
             name_node = caps["name"][0]
@@ -90,11 +91,22 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             child = caps.get("inherit.child")
             inherits.append((base.start_byte, _text(child[0]) if child else None, _text(base),
                              base.start_point[0] + 1))
+        elif "bind" in caps:
+            bind_name = _text(caps["bind.name"][0])
+            if "bind.self" in caps:
+                if _text(caps["bind.self"][0]) != "self":
+                    continue
+                bind_name = "self." + bind_name
+            kind = next((k for k in ("type", "call", "literal", "alias") if "bind." + k in caps), None)
+            text = _text(caps["bind." + kind][0]) if kind else None
+            plain = "param" if caps["bind"][0].type in ("parameters",) else "assign"
+            binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, kind or plain, text,
+                                           caps["bind.name"][0].start_point[0] + 1))
         elif "mutation" in caps:
             facts.mutations += 1
 
     _nest_definitions(facts, lang, data, defs)
-    _attach_references(facts, lang, defs, refs, inherits)
+    _attach_references(facts, lang, defs, refs, inherits, binds)
     facts.side_effects = _side_effects(lang, facts.imports, called)
 
 
@@ -133,14 +145,17 @@ def _nest_definitions(facts, lang, data, defs) -> None:
         facts.chunks.append(Chunk(sym.qualname, sym.kind, sym.start_line, end_line, text))
 
 
-def _attach_references(facts, lang, defs, refs, inherits) -> None:
-    """Find the innermost definition around each reference by one sweep over sorted starts."""
-    items = [(r[0], 0, r) for r in refs] + [(h[0], 1, h) for h in inherits]
+def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
+    """Find the innermost definition around each reference by one sweep over sorted starts, then
+    give each call the type of its receiver from the bindings of its scopes."""
+    items = [(r[0], 0, r) for r in refs] + [(h[0], 1, h) for h in inherits] + [(b.pos, 2, b) for b in binds]
     items.sort(key=lambda x: x[0])
     order = sorted(range(len(defs)), key=lambda i: (defs[i][0], -defs[i][1]))
     stack = []  # indices into facts.symbols
     di = 0
-    for pos, is_inherit, item in items:
+    scopes = receivers.Scopes()
+    calls = []
+    for pos, tag, item in items:
         while di < len(order) and defs[order[di]][0] <= pos:
             while stack and defs[stack[-1]][1] <= defs[order[di]][0]:
                 stack.pop()
@@ -152,7 +167,16 @@ def _attach_references(facts, lang, defs, refs, inherits) -> None:
         enclosing_class = next((facts.symbols[j].qualname if facts.symbols[j].kind in lang.class_kinds
                                 else facts.symbols[j].parent for j in reversed(stack)
                                 if facts.symbols[j].kind in lang.class_kinds or defs[j][5]), None)
-        if is_inherit:
+        if tag == 2:
+            scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
+            if item.kind == "alias":  # `self.x = x`: what x is where it is assigned
+                scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
+            else:
+                scopes.add(scope, item.name, item.kind, item.text)
+            if item.kind == "param" and facts.is_test and enclosing and item.name not in lang.self_names:
+                # a test's parameter names a pytest fixture: its own edge kind, not a call
+                facts.refs.append(Ref("fixture", enclosing.qualname, enclosing_class, item.name, None, item.line))
+        elif tag == 1:
             _, child, base, line = item
             child_qual = child if child else (enclosing.qualname if enclosing else None)
             if child and enclosing and enclosing.name == child:
@@ -160,9 +184,25 @@ def _attach_references(facts, lang, defs, refs, inherits) -> None:
             receiver, _, name = _strip_generic(base).replace("::", ".").rpartition(".")
             facts.refs.append(Ref("inherit", child_qual, enclosing_class, name, receiver or None, line))
         else:
-            _, kind, name, receiver, line = item
-            facts.refs.append(Ref(kind, enclosing.qualname if enclosing else None, enclosing_class,
-                                  name, receiver, line))
+            calls.append((item, [facts.symbols[j] for j in reversed(stack)], enclosing_class))
+    if not _types_receivers(lang.name):
+        for (_, kind, name, receiver, line), chain, cls in calls:
+            facts.refs.append(Ref(kind, chain[0].qualname if chain else None, cls, name, receiver, line))
+        return
+    defined = {(s.parent, s.name) for s in facts.symbols}
+    for (_, kind, name, receiver, line), chain, cls in calls:
+        # names a function sees: its own, those of the functions around it, the module's (not a class's)
+        quals = [s.qualname for i, s in enumerate(chain) if i == 0 or s.kind not in lang.class_kinds] + [None]
+        here = any((q, name) in defined for q in quals)
+        rtype = receivers.rtype(scopes, quals, cls, name, receiver, here)
+        facts.refs.append(Ref(kind, chain[0].qualname if chain else None, cls, name, receiver, line, rtype))
+
+
+@functools.lru_cache(maxsize=None)
+def _types_receivers(lang_name: str) -> bool:
+    """Receiver types are given where the language's query captures bindings (`@bind`)."""
+    query = languages.tags_query(lang_name)
+    return any(query.capture_name(i) == "bind" for i in range(query.capture_count))
 
 
 def _strip_generic(name: str) -> str:

@@ -27,6 +27,7 @@ class Ref(NamedTuple):
     name: str  # the called or inherited name
     receiver: str | None  # `obj` of obj.f(), "?" when too long to be a name
     line: int
+    rtype: str | None = None  # what the receiver is (index/receivers.py), None when unknown
 
 
 class Import(NamedTuple):

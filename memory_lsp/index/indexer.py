@@ -314,7 +314,7 @@ def _insert_facts(store, cur, facts: list[FileFacts], mtimes) -> None:
                                 s.end_line, s.parent, s.fingerprint))
         for r in f.refs:
             ref_rows.append((f.path, r.kind, f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name,
-                             r.receiver, r.line))
+                             r.receiver, r.line, r.rtype))
         for c in f.chunks:
             chunk_rows.append((f"{f.path}::{c.qualname}:{c.start_line}", f.path, c.kind, c.qualname, c.start_line,
                                c.end_line, f"{f.path} | {c.kind} {c.qualname} | lines {c.start_line}-{c.end_line}",

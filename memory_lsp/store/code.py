@@ -18,8 +18,8 @@ SYMBOL_COLUMNS = (["id", "path", "name", "qualname", "kind", "start_line", "end_
                    "fingerprint"],
                   ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER",
                    "VARCHAR", "VARCHAR"])
-REF_COLUMNS = (["path", "kind", "src", "src_class", "name", "receiver", "line"],
-               ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"])
+REF_COLUMNS = (["path", "kind", "src", "src_class", "name", "receiver", "line", "rtype"],
+               ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR"])
 IMPORT_COLUMNS = (["path", "line", "module", "name", "alias", "binding", "target", "is_module", "strategy"],
                   ["VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR",
                    "BOOLEAN", "VARCHAR"])
@@ -190,12 +190,18 @@ def test_paths(cur) -> set[str]:
     return {r[0] for r in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
 
 
-def call_sites_named(cur, names: list[str]) -> int:
-    """How many call sites in the workspace call one of `names` (resolved or not)."""
+def unresolved_call_sites(cur, names: list[str], min_confidence: float = 0.0) -> int:
+    """Call sites named one of `names` that no CALLS edge at or above `min_confidence` resolves
+    and whose receiver is not known to be something else (a builtin, a local name)."""
     if not names:
         return 0
-    return cur.execute("SELECT count(*) FROM refs WHERE kind = 'call' AND name IN (SELECT unnest(?::VARCHAR[]))",
-                       [names]).fetchone()[0]
+    return cur.execute("""
+        WITH wanted AS (SELECT unnest(?::VARCHAR[]) AS name),
+        resolved AS (SELECT DISTINCT src_path, line, name FROM edges
+                     WHERE kind = 'CALLS' AND confidence >= ? AND name IN (SELECT name FROM wanted))
+        SELECT count(*) FROM refs r ANTI JOIN resolved e ON e.src_path = r.path AND e.line = r.line AND e.name = r.name
+        WHERE r.kind = 'call' AND r.name IN (SELECT name FROM wanted)
+          AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""", [names, min_confidence]).fetchone()[0]
 
 
 def unresolved_imports(cur) -> int:

@@ -24,7 +24,7 @@ from memory_lsp.errors import IndexBusy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # v5: refs.rtype (no migration: the index is rebuilt)
 # version -> SQL that upgrades the previous version to it; a gap means "rebuild"
 MIGRATIONS: dict[int, str] = {
     2: "SELECT 1",  # v2 adds the memories and citations tables, created by schema.sql

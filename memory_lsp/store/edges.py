@@ -38,6 +38,9 @@ class CallConfidence(NamedTuple):
     imported: float  # an imported name
     module_attr: float  # mod.f() through an imported module
     by_name: float  # divided by the number of candidates
+    typed: float  # x.f() where x's class is known (index/receivers.py), or Foo.f()
+    inherited: float  # the method found in a base class of the receiver's class (super() too)
+    fixture: float  # a test's parameter -> the pytest fixture of that name it can see
 
 
 def _lit(value: float) -> str:
@@ -84,11 +87,13 @@ def bindings_into(store: Store, cur, paths, names) -> set[str]:
 
 
 def names_resolved_by_name(store: Store, cur, names) -> set[str]:
-    """Those of `names` that some edge was resolved by name alone to (whatever their count now)."""
+    """Those of `names` that some edge was resolved by name alone to (whatever their count now), or
+    through a base class (a file that never imports the base's file can call its method)."""
     temp = set_temp(store, cur, "_names", names)
     return {r[0] for r in cur.execute(
         f"SELECT DISTINCT name FROM edges WHERE kind IN ('CALLS', 'INHERITS') "
-        f"AND strategy IN ('name_unique', 'name_ambiguous') AND name IN (SELECT v FROM {temp})").fetchall()}
+        f"AND (strategy IN ('name_unique', 'name_ambiguous', 'super') OR strategy LIKE '%_inherited') "
+        f"AND name IN (SELECT v FROM {temp})").fetchall()}
 
 
 def names_defined_at_most(store: Store, cur, names, limit: int) -> set[str]:
@@ -97,79 +102,6 @@ def names_defined_at_most(store: Store, cur, names, limit: int) -> set[str]:
     return {r[0] for r in cur.execute(
         f"SELECT name FROM symbols WHERE name IN (SELECT v FROM {temp}) GROUP BY name "
         f"HAVING count(*) <= {int(limit)}").fetchall()}
-
-
-def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
-                 confidence: CallConfidence, max_candidates: int, scope: RefScope | None) -> None:
-    """Resolve call and base-class references to symbols (CALLS and INHERITS edges).
-
-    Precise strategies first (self, same file, imported name, imported module's attribute);
-    by name only where nothing precise matched, the name has at most `max_candidates`
-    definitions and no receiver is bound to an external import. `scope` None: every reference.
-    """
-    where = ""
-    if scope is not None:
-        for name, values in zip(("_s_files", "_s_names", "_s_importers", "_s_anywhere"), scope):
-            set_temp(store, cur, name, values)
-        predicate = ("{path} IN (SELECT v FROM _s_files) OR name IN (SELECT v FROM _s_anywhere) OR "
-                     "(name IN (SELECT v FROM _s_names) AND {path} IN (SELECT v FROM _s_importers))")
-        where = "WHERE " + predicate.format(path="path")
-        cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS') AND ({predicate.format(path='src_path')})")
-    selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)
-    c = confidence
-    kind = "CASE WHEN r.kind = 'call' THEN 'CALLS' ELSE 'INHERITS' END"
-    cur.execute(f"CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs {where}")
-    cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _precise AS
-        SELECT DISTINCT r.src, s.id AS dst, {kind} AS kind, r.path, s.path AS dst_path, r.line,
-               {_lit(c.self_receiver)} AS confidence, 'self' AS strategy, r.name
-        FROM _refs r JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
-        WHERE r.receiver IN ({selfs})
-        UNION ALL
-        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.implicit_self)}, 'self', r.name
-        FROM _refs r JOIN files f ON f.path = r.path AND f.lang IN ({implicit})
-               JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
-        WHERE r.receiver IS NULL
-        UNION ALL
-        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
-        FROM _refs r JOIN symbols s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
-        WHERE r.receiver IS NULL
-        UNION ALL
-        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.imported)}, 'import', r.name
-        FROM _refs r JOIN imports i ON i.path = r.path AND NOT i.is_module AND i.binding = r.name
-               JOIN symbols s ON s.path = i.target AND s.name = i.name AND s.parent IS NULL
-        WHERE r.receiver IS NULL
-        UNION ALL
-        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.module_attr)}, 'module_attr', r.name
-        FROM _refs r JOIN imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
-               JOIN symbols s ON s.path = i.target AND s.name = r.name AND s.parent IS NULL""")
-    cur.execute(f"""
-        INSERT INTO edges ({_COLUMNS})
-        SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
-        FROM _precise GROUP BY src, dst, kind, path, dst_path, line, name""")
-    candidates = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
-    cur.execute(f"""
-        INSERT INTO edges ({_COLUMNS})
-        WITH counts AS (
-            SELECT name, count(*) AS n_any, count(*) FILTER (WHERE kind <> 'method') AS n_plain
-            FROM symbols WHERE name IN (SELECT name FROM _refs)
-            GROUP BY name HAVING count(*) <= {int(max_candidates) * 4}),
-        external AS (SELECT DISTINCT path, binding FROM imports
-                     WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
-        open_refs AS (
-            SELECT r.* FROM _refs r
-            ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
-                 ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
-            ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1))
-        SELECT DISTINCT r.src, s.id, {kind}, r.path, s.path, r.line,
-               {_lit(c.by_name)} / ({candidates}),
-               CASE WHEN ({candidates}) = 1 THEN 'name_unique' ELSE 'name_ambiguous' END, r.name, 1
-        FROM open_refs r JOIN counts c ON c.name = r.name
-             JOIN symbols s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method')
-        WHERE ({candidates}) <= {int(max_candidates)}
-          AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
-    cur.execute("DROP TABLE _refs")
-    cur.execute("DROP TABLE _precise")
 
 
 def rebuild_documents(store: Store, cur, touched: set[str] | None = None) -> None:
@@ -206,7 +138,7 @@ class PromotionRules(NamedTuple):
 
 
 def rebuild_promotions(store: Store, cur, rules: PromotionRules, touched: set[str] | None = None) -> None:
-    """ASSERTS_ON and DRIVES edges, recomputed from the IMPORTS edges."""
+    """ASSERTS_ON (from the tests' import rows) and DRIVES edges (from the IMPORTS edges)."""
     temp = _scope_table(store, cur, touched)
     cur.execute(f"DELETE FROM edges WHERE kind IN ('ASSERTS_ON', 'DRIVES') AND {_touching(temp)}")
     cur.execute("CREATE OR REPLACE TEMP TABLE _promoted AS SELECT * FROM edges LIMIT 0")
@@ -214,9 +146,16 @@ def rebuild_promotions(store: Store, cur, rules: PromotionRules, touched: set[st
         INSERT INTO _promoted ({_COLUMNS})
         SELECT e.src_path, e.dst_path, 'ASSERTS_ON', e.src_path, e.dst_path, min(e.line),
                {_lit(rules.test_import)}, 'test_import', NULL, 1
-        FROM edges e JOIN files t ON t.path = e.src_path AND t.is_test
-                     JOIN files c ON c.path = e.dst_path AND NOT c.is_test
-        WHERE e.kind = 'IMPORTS' GROUP BY e.src_path, e.dst_path
+        FROM (  -- a name a facade re-exports: the module that defines it; not the facade itself
+              -- for `import pkg` (calls through it are CALLS edges to the defining modules)
+              SELECT i.path AS src_path, coalesce(x.target, i.target) AS dst_path, i.line
+              FROM imports i JOIN files t ON t.path = i.path AND t.is_test
+                   LEFT JOIN imports x ON NOT i.is_module AND x.path = i.target AND x.binding = i.name
+                                      AND x.target IS NOT NULL AND x.target <> x.path
+              WHERE i.target IS NOT NULL AND i.target <> i.path
+                AND NOT (i.is_module AND regexp_matches(i.target, '(^|/)__init__\\.pyi?$'))) e
+             JOIN files c ON c.path = e.dst_path AND NOT c.is_test
+        GROUP BY e.src_path, e.dst_path
         UNION ALL
         SELECT t.path, c.path, 'ASSERTS_ON', t.path, c.path, NULL, {_lit(rules.same_package)}, 'same_package',
                NULL, 1

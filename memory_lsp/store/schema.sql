@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS symbols (
 -- raw references (calls, base classes) before name resolution; src = symbol id or file path
 CREATE TABLE IF NOT EXISTS refs (
     path VARCHAR, kind VARCHAR, src VARCHAR, src_class VARCHAR, name VARCHAR,
-    receiver VARCHAR, line INTEGER
+    receiver VARCHAR, line INTEGER, rtype VARCHAR  -- rtype: the receiver's type (index/receivers.py)
 );
 
 -- one row per imported binding and resolved target; target NULL = unresolved or external.

@@ -82,8 +82,8 @@ class Workspace:
         self.ensure_search_index()
         return queries.search(self.snapshot(), query, **options)
 
-    def impact(self, target: str, depth: int = 3) -> dict:
-        return queries.impact(self.snapshot(), target, depth)
+    def impact(self, target: str, depth: int = 3, min_confidence: float | None = None) -> dict:
+        return queries.impact(self.snapshot(), target, depth, min_confidence)
 
     def summary(self, top: int = 10) -> dict:
         return queries.summary(self.snapshot(), top)

@@ -5,6 +5,7 @@ doctor, context and expand. None of them writes; the host keeps the snapshot cur
 from __future__ import annotations
 
 from memory_lsp.errors import UserError
+from memory_lsp.graph.impact import DEFAULT_MIN_CONFIDENCE
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory.book import select
 from memory_lsp.memory.model import Memory, iso, parse_time
@@ -47,10 +48,15 @@ def search(snap: Snapshot, query: str, kind: str = "all", k: int = 10, files: li
                                    include_orphaned=include_orphaned, memories=snap.memories.as_dict())
 
 
-def impact(snap: Snapshot, target: str, depth: int = 3) -> dict:
-    """What depends on a file or `path::Symbol`, to `depth`, with the tests to run."""
+def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | None = None) -> dict:
+    """What depends on a file or `path::Symbol`, to `depth`, with the tests to run; only through
+    edges at or above `min_confidence` (default: graph.impact.DEFAULT_MIN_CONFIDENCE)."""
     if depth < 1:
         raise UserError(f"depth must be at least 1, got {depth}")
+    if min_confidence is None:
+        min_confidence = DEFAULT_MIN_CONFIDENCE
+    if not 0.0 <= min_confidence <= 1.0:
+        raise UserError(f"min-confidence must be between 0 and 1, got {min_confidence}")
     cur = snap.store.cursor()
     path_part, _, symbol = target.partition("::")
     path = snap.relpath(path_part)
@@ -63,22 +69,25 @@ def impact(snap: Snapshot, target: str, depth: int = 3) -> dict:
             known = ", ".join(s.qualname for s in code.symbols_of(cur, path)[:8])
             raise UserError(f"no symbol {symbol} in {path} (defined there: {known or 'none'})")
     graph = snap.impact_graph()
-    deps, tests = graph.walk(node, path, depth)
+    deps, tests = graph.walk(node, path, depth, min_confidence)
     if symbol:
-        names, targets = [symbol.rsplit(".", 1)[-1]], [node]
+        names = {symbol.rsplit(".", 1)[-1]}
     else:
-        own = code.symbols_of(cur, path)
-        names, targets = sorted({s.name for s in own}), [s.id for s in own]
+        names = {s.name for s in code.symbols_of(cur, path)}
+    # every symbol on the answer's paths: an unresolved call of one of them may hide more dependents
+    names |= {d.symbol.rsplit(".", 1)[-1] for d in deps if d.symbol}
     return {
         "target": node,
         "depth": depth,
+        "min_confidence": min_confidence,
         "dependents": [{"path": d.path, "symbol": d.symbol, "depth": d.depth, "via": d.via,
                         "edge_kinds": d.edge_kinds, "score": d.score, "confidence": d.confidence,
                         "lines": d.lines}
                        for d in deps],
         "tests": tests,
-        # call sites with the same names that no edge ties to the target: they may hide more
-        "unresolved": max(0, code.call_sites_named(cur, names) - graph.resolved_call_sites(targets)),
+        # call sites named like a symbol of the answer that no edge this sure resolves (nor a
+        # known type): each may reach the answer and hide more dependents
+        "unresolved": code.unresolved_call_sites(cur, sorted(names), min_confidence),
     }
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from memory_lsp.errors import IndexBusy
-from memory_lsp.graph.impact import ImpactGraph
+from memory_lsp.graph.impact import DEFAULT_MIN_CONFIDENCE, ImpactGraph
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory.book import MemoryBook, about_file
 from memory_lsp.memory.model import Memory
@@ -116,18 +116,12 @@ class Snapshot:
         """The graph of this code, loaded now if the host has not yet (it keeps one per workspace)."""
         return self.graph if self.graph_current else self._load_graph()
 
-    def impact_counts(self, node: str, path: str, depth: int, min_confidence: float = 0.0) -> tuple[int, int] | None:
-        """(dependents, tests) of a file or symbol, counting only dependents reached with at least
-        `min_confidence` (and the tests of those); None while the graph is loading."""
+    def impact_counts(self, node: str, path: str, depth: int,
+                      min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> tuple[int, int] | None:
+        """(dependents, tests) of a file or symbol; None while the graph is loading."""
         if self.graph is None:
             return None
-        deps, tests = self.graph.walk(node, path, depth)
-        if min_confidence > 0:
-            deps = [d for d in deps if d.confidence >= min_confidence]
-            touched = {path} | {d.path for d in deps}
-            kept = set().union(*(self.graph.asserted_by.get(p, ()) for p in touched))
-            kept |= {p for p in touched if p in self.graph.tests and p != path}
-            tests = [t for t in tests if t in kept]
+        deps, tests = self.graph.walk(node, path, depth, min_confidence)
         return len(deps), len(tests)
 
     def is_test(self, path: str) -> bool:

@@ -1,0 +1,216 @@
+"""Ground truth for bench_truth.py, from tools nobody here wrote, cached per corpus.
+
+A corpus is a registry package's sdist (pip download), its src/ and tests/ copied into a
+workspace. The truths:
+  calls    jedi `goto` (follow_imports) at every call site Python's `ast` finds: the function or
+           class it reaches, "external" when that is outside the workspace, nothing when jedi
+           cannot say (those sites are left out of every score);
+  bases    CPython `__bases__` of every class of the package, imported in a child process;
+  tests    coverage.py per-test contexts (pytest-cov `--cov-context=test`): which test files run
+           lines of each source file.
+The package's tests and imports run in a venv of their own (CACHE/truth/venv), never this one.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import corpora  # noqa: E402
+
+ROOT = corpora.CACHE / "truth"
+VENV = ROOT / "venv"
+# packages the corpora's tests and imports need, in their venv only
+VENV_PACKAGES = ["pytest", "pytest-cov", "coverage", "hypothesis", "urllib3", "idna", "charset_normalizer",
+                 "certifi", "werkzeug", "jinja2", "itsdangerous", "blinker", "click", "pympler",
+                 "cloudpickle", "pytest-httpbin", "trustme", "pytest-mock"]
+
+
+def workspace(spec: str) -> Path:
+    """`name==version` -> a workspace holding the sdist's src/ and tests/ (made once)."""
+    name = spec.split("==")[0]
+    dest = ROOT / spec.replace("==", "-")
+    ws = dest / "ws"
+    if (dest / ".complete").exists():
+        return ws
+    shutil.rmtree(dest, ignore_errors=True)
+    sdist = ROOT / "sdist"
+    sdist.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                    spec, "-d", str(sdist)], check=True)
+    archive = next(p for p in sdist.iterdir() if p.name.lower().startswith(spec.replace("==", "-").lower())
+                   and p.name.endswith(".tar.gz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(dest / "unpacked", filter="data")
+    top = next((dest / "unpacked").iterdir())
+    for part in ("src", "tests"):
+        if (top / part).is_dir():
+            shutil.copytree(top / part, ws / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for extra in ("conftest.py", "pyproject.toml", "setup.cfg", "tox.ini"):
+        if (top / extra).exists():
+            shutil.copy2(top / extra, ws / extra)
+    if not (ws / "src" / name.lower()).exists() and not any((ws / "src").glob("*/__init__.py")):
+        raise SystemExit(f"{spec}: no package under src/")
+    (dest / ".complete").write_text("")
+    return ws
+
+
+def venv_python() -> str:
+    py = VENV / "bin" / "python"
+    if not (VENV / ".complete").exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "-q", *VENV_PACKAGES], check=True)
+        (VENV / ".complete").write_text("")
+    return str(py)
+
+
+def py_files(ws: Path) -> list[str]:
+    return sorted(str(p.relative_to(ws)) for p in ws.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def call_sites(source: str) -> list[tuple[int, int, str, bool]]:
+    """(line, column, name, is_super) of the called name of every call `ast` finds."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    sites = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Name):
+            sites.append((f.lineno, f.col_offset, f.id, False))
+        elif isinstance(f, ast.Attribute) and f.end_lineno is not None:
+            is_super = isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) \
+                and f.value.func.id == "super"
+            sites.append((f.end_lineno, f.end_col_offset - len(f.attr), f.attr, is_super))
+    return sites
+
+
+def calls_truth(spec: str, ws: Path) -> list[dict]:
+    """Every call site with jedi's answer: targets [[path, line, name]], "external" (outside the
+    workspace), "local" (a parameter of the function around it), or None (jedi cannot say)."""
+    cache = ws.parent / "calls.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    import jedi
+
+    # the copy and the standard library only: an installed copy of the package (this venv may
+    # hold one) would turn its own calls into "external"
+    stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
+    project = jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"), str(ws), *stdlib])
+    out = []
+    for rel in py_files(ws):
+        source = (ws / rel).read_text(encoding="utf-8", errors="replace")
+        script = jedi.Script(code=source, path=str(ws / rel), project=project)
+        for line, col, name, is_super in call_sites(source):
+            try:
+                names = script.goto(line, col, follow_imports=True)
+            except Exception:  # jedi's own failures: no answer at that site
+                names = []
+            targets, external, local = [], False, False
+            for n in names:
+                mp = n.module_path
+                if mp is None or not str(mp).startswith(str(ws) + os.sep):
+                    external = True
+                elif n.type in ("function", "class") and n.line:
+                    targets.append([str(Path(mp).relative_to(ws)), n.line, n.name])
+                elif n.type == "param":  # a parameter (a pytest fixture, a callback): no function by name
+                    local = True
+            answer = targets if targets else ("external" if external else ("local" if local else None))
+            out.append({"path": rel, "line": line, "name": name, "super": is_super, "truth": answer})
+    cache.write_text(json.dumps(out))
+    return out
+
+
+BASES_CHILD = r"""
+import importlib, inspect, json, os, pkgutil, sys
+src, pkg = sys.argv[1], sys.argv[2]
+sys.path.insert(0, src)
+root = importlib.import_module(pkg)
+mods = [root] + []
+for info in pkgutil.walk_packages(root.__path__, pkg + "."):
+    if info.name.endswith(".__main__"):  # would run the package's command line
+        continue
+    try:
+        mods.append(importlib.import_module(info.name))
+    except BaseException:
+        pass
+def where(cls):
+    try:
+        f = inspect.getsourcefile(cls)
+    except TypeError:
+        return None
+    f = f and os.path.realpath(f)
+    if not f or not f.startswith(os.path.realpath(src) + os.sep):
+        return None
+    return os.path.relpath(f, os.path.dirname(os.path.realpath(src))) + "::" + cls.__qualname__
+pairs, seen = set(), set()
+def visit(cls):
+    if cls in seen: return
+    seen.add(cls)
+    me = where(cls)
+    if me is None or "<locals>" in me: return
+    for base in cls.__bases__:
+        b = where(base)
+        if b and "<locals>" not in b: pairs.add((me, b))
+    for v in vars(cls).values():
+        if inspect.isclass(v) and v.__module__ == cls.__module__: visit(v)
+for m in mods:
+    for v in list(vars(m).values()):
+        if inspect.isclass(v) and v.__module__ == m.__name__: visit(v)
+print(json.dumps({"classes": sorted(filter(None, (where(c) for c in seen))), "pairs": sorted(pairs)}))
+"""
+
+
+def bases_truth(spec: str, ws: Path) -> dict:
+    cache = ws.parent / "bases.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    pkg = next(p.parent.name for p in sorted((ws / "src").glob("*/__init__.py")))
+    out = subprocess.run([venv_python(), "-c", BASES_CHILD, str(ws / "src"), pkg], capture_output=True,
+                         text=True, check=True).stdout
+    result = json.loads(out)
+    cache.write_text(json.dumps(result))
+    return result
+
+
+def tests_truth(spec: str, ws: Path) -> dict[str, list[str]]:
+    """Source file -> the test files whose tests ran any of its lines (coverage per-test contexts)."""
+    cache = ws.parent / "tests.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    data = ws.parent / ".coverage"
+    env = {**os.environ, "PYTHONPATH": str(ws / "src"), "COVERAGE_FILE": str(data)}
+    # -p no:warnings: an old release's "filterwarnings = error" would fail it on a newer pytest
+    if not data.exists():  # the run's data file is kept: the slow part
+        subprocess.run([venv_python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:warnings",
+                        "--continue-on-collection-errors",  # a module an old release cannot import on this pytest
+                        "--cov=" + str(ws / "src"), "--cov-context=test", "--cov-report=", "tests"],
+                       cwd=ws, env=env, capture_output=True, text=True)
+    # read the data file (`coverage json --show-contexts` writes gigabytes on a test suite this size)
+    from coverage import CoverageData
+
+    cov = CoverageData(basename=str(data))
+    cov.read()
+    truth = {}
+    for fname in cov.measured_files():
+        rel = os.path.relpath(os.path.realpath(fname), os.path.realpath(ws))
+        tests = set()
+        for contexts in cov.contexts_by_lineno(fname).values():
+            for ctx in contexts:
+                node = ctx.split("|")[0]
+                if "::" in node:
+                    tests.add(node.split("::")[0])
+        truth[rel] = sorted(tests)
+    cache.write_text(json.dumps(truth))
+    return truth

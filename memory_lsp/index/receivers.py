@@ -1,0 +1,141 @@
+"""Receiver types: what the object of `x.f()` is, from what the file itself says about `x`.
+
+The query captures bindings (`@bind`: `x = Foo(...)`, `x: Foo`, a typed or plain parameter,
+`with Foo() as x`, `self.x = Foo(...)`, `self.x = x` (what x is), a literal); this module keeps
+them per scope and gives each call reference an `rtype`:
+  a type name as written ("Foo", "mod.Foo"): graph resolution looks the method up in that class
+      and its bases; no name-only guess when the name comes from an outside import;
+  "builtin": a builtin or standard container, string or literal: never linked by name;
+  "super": `super().f()`: the next class up from the enclosing one;
+  "local": a bare `f()` where f is a local name (a parameter, a pytest fixture, a name assigned
+      a call, a literal or an annotation):
+      not a call of a function named f;
+  None: nothing known (name-only guesses stay allowed).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+BUILTIN_CALLS = frozenset(
+    "set dict list tuple frozenset str bytes bytearray int float complex bool open iter sorted reversed "
+    "enumerate zip map filter range memoryview".split())
+BUILTIN_TYPES = BUILTIN_CALLS | frozenset(
+    "List Dict Set FrozenSet Tuple Sequence MutableSequence Mapping MutableMapping Iterable Iterator "
+    "Generator AbstractSet MutableSet Deque DefaultDict OrderedDict Counter deque defaultdict Text "
+    "AnyStr None bytes".split())
+_LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
+_WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
+_CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
+_PRIORITY = {"type": 4, "call": 3, "literal": 2, "param": 1, "assign": 1}
+CONFLICT = "?"
+
+
+class Binding(NamedTuple):
+    pos: int  # start byte, to find the scope
+    name: str  # `x`, or `self.x` for an attribute of the instance
+    kind: str  # type | call | literal | param | assign
+    text: str | None  # the annotation or the called expression
+    line: int
+
+
+def annotation_type(text: str) -> str | None:
+    """`Optional["Foo"]`, `Foo | None`, `'Foo'` -> Foo; containers -> "builtin"; else None."""
+    t = text.strip().strip("'\"").strip()
+    for _ in range(3):
+        m = _WRAPPERS.match(t)
+        if not m:
+            break
+        t = m.group(1).split(",")[0].strip().strip("'\"")
+    parts = [p.strip() for p in re.split(r"\|", t) if p.strip() not in ("None", "")]
+    if t.startswith(("Union[", "typing.Union[")):
+        parts = [p.strip() for p in t[t.index("[") + 1:-1].split(",") if p.strip() != "None"]
+    if len(parts) != 1:
+        return None
+    t = parts[0].strip("'\"")
+    base = t.split("[", 1)[0]
+    last = base.rsplit(".", 1)[-1]
+    if last in BUILTIN_TYPES:
+        return "builtin"
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", base) or not last[:1].isupper():
+        return None
+    return base
+
+
+def call_type(callee: str) -> str | None:
+    """The type a call to `callee` makes: a builtin constructor, or a class named like one."""
+    if callee in BUILTIN_CALLS:
+        return "builtin"
+    last = callee.rsplit(".", 1)[-1]
+    if re.fullmatch(r"[A-Za-z_][\w.]*", callee) and last[:1].isupper():
+        return callee
+    return None
+
+
+def binding_type(kind: str, text: str | None) -> str | None:
+    if kind == "type":
+        return annotation_type(text or "")
+    if kind == "call":
+        return call_type(text or "")
+    if kind == "literal":
+        return "builtin"
+    return None
+
+
+class Scopes:
+    """Bindings by (scope qualname or None for the module, name); the strongest kind wins, two
+    different types of the same strength cancel out."""
+
+    def __init__(self):
+        self.table: dict[tuple, tuple[int, str | None]] = {}
+
+    def add(self, scope: str | None, name: str, kind: str, text: str | None) -> None:
+        key, rank, typ = (scope, name), _PRIORITY[kind], binding_type(kind, text)
+        old = self.table.get(key)
+        if old is None or rank > old[0]:
+            self.table[key] = (rank, typ)
+        elif rank == old[0] and typ != old[1] and rank >= 3:
+            self.table[key] = (rank, CONFLICT)
+
+    def alias(self, scope: str | None, name: str, where: str | None, other: str) -> None:
+        """`name` (in `scope`) is bound to what `other` is in the scope `where`, when typed."""
+        hit = self.table.get((where, other))
+        if hit is not None and hit[1] not in (None, CONFLICT):
+            old = self.table.get((scope, name))
+            if old is None or old[0] < 4 or old[1] == hit[1]:
+                self.table[(scope, name)] = (4, hit[1])
+            else:
+                self.table[(scope, name)] = (4, CONFLICT)
+
+    def lookup(self, chain: list[str | None], name: str) -> tuple[int, str | None] | None:
+        for scope in chain:
+            hit = self.table.get((scope, name))
+            if hit is not None:
+                return hit
+        return None
+
+
+def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, receiver: str | None,
+          defined_here: bool) -> str | None:
+    """The receiver type of one call reference (module docstring)."""
+    if receiver is None:
+        hit = scopes.lookup(chain, name)
+        return "local" if hit is not None and not defined_here else None
+    if receiver == "super()":
+        return "super"
+    if _LITERAL_START.match(receiver):
+        return "builtin"
+    made = _CONSTRUCTED.match(receiver)
+    if made:  # `Foo(...).f()`
+        return call_type(made.group(1))
+    if receiver.startswith("self.") and cls is not None and receiver.count(".") == 1:
+        attr = receiver[5:]
+        hit = scopes.lookup([cls], "self." + attr) or scopes.lookup([cls], attr)
+    elif receiver.isidentifier():
+        hit = scopes.lookup(chain, receiver)
+    else:
+        return None
+    if hit is None or hit[1] in (None, CONFLICT):
+        return None
+    return hit[1]

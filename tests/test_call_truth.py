@@ -1,0 +1,212 @@
+"""Issue 12's classes of wrong CALLS/INHERITS edges (A-H), each pinned on a small workspace made
+like the real code where it was found (requests, click): the edge jedi/CPython name, and none of
+the wrong ones."""
+
+import pytest
+
+FILES = {
+    "pkg/__init__.py": "from .api import get, head\nfrom .models import Request, PreparedRequest\n"
+                       "__all__ = ['get', 'head', 'Request']\n",
+    "pkg/api.py": "def get(url):\n    return url\ndef head(url):\n    return url\n",
+    "pkg/sessions.py": (
+        "from .models import Request\n"
+        "from .adapters import HTTPAdapter\n"
+        "class Session:\n"
+        "    def head(self, url):\n"
+        "        return url\n"
+        "    def send(self, request):\n"
+        "        adapter: HTTPAdapter = self.get_adapter()\n"
+        "        return adapter.send(request)\n"
+        "    def get_adapter(self):\n"
+        "        return HTTPAdapter()\n"
+        "    def close(self):\n"
+        "        pass\n"
+    ),
+    "pkg/adapters.py": (
+        "class BaseAdapter:\n"
+        "    def send(self, request):\n"
+        "        raise NotImplementedError\n"
+        "    def close(self):\n"
+        "        pass\n"
+        "class HTTPAdapter(BaseAdapter):\n"
+        "    def send(self, request):\n"
+        "        return request\n"
+        "class Other:\n"
+        "    def send(self):\n"
+        "        pass\n"
+        "    def close(self):\n"
+        "        pass\n"
+    ),
+    "pkg/models.py": (
+        "import io\n"
+        "from typing import Generic, Optional, TypeVar, overload\n"
+        "T = TypeVar('T')\n"
+        "class ParamType(Generic[T]):\n"
+        "    def consume_value(self, ctx):\n"
+        "        return ctx\n"
+        "class BoolParamType(ParamType[bool]):\n"
+        "    pass\n"
+        "class Option(ParamType[str]):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self._opt_prefixes = set()\n"
+        "        self.buffer = io.BytesIO()\n"
+        "    def consume_value(self, ctx):\n"
+        "        self._opt_prefixes.update('-')\n"
+        "        self.buffer.getvalue()\n"
+        "        return super().consume_value(ctx)\n"
+        "class Request:\n"
+        "    def prepare(self):\n"
+        "        p = PreparedRequest()\n"
+        "        p.prepare()\n"
+        "        return p\n"
+        "class PreparedRequest:\n"
+        "    @overload\n"
+        "    def _encode_params(self, data: str) -> str: ...\n"
+        "    @overload\n"
+        "    def _encode_params(self, data: bytes) -> bytes: ...\n"
+        "    def _encode_params(self, data):\n"
+        "        return data\n"
+        "    def prepare(self):\n"
+        "        return self._encode_params('x')\n"
+        "    def update(self):\n"
+        "        pass\n"
+        "    def getvalue(self):\n"
+        "        pass\n"
+        "def respond(r: Optional['Request'], resp: 'PreparedRequest | None'):\n"
+        "    r.prepare()\n"
+        "    resp.prepare()\n"
+    ),
+    "pkg/termui.py": (
+        "from .sessions import Session\n"
+        "class Editor:\n"
+        "    def __init__(self, session: Session):\n"
+        "        self.session = session\n"
+        "    def run(self):\n"
+        "        def decorator(f):\n"
+        "            return f\n"
+        "        self.session.close()\n"
+        "        return decorator(1)\n"
+        "def edit(text):\n"
+        "    from .models import Request\n"
+        "    return Request()\n"
+        "def launch(url):\n"
+        "    return Request(url)\n"
+    ),
+    "tests/test_api.py": "from pkg import get\ndef test_get():\n    assert get('u') == 'u'\n",
+    "tests/conftest.py": "import pytest\n@pytest.fixture\ndef httpbin():\n    return lambda *a: 'u'\n",
+    "tests/test_requests.py": (
+        "import pkg\n"
+        "from pkg.models import Request\n"
+        "def test_prepare(httpbin):\n"
+        "    req = Request()\n"
+        "    req.prepare()\n"
+        "    httpbin('get')\n"
+        "    pkg.get(httpbin('get'))\n"
+        "    pkg.head('u')\n"
+        "    Request().prepare()\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def edges(tmp_path_factory, index_files):
+    ws = index_files(tmp_path_factory.mktemp("truth"), FILES)
+    rows = ws.store.cursor().execute(
+        "SELECT src, dst, kind, line, strategy FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE', 'ASSERTS_ON')"
+    ).fetchall()
+    ws.close()
+    return rows
+
+
+def _at(edges, path, line, kind="CALLS"):
+    return {dst for src, dst, k, ln, _ in edges if k == kind and src.startswith(path) and ln == line}
+
+
+def test_a_the_receivers_class_decides(edges):
+    # a local bound to a constructor; annotated parameters (Optional, string, X | None)
+    assert _at(edges, "tests/test_requests.py", 5) == {"pkg/models.py::Request.prepare"}
+    assert _at(edges, "pkg/models.py", 21) == {"pkg/models.py::PreparedRequest.prepare"}
+    assert _at(edges, "pkg/models.py", 37) == {"pkg/models.py::Request.prepare"}
+    assert _at(edges, "pkg/models.py", 38) == {"pkg/models.py::PreparedRequest.prepare"}
+    # `requests.head` is api.head through the package, not Session.head
+    assert _at(edges, "tests/test_requests.py", 8) == {"pkg/api.py::head"}
+
+
+def test_b_builtin_and_stdlib_receivers_are_not_guessed(edges):
+    assert _at(edges, "pkg/models.py", 15) == set()  # a set's update
+    assert _at(edges, "pkg/models.py", 16) == set()  # a BytesIO's getvalue
+
+
+def test_c_super_goes_to_the_next_class_up(edges):
+    assert _at(edges, "pkg/models.py", 17) == {"pkg/models.py::ParamType.consume_value"}
+
+
+def test_d_common_names_and_overloads(edges):
+    # an annotated local: the method of its class (the send of a base would be the next candidate)
+    assert _at(edges, "pkg/sessions.py", 8) == {"pkg/adapters.py::HTTPAdapter.send"}
+    # three @overload rows are one definition
+    assert _at(edges, "pkg/models.py", 31) == {"pkg/models.py::PreparedRequest._encode_params"}
+
+
+def test_a_an_attribute_set_from_a_typed_parameter_and_a_nested_function(edges):
+    assert _at(edges, "pkg/termui.py", 8) == {"pkg/sessions.py::Session.close"}
+    assert _at(edges, "pkg/termui.py", 9) == {"pkg/termui.py::Editor.run.decorator"}
+
+
+def test_a_a_constructed_receiver(edges):
+    # `Request().prepare()` in a test: the constructed class's own method
+    assert _at(edges, "tests/test_requests.py", 9) == {"pkg/models.py::Request", "pkg/models.py::Request.prepare"}
+
+
+def test_e_names_re_exported_by_the_package_are_followed(edges):
+    assert "pkg/api.py::get" in _at(edges, "tests/test_requests.py", 7)
+
+
+def test_f_a_function_local_import_binds_only_inside_the_function(edges):
+    by_strategy = {(src, strategy) for src, dst, k, _, strategy in edges if dst == "pkg/models.py::Request"}
+    assert ("pkg/termui.py::edit", "import") in by_strategy
+    assert ("pkg/termui.py::launch", "import") not in by_strategy  # Request is not bound there
+
+
+def test_g_fixtures_are_their_own_edge_kind(edges):
+    assert _at(edges, "tests/test_requests.py", 3, "USES_FIXTURE") == {"tests/conftest.py::httpbin"}
+    assert _at(edges, "tests/test_requests.py", 6) == set()  # calling the fixture's value is no call
+
+
+def test_h_generic_bases_make_inherits(edges):
+    inherits = {(s, d) for s, d, k, _, _ in edges if k == "INHERITS"}
+    assert ("pkg/models.py::BoolParamType", "pkg/models.py::ParamType") in inherits
+    assert ("pkg/models.py::Option", "pkg/models.py::ParamType") in inherits
+
+
+def test_j_a_test_of_a_facade_name_asserts_on_the_defining_module(edges):
+    asserts = {(s, d) for s, d, k, _, _ in edges if k == "ASSERTS_ON"}
+    assert ("tests/test_api.py", "pkg/api.py") in asserts
+    assert not any(d == "pkg/__init__.py" for _, d in asserts)  # `import pkg` and `from pkg import get`
+
+
+IMPACT_FILES = {
+    "lib/__init__.py": "",
+    "lib/a.py": ("def target():\n    return 1\nclass P:\n    def run(self):\n        return target()\n"
+                 "class Q:\n    def run(self):\n        return 0\n"),
+    "lib/b.py": ("from lib.a import P\ndef top():\n    return P().run()\n"
+                 "def vague(obj):\n    return obj.run()\n"),
+}
+
+
+def test_i_impact_confidence_threshold_and_unresolved_over_the_answer(tmp_path, index_files):
+    ws = index_files(tmp_path, IMPACT_FILES)
+    try:
+        got = ws.impact("lib/a.py::target", depth=3)
+        listed = {f"{d['path']}::{d['symbol']}": d["confidence"] for d in got["dependents"] if d["symbol"]}
+        assert listed == {"lib/a.py::P.run": 0.9, "lib/b.py::top": 0.9}
+        # obj.run() is only a name guess (two methods named run): below the default, so counted as
+        # an unresolved site that could reach P.run, a symbol of the answer (not the target's name)
+        assert got["min_confidence"] == 0.5 and got["unresolved"] == 1
+        everything = ws.impact("lib/a.py::target", depth=3, min_confidence=0.0)
+        vague = [d for d in everything["dependents"] if d["symbol"] == "vague"]
+        assert [d["confidence"] for d in vague] == [0.25]  # the lowest edge on its path
+        assert everything["unresolved"] == 0
+    finally:
+        ws.close()
