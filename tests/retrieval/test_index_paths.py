@@ -100,15 +100,16 @@ def test_embedding_stops_between_batches_keeps_what_it_did_and_resumes(ws):
     assert dupes == []
 
 
-def test_a_version_3_index_upgrades_in_place(tmp_path):
+def test_an_index_from_before_receiver_types_is_rebuilt(tmp_path):
+    # v5 added refs.rtype, which only a fresh extraction fills: older indexes are rebuilt, not migrated
     path = str(tmp_path / "index.duckdb")
     store = Store.open(path)
-    store.conn.execute("DROP INDEX chunks_id")
     store.conn.execute("INSERT INTO chunks (id, path) VALUES ('a.py::f:1', 'a.py')")
-    store.set_meta("schema_version", "3")
+    store.set_meta("schema_version", "4")
     store.close()
     store = Store.open(path)
-    assert store.recovered is None and store.meta("schema_version") == "4"
+    assert store.recovered == "index schema v4 differs from v5: rebuilt"
+    assert store.meta("schema_version") == "5"
     assert store.cursor().execute("SELECT index_name FROM duckdb_indexes()").fetchall() == [("chunks_id",)]
-    assert store.cursor().execute("SELECT id FROM chunks").fetchall() == [("a.py::f:1",)]  # kept, not rebuilt
+    assert store.cursor().execute("SELECT id FROM chunks").fetchall() == []
     store.close()

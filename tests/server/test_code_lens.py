@@ -29,8 +29,8 @@ def module_project(module_project, write_files):
 async def test_lenses_only_where_there_is_something_to_say(module_client, module_project):
     doc = open_doc(module_client, module_project, "app/core.py")
     found = await lenses(module_client, doc, resolve=False)
-    # Store.__init__ has nothing to say; Store.add's one caller is a guess by name (not counted)
-    assert [(lens.range.start.line, lens.data["symbol"]) for lens in found] == [(3, "parse"), (8, "Store")]
+    # Store.__init__ has nothing to say; Store.add's one caller types its receiver (`store = Store()`)
+    assert [(lens.range.start.line, lens.data["symbol"]) for lens in found] == [(3, "parse"), (8, "Store"), (12, "Store.add")]
     for lens in found:
         assert lens.command is not None  # sent resolved: choosing the lenses needs the counts
         assert lens.range.start == lens.range.end
@@ -38,6 +38,7 @@ async def test_lenses_only_where_there_is_something_to_say(module_client, module
     assert {lens.data["symbol"]: lens.command.title for lens in found} == {
         "parse": "1 memory · 3 dependents · 1 test",  # Store.add, api.handle, the test
         "Store": "1 memory · 1 dependent · 1 test",  # api.handle
+        "Store.add": "1 dependent · 1 test",  # api.handle
     }
     util = await lenses(module_client, open_doc(module_client, module_project, "app/util.py"))
     assert [lens.command.title for lens in util] == ["2 dependents"]  # no zero parts

@@ -77,7 +77,8 @@ def test_hover_outside_the_index_is_none(snap):
 def test_code_lenses_only_where_there_is_something_to_say(snap):
     lenses = lenses_for(snap, "file:///x/app/core.py", "app/core.py")
     assert {lens.data["symbol"]: lens.command.title for lens in lenses} == {
-        "parse": "1 memory · 3 dependents · 1 test", "Store": "1 memory · 1 dependent · 1 test"}
+        "parse": "1 memory · 3 dependents · 1 test", "Store": "1 memory · 1 dependent · 1 test",
+        "Store.add": "1 dependent · 1 test"}  # api.handle through a typed receiver
     # Store.add's one caller is found by name only (store.add on a local): not counted by default
     looser, _ = parse({"codeLens": {"minConfidence": 0.4}})
     lenses = lenses_for(snap, "file:///x/app/core.py", "app/core.py", looser)
@@ -150,10 +151,10 @@ def test_a_scoped_policy_stays_where_it_applies(quiet):
 
 def test_hover_impact_counts_only_confident_dependents(snap):
     text = markdown(hover_for(snap, "app/core.py", 14, Config()))  # inside Store.add
-    assert "**Impact**" not in text  # its one caller is a guess by name (0.5)
-    looser, _ = parse({"hover": {"minConfidence": 0.4}})
-    text = markdown(hover_for(snap, "app/core.py", 14, looser))
+    # its one caller, `store = Store(); store.add(...)`, is a typed receiver (0.9)
     assert "**Impact** of changing `Store.add`: 1 dependent, 1 test (depth 2)" in text
+    stricter, _ = parse({"hover": {"minConfidence": 0.95}})
+    assert "**Impact**" not in markdown(hover_for(snap, "app/core.py", 14, stricter))
 
 
 def test_diagnostics_anchor_cited_memories_and_match_policy_patterns(snap):
