@@ -22,6 +22,7 @@ from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
 from memory_lsp.memory.book import MemoryBook
 from memory_lsp.memory.model import PRIORITIES, Memory
+from memory_lsp.memory.secrets import redact_file_text
 from memory_lsp.paths import memory_dir, relpath, workspace_root
 from memory_lsp.settings import Settings
 from memory_lsp.store import Store
@@ -93,14 +94,15 @@ class Workspace:
     # -- changes (one writer at a time) ------------------------------------------------------------
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
         report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers,
-                             passes=PASSES)
+                             passes=PASSES, redact=redact_file_text)
         self._code_changed(report)
         return report
 
     def reindex(self, paths: dict[str, bytes | None]) -> indexer.IndexReport:
         """Re-index some files (content from an editor buffer, or None to read the disk)."""
         only = {self.relpath(p): data for p, data in paths.items()}
-        report = indexer.run(self.store, self.root, self.settings, only=only, passes=PASSES)
+        report = indexer.run(self.store, self.root, self.settings, only=only, passes=PASSES,
+                             redact=redact_file_text)
         if report.parsed or report.deleted:
             self._code_changed(report)
         return report
