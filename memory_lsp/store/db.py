@@ -72,6 +72,8 @@ class Store:
         self.extensions = _load_extensions(conn)
         self._local = threading.local()
         self.write_lock = threading.RLock()
+        self.damage: str | None = None  # what said the file is damaged, once something did
+        self.on_damage = None  # called with that error (from the thread that met it): reopen
 
     @classmethod
     def open(cls, path: str | os.PathLike, set_aside: str | None = None) -> "Store":
@@ -109,9 +111,22 @@ class Store:
             try:
                 yield cur
                 cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
+            except BaseException as exc:
+                try:
+                    cur.execute("ROLLBACK")
+                except duckdb.Error:  # an invalidated connection cannot roll back: say what broke it
+                    pass
+                self.report(exc)
                 raise
+
+    def report(self, exc: BaseException) -> None:
+        """Note an error; if it says the database is damaged, tell `on_damage` (once)."""
+        if not damaged(exc) or self.damage is not None:
+            return
+        self.damage = _first_line(exc)
+        log.error("index %s is damaged: %s", self.path, self.damage)
+        if self.on_damage is not None:
+            self.on_damage(exc)
 
     def set_memory_limit(self, megabytes: int) -> None:
         """Cap DuckDB's cache (by default up to 80% of RAM); beyond it DuckDB spills to disk."""
@@ -121,7 +136,7 @@ class Store:
         """A cursor for the calling thread (DuckDB connections are not thread-safe)."""
         cur = getattr(self._local, "cursor", None)
         if cur is None:
-            cur = self._local.cursor = ReadCursor(self.conn.cursor())
+            cur = self._local.cursor = ReadCursor(self.conn.cursor(), self)
         return cur
 
     def close(self) -> None:
@@ -129,7 +144,8 @@ class Store:
             self.conn.close()
         except duckdb.Error:
             return
-        _stamp_clean_close(self.path)
+        if self.damage is None:  # a damaged file must be checked when it is opened again
+            _stamp_clean_close(self.path)
 
     def health_check(self) -> bool:
         try:
@@ -198,11 +214,17 @@ class ReadCursor:
     idle one (duckdb/duckdb#14303; reported fixed in DuckDB 1.5). So `fetchone()` reads it all.
     """
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection):
+    def __init__(self, conn: duckdb.DuckDBPyConnection, store: Store | None = None):
         self._conn = conn
+        self._store = store
 
     def execute(self, query: str, parameters=None) -> "ReadCursor":
-        self._conn.execute(query, parameters)
+        try:
+            self._conn.execute(query, parameters)
+        except duckdb.Error as exc:
+            if self._store is not None:
+                self._store.report(exc)
+            raise
         return self
 
     def fetchone(self) -> tuple | None:

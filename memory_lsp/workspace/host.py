@@ -45,6 +45,7 @@ class Workspace:
         self._graph: ImpactGraph | None = None
         self._graph_generation = -1  # the generation the graph was loaded at
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
+        self.memory_limit_mb: int | None = None
         self._log_signature = store.meta("memory_log")  # the log as the projection last saw it
         self._snapshot = self._initial_snapshot()
         if self._snapshot.indexed:
@@ -59,10 +60,26 @@ class Workspace:
         store = Store.open(db)
         if memory_limit_mb:  # a long-lived process: DuckDB would cache up to 80% of RAM; it spills instead
             store.set_memory_limit(memory_limit_mb)
-        return cls(root, store, settings or Settings())
+        ws = cls(root, store, settings or Settings())
+        ws.memory_limit_mb = memory_limit_mb  # kept for reopen()
+        return ws
 
     def close(self) -> None:
         self.store.close()
+
+    def reopen(self) -> None:
+        """After the store met damage (store.db.damaged): set the file aside and start an empty
+        one; the next index run rebuilds it, and the memories come back from the event log."""
+        old = self.store
+        old.close()
+        self.store = Store.open(old.path, set_aside=old.damage or "reopened")
+        self.store.on_damage = old.on_damage
+        if self.memory_limit_mb:
+            self.store.set_memory_limit(self.memory_limit_mb)
+        with self._graph_lock:
+            self._retriever, self._graph, self._generation = None, None, self._generation + 1
+        self._log_signature = None
+        self._snapshot = self._initial_snapshot()
 
     def relpath(self, path: str | os.PathLike) -> str:
         return relpath(self.root, path)
