@@ -39,6 +39,9 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
         data.decode("utf-8")
     except UnicodeDecodeError:
         facts.notes.append("invalid_utf8")
+        # tree-sitter's query predicates (#match?) decode a node's text strictly and raised on it
+        # (found by tests/reliability/test_source_fuzz.py); every offset below is into this copy
+        data = data.decode("utf-8", "replace").encode("utf-8")
     if lang_name in docs.DOC_LANGUAGES:
         docs.extract_doc(facts, data)
         return facts

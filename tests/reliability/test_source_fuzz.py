@@ -10,7 +10,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memory_lsp.index.extract import extract
@@ -96,6 +96,11 @@ def test_token_soup(lang, data):
 
 @FUZZ
 @given(case=mutated())
+# found by this fuzzer: invalid UTF-8 made tree-sitter's #match? predicates raise UnicodeDecodeError
+@example(case=("java", b"\xf0ackage com.x;\n\nimport\xf0ackage com.x;\n\nimport com.x.util.Util;\nimport java.util.List;\n"
+                       b"\npublic class Child extends Base implements Named {\n    private int n;\n"
+                       b"    public void run() { this.n = Util.twice(n); }\n"
+                       b"    public String name() { return \"child\"; }\n}\n"))
 def test_mutated_real_files(case):
     check(*case)
 
