@@ -39,7 +39,7 @@ def discover(root: Path, settings: Settings) -> tuple[list[Candidate], list[tupl
     user = _Ignore.from_lines(list(settings.excludes))
     skipped: list[tuple[str, str, int]] = []
     listed = _git_files(root, skipped)
-    paths = listed if listed is not None else _walk(root, skipped)
+    paths = listed if listed is not None else _walk(root, skipped, defaults)
     skipped = [s for s in skipped if not (defaults.ignored(s[0], is_dir=True) or user.ignored(s[0], is_dir=True))]
     candidates = []
     for rel in paths:
@@ -90,9 +90,11 @@ _GIT_UNREADABLE = re.compile(r"could not open directory '(.+?)/?': (.+)$")
 
 
 def _git_files(root: Path, skipped: list) -> list[str] | None:
+    # the default excludes as git excludes too: git then never walks an untracked node_modules/
+    excludes = [f"--exclude={pattern}" for pattern in DEFAULT_EXCLUDES]
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard", *excludes],
             capture_output=True, timeout=60, check=True)
     except (OSError, subprocess.SubprocessError):
         return None
@@ -132,7 +134,7 @@ def _git_special_files(root: Path, listed: list[str]) -> list[str]:
     return [p for p in found if p not in drop]
 
 
-def _walk(root: Path, skipped: list) -> list[str]:
+def _walk(root: Path, skipped: list, defaults: "_Ignore") -> list[str]:
     out = []
     ignores: dict[str, _Ignore] = {}
 
@@ -166,7 +168,7 @@ def _walk(root: Path, skipped: list) -> list[str]:
         keep = []
         for d in sorted(dirnames):
             rel = f"{rel_dir}/{d}" if rel_dir else d
-            if d == ".git" or ignored(rel, True):
+            if d == ".git" or defaults.ignored(rel, True) or ignored(rel, True):  # never walked
                 continue
             if os.path.islink(os.path.join(dirpath, d)):
                 out.append(rel)  # not walked; `discover` names it a symlink not followed

@@ -17,6 +17,10 @@ from memory_lsp.index import docs, receivers
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
+# Query matches start at most this deep in the tree. Unbounded, a query over a 50,000-deep
+# nested expression ran in quadratic time (JavaScript: 92 s for one file); real definitions and
+# calls sit far shallower (a method in a class in a module is ~10 levels deep).
+MAX_START_DEPTH = 400
 
 
 def content_hash(data: bytes) -> str:
@@ -35,6 +39,9 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
         data.decode("utf-8")
     except UnicodeDecodeError:
         facts.notes.append("invalid_utf8")
+        # tree-sitter's query predicates (#match?) decode a node's text strictly and raised on it
+        # (found by tests/reliability/test_source_fuzz.py); every offset below is into this copy
+        data = data.decode("utf-8", "replace").encode("utf-8")
     if lang_name in docs.DOC_LANGUAGES:
         docs.extract_doc(facts, data)
         return facts
@@ -59,7 +66,9 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     inherits = []  # (start_byte, child_name or None, base_text, line)
     called = []
     binds = []  # receivers.Binding
-    for _, caps in tree_sitter.QueryCursor(languages.tags_query(lang.name)).matches(root):
+    cursor = tree_sitter.QueryCursor(languages.tags_query(lang.name))
+    cursor.set_max_start_depth(MAX_START_DEPTH)
+    for _, caps in cursor.matches(root):
         if "name" in caps:
             name_node = caps["name"][0]
             def_key = next((k for k in caps if k.startswith("definition.")), None)

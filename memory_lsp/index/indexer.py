@@ -106,13 +106,14 @@ def _parse_batch(args) -> list:
 
 def run(store: Store, root: Path, settings: Settings, progress: Progress | None = None,
         workers: int | None = None, only: dict[str, bytes | None] | None = None,
-        passes: GraphPasses | None = None) -> IndexReport:
+        passes: GraphPasses | None = None, redact: Callable[[str], str] | None = None) -> IndexReport:
     """Index `root`. `only` limits the run to some paths (None content = read from disk;
     a path that no longer exists is deleted): the incremental path of editors and watchers.
 
     Parsed files are written while the workers parse the rest, all in one transaction that
     ends with the graph passes' edges: a reader never sees half a run. Without `passes` only
-    the rows are written (no edges, no scores).
+    the rows are written (no edges, no scores). `redact` masks secrets in the text the search
+    index keeps of each file (memory/secrets.py, handed in: index/ may not import memory/).
     """
     started = time.perf_counter()
     report = IndexReport(recovered=store.recovered)
@@ -141,7 +142,7 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     report.deleted = len(deleted)
 
     with store.transaction() as cur:
-        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates})
+        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact)
         writer.remove(deleted, deleted=True)
         if only is None:
             code.clear_skipped(cur)
@@ -232,8 +233,8 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress):
 class _Writer:
     """Applies one run's results inside its transaction, then re-resolves what they touch."""
 
-    def __init__(self, store: Store, cur, known: dict, mtimes: dict):
-        self.store, self.cur, self.known, self.mtimes = store, cur, known, mtimes
+    def __init__(self, store: Store, cur, known: dict, mtimes: dict, redact: Callable[[str], str] | None):
+        self.store, self.cur, self.known, self.mtimes, self.redact = store, cur, known, mtimes, redact
         self.first_run = not known
         self.names: set[str] = set()  # names whose resolution may change: defined before or after
         self.changed: set[str] = set()  # files whose rows were replaced
@@ -268,7 +269,7 @@ class _Writer:
         history = self.remove([f.path for f in new] + [s[0] for s in skips])
         if any(s[0] in self.known for s in skips):
             self.paths_moved = True
-        _insert_facts(self.store, self.cur, new, self.mtimes)
+        _insert_facts(self.store, self.cur, new, self.mtimes, self.redact)
         code.restore_file_history(self.store, self.cur, history)
         code.insert(self.store, self.cur, code.SKIP_COLUMNS, "skipped", skips)
         self.skipped += skips
@@ -304,7 +305,7 @@ class _Writer:
                        set(self.names), differs("imports", "is_test", "mutates"), differs("qualnames"))
 
 
-def _insert_facts(store, cur, facts: list[FileFacts], mtimes) -> None:
+def _insert_facts(store, cur, facts: list[FileFacts], mtimes, redact=None) -> None:
     file_rows, symbol_rows, ref_rows, chunk_rows, mention_rows = [], [], [], [], []
     for f in facts:
         file_rows.append((f.path, f.lang, f.hash, f.size, mtimes.get(f.path), f.loc, f.is_test,
@@ -318,7 +319,7 @@ def _insert_facts(store, cur, facts: list[FileFacts], mtimes) -> None:
         for c in f.chunks:
             chunk_rows.append((f"{f.path}::{c.qualname}:{c.start_line}", f.path, c.kind, c.qualname, c.start_line,
                                c.end_line, f"{f.path} | {c.kind} {c.qualname} | lines {c.start_line}-{c.end_line}",
-                               c.text))
+                               redact(c.text) if redact else c.text))
         for m in f.mentions:
             mention_rows.append((f.path, m.heading, m.line, m.token))
     code.insert(store, cur, code.FILE_COLUMNS, "files", file_rows)

@@ -9,6 +9,7 @@ Offsets, lines and columns count Python characters (code points), not UTF-16 uni
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import unicodedata
@@ -151,6 +152,33 @@ def redact(text: str, findings: list[Finding] | None = None) -> str:
         out += [text[pos:max(f.start, pos)], f"[REDACTED:{f.rule}]"]
         pos = f.end
     return "".join(out) + text[pos:]
+
+
+# A line can hold a secret only if it has a long token-like run with a digit or both cases, a URL,
+# or a key word; a multi-line secret (PEM, service-account JSON) names itself in the text.
+_HINT_RUN = re.compile(rb"[A-Za-z0-9_+/=-]{16,}")
+_HINT_WORD = re.compile(rb"://|passw|pwd|secret|token|eyj|(?:api|access|private|auth)[_-]?key")
+_MULTILINE_MARKS = ("PRIVATE KEY", "service_account")
+
+
+def redact_file_text(text: str) -> str:
+    """redact() for workspace files (the search index's code chunks): the same rules, but only
+    on the lines that could hold a secret (scan() of a whole file costs about 3 s per MB)."""
+    if any(mark in text for mark in _MULTILINE_MARKS):
+        return redact(text)
+    data = text.encode("utf-8", "surrogatepass")  # offsets only pick lines: bytes are enough
+    hits = [m.start() for m in _HINT_WORD.finditer(data.lower())]
+    for m in _HINT_RUN.finditer(data):
+        run = m.group()
+        if any(48 <= c <= 57 for c in run) or not (run.islower() or run.isupper()):
+            hits.append(m.start())
+    if not hits:
+        return text
+    newlines = [m.start() for m in re.finditer(rb"\n", data)]
+    lines = text.split("\n")
+    for number in {bisect.bisect_left(newlines, h) for h in hits}:
+        lines[number] = redact(lines[number])
+    return "\n".join(lines)
 
 
 def describe(f: Finding) -> str:

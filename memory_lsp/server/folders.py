@@ -70,6 +70,7 @@ class Folder:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._embedding_queued = False
+        self._recovering: Future | None = None  # reopening a damaged store, then indexing again
 
     # -- lifecycle -----------------------------------------------------------------------------
     def open(self) -> Future:
@@ -153,6 +154,7 @@ class Folder:
     def _run_read(self, result: Future, name: str, arguments: dict, waited: tuple[str, ...], attempt) -> None:
         from memory_lsp import commands
 
+        recovery = self._recovering
         try:
             reason, before = self._before_read(name, waited)
             if before is not None:  # each wait once: a log written to all the time must not starve the read
@@ -161,13 +163,18 @@ class Folder:
                 self._check_open()
                 result.set_result(commands.run(self.ws, name, arguments))
         except BaseException as exc:
-            if not result.done():
+            if self._recovering is not recovery and "recovering" not in waited:
+                # the store was found damaged during this read: answer it again from the new one
+                self._recovering.add_done_callback(lambda _done: attempt((*waited, "recovering")))
+            elif not result.done():
                 result.set_exception(exc)
 
     def _before_read(self, name: str, waited: tuple[str, ...]) -> tuple[str, Future | None]:
         """The writer job a read must wait for, if any: a fresh folder's first index; a sync of
         memories written by another process; the full-text index a search reads."""
         ws = self.ws
+        if self._recovering is not None and not self._recovering.done() and "recovering" not in waited:
+            return "recovering", self._recovering
         if ws is None or (self.started and not (ws.has_code() or self.ready.is_set())):
             return "opening", (None if "opening" in waited else (self._first_index or self._opening))
         if "indexing" not in waited and self.reindexing and not ws.has_code() and name in INDEX_READS:
@@ -242,9 +249,21 @@ class Folder:
             self.failure, self.error = exc, (str(exc) if isinstance(exc, UserError) else f"cannot open the index: {exc}")
             log.error("cannot open %s: %s", self.path, exc, exc_info=not isinstance(exc, UserError))
             return
+        self.ws.store.on_damage = self._damaged
         if self.ws.has_code():  # what the previous index knew answers at once
             self._graph_wanted.set()
         self.on_change(self, None)
+
+    def _damaged(self, exc: BaseException) -> None:
+        """The store met damage (a failed checksum, a fatal error): reopen it and index again, on
+        the writer; the read that met it is answered with an error, later ones from the new index."""
+        self._recovering = self._submit(self._recover, self.ws.store)
+
+    def _recover(self, store) -> None:
+        if self.ws is None or self.ws.store is not store:
+            return  # recovered already
+        self.ws.reopen()
+        self._index()
 
     def _index(self) -> None:
         try:

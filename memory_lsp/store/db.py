@@ -3,7 +3,12 @@
 DuckDB lets one process open a database file read-write and no other process may open it at
 all, so a second process gets `IndexBusy` with one clear line instead of a lock traceback.
 The database is a cache of the workspace: a file that will not open (damaged write-ahead log,
-not a DuckDB file) or that was written by another schema version is set aside and rebuilt.
+not a DuckDB file, a block whose checksum fails when every table is read once on open) or that
+was written by another schema version is set aside and rebuilt (the read of every table costs
+~0.7 s for a 90 MB index, so it runs only when the file is not as the last clean close left it:
+a process killed, a file changed by anything else). A running process that meets
+damage later (`damaged(exc)`: a checksum failure, a fatal error that invalidated the connection)
+opens it again with `set_aside` (server/folders.py).
 """
 
 from __future__ import annotations
@@ -32,6 +37,16 @@ MIGRATIONS: dict[int, str] = {
     4: "CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id)",  # v4 looks chunks up by id
 }
 TABLES = ("files", "skipped", "symbols", "refs", "imports", "edges", "chunks", "mentions")
+# what DuckDB says when the file or the connection is broken, as opposed to a query being wrong
+_DAMAGE = ("Corrupt database file", "Could not read enough bytes", "database has been invalidated",
+           "checksum", "not a valid DuckDB database", "No such file or directory")
+
+
+def damaged(exc: BaseException) -> bool:
+    """Does this error mean the database must be reopened or rebuilt (it says nothing of a query)?"""
+    if isinstance(exc, duckdb.FatalException):
+        return True
+    return isinstance(exc, duckdb.Error) and any(mark in str(exc) for mark in _DAMAGE)
 
 
 def extension_directory() -> str | None:
@@ -57,15 +72,22 @@ class Store:
         self.extensions = _load_extensions(conn)
         self._local = threading.local()
         self.write_lock = threading.RLock()
+        self.damage: str | None = None  # what said the file is damaged, once something did
+        self.on_damage = None  # called with that error (from the thread that met it): reopen
 
     @classmethod
-    def open(cls, path: str | os.PathLike) -> "Store":
+    def open(cls, path: str | os.PathLike, set_aside: str | None = None) -> "Store":
+        """Open (or create) the database; `set_aside`: why the file there must not be used again."""
         path = str(path)
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         recovered = None
+        if set_aside and path != ":memory:":
+            recovered = f"the database was damaged ({set_aside}); it was set aside and rebuilt"
+            log.warning("index %s: %s", path, recovered)
+            _set_aside(path)
         try:
-            conn = _connect(path)
+            conn = _connect(path, verify=not _closed_cleanly(path))
         except duckdb.Error as exc:
             if _is_lock_error(exc):
                 raise IndexBusy(_busy_message(path, exc)) from None
@@ -89,9 +111,22 @@ class Store:
             try:
                 yield cur
                 cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
+            except BaseException as exc:
+                try:
+                    cur.execute("ROLLBACK")
+                except duckdb.Error:  # an invalidated connection cannot roll back: say what broke it
+                    pass
+                self.report(exc)
                 raise
+
+    def report(self, exc: BaseException) -> None:
+        """Note an error; if it says the database is damaged, tell `on_damage` (once)."""
+        if not damaged(exc) or self.damage is not None:
+            return
+        self.damage = _first_line(exc)
+        log.error("index %s is damaged: %s", self.path, self.damage)
+        if self.on_damage is not None:
+            self.on_damage(exc)
 
     def set_memory_limit(self, megabytes: int) -> None:
         """Cap DuckDB's cache (by default up to 80% of RAM); beyond it DuckDB spills to disk."""
@@ -101,14 +136,16 @@ class Store:
         """A cursor for the calling thread (DuckDB connections are not thread-safe)."""
         cur = getattr(self._local, "cursor", None)
         if cur is None:
-            cur = self._local.cursor = ReadCursor(self.conn.cursor())
+            cur = self._local.cursor = ReadCursor(self.conn.cursor(), self)
         return cur
 
     def close(self) -> None:
         try:
             self.conn.close()
         except duckdb.Error:
-            pass
+            return
+        if self.damage is None:  # a damaged file must be checked when it is opened again
+            _stamp_clean_close(self.path)
 
     def health_check(self) -> bool:
         try:
@@ -177,11 +214,17 @@ class ReadCursor:
     idle one (duckdb/duckdb#14303; reported fixed in DuckDB 1.5). So `fetchone()` reads it all.
     """
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection):
+    def __init__(self, conn: duckdb.DuckDBPyConnection, store: Store | None = None):
         self._conn = conn
+        self._store = store
 
     def execute(self, query: str, parameters=None) -> "ReadCursor":
-        self._conn.execute(query, parameters)
+        try:
+            self._conn.execute(query, parameters)
+        except duckdb.Error as exc:
+            if self._store is not None:
+                self._store.report(exc)
+            raise
         return self
 
     def fetchone(self) -> tuple | None:
@@ -192,14 +235,52 @@ class ReadCursor:
         return getattr(self._conn, name)
 
 
-def _connect(path: str) -> duckdb.DuckDBPyConnection:
+def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
     config = {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
     ext_dir = extension_directory()
     if ext_dir:
         config["extension_directory"] = ext_dir
     conn = duckdb.connect(path, config=config)
-    conn.execute("SELECT 1").fetchone()  # a damaged WAL shows up here at the latest
+    try:
+        conn.execute("SELECT 1").fetchone()  # a damaged WAL shows up here at the latest
+        if verify:
+            _read_every_block(conn)
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def _closed_cleanly(path: str) -> bool:
+    """Is the file as the last clean close left it? (the stamp is removed: a process that dies
+    while it holds the file leaves none behind)"""
+    stamp = Path(path + ".clean")
+    try:
+        written = stamp.read_text(encoding="utf-8")
+        stamp.unlink()
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return not os.path.exists(path)  # a new database needs no check
+    return written == f"{st.st_size}:{st.st_mtime_ns}" and not os.path.exists(path + ".wal")
+
+
+def _stamp_clean_close(path: str) -> None:
+    if path == ":memory:":
+        return
+    try:
+        st = os.stat(path)
+        Path(path + ".clean").write_text(f"{st.st_size}:{st.st_mtime_ns}", encoding="utf-8")
+    except OSError:
+        pass
+
+
+def _read_every_block(conn: duckdb.DuckDBPyConnection) -> None:
+    """Read every column of every table once: DuckDB checks a block's checksum only when it reads
+    it, so a damaged block would otherwise fail some later query (an index run, a search)."""
+    tables = conn.execute("SELECT table_schema, table_name FROM information_schema.tables "
+                          "WHERE table_type = 'BASE TABLE' AND table_catalog = current_database()").fetchall()
+    for schema, table in tables:  # main, and the fts extension's schema
+        conn.execute(f'SELECT count(*), max(hash(COLUMNS(*))) FROM "{schema}"."{table}"').fetchall()
 
 
 def _load_extensions(conn) -> dict[str, str]:
@@ -231,7 +312,7 @@ def _set_aside(path: str) -> None:
     for suffix in ("", ".wal"):
         src = path + suffix
         if os.path.exists(src):
-            os.replace(src, f"{path}.broken-{stamp}{suffix}")
+            os.replace(src, f"{path}.broken-{stamp}-{os.getpid()}{suffix}")
 
 
 def _first_line(exc: Exception) -> str:

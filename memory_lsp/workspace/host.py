@@ -22,6 +22,7 @@ from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
 from memory_lsp.memory.book import MemoryBook
 from memory_lsp.memory.model import PRIORITIES, Memory
+from memory_lsp.memory.secrets import redact_file_text
 from memory_lsp.paths import memory_dir, relpath, workspace_root
 from memory_lsp.settings import Settings
 from memory_lsp.store import Store
@@ -44,6 +45,7 @@ class Workspace:
         self._graph: ImpactGraph | None = None
         self._graph_generation = -1  # the generation the graph was loaded at
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
+        self.memory_limit_mb: int | None = None
         self._log_signature = store.meta("memory_log")  # the log as the projection last saw it
         self._memories_embedded: str | None = None  # the log signature whose memories have vectors
         self._snapshot = self._initial_snapshot()
@@ -59,10 +61,26 @@ class Workspace:
         store = Store.open(db)
         if memory_limit_mb:  # a long-lived process: DuckDB would cache up to 80% of RAM; it spills instead
             store.set_memory_limit(memory_limit_mb)
-        return cls(root, store, settings or Settings())
+        ws = cls(root, store, settings or Settings())
+        ws.memory_limit_mb = memory_limit_mb  # kept for reopen()
+        return ws
 
     def close(self) -> None:
         self.store.close()
+
+    def reopen(self) -> None:
+        """After the store met damage (store.db.damaged): set the file aside and start an empty
+        one; the next index run rebuilds it, and the memories come back from the event log."""
+        old = self.store
+        old.close()
+        self.store = Store.open(old.path, set_aside=old.damage or "reopened")
+        self.store.on_damage = old.on_damage
+        if self.memory_limit_mb:
+            self.store.set_memory_limit(self.memory_limit_mb)
+        with self._graph_lock:
+            self._retriever, self._graph, self._generation = None, None, self._generation + 1
+        self._log_signature = None
+        self._snapshot = self._initial_snapshot()
 
     def relpath(self, path: str | os.PathLike) -> str:
         return relpath(self.root, path)
@@ -94,14 +112,15 @@ class Workspace:
     # -- changes (one writer at a time) ------------------------------------------------------------
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
         report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers,
-                             passes=PASSES)
+                             passes=PASSES, redact=redact_file_text)
         self._code_changed(report)
         return report
 
     def reindex(self, paths: dict[str, bytes | None]) -> indexer.IndexReport:
         """Re-index some files (content from an editor buffer, or None to read the disk)."""
         only = {self.relpath(p): data for p, data in paths.items()}
-        report = indexer.run(self.store, self.root, self.settings, only=only, passes=PASSES)
+        report = indexer.run(self.store, self.root, self.settings, only=only, passes=PASSES,
+                             redact=redact_file_text)
         if report.parsed or report.deleted:
             self._code_changed(report)
         return report
