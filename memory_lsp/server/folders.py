@@ -130,8 +130,7 @@ class Folder:
 
     # -- commands --------------------------------------------------------------------------------
     def command(self, name: str, arguments: dict, warn: Callable[[str], None] | None = None) -> Future:
-        """A workspace command: one that writes on the writer, a read on the reader pool
-        (`warn`: where its warnings for a person go; else the log)."""
+        """A workspace command: a write on the writer, a read on the reader pool (`warn`: for a person)."""
         if writes(name):
             future = self._submit(self._run_write, name, arguments, warn)
             if name == REINDEX:  # queued or running: reads of a fresh index wait for it
@@ -255,8 +254,7 @@ class Folder:
         self.on_change(self, None)
 
     def _damaged(self, exc: BaseException) -> None:
-        """The store met damage (a failed checksum, a fatal error): reopen it and index again, on
-        the writer; the read that met it is answered with an error, later ones from the new index."""
+        """Damage met (failed checksum, fatal error): reopen and re-index on the writer; reads wait."""
         self._recovering = self._submit(self._recover, self.ws.store)
 
     def _recover(self, store) -> None:
