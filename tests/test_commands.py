@@ -63,7 +63,9 @@ def test_the_registry_has_every_command():
     assert {n for n, c in COMMANDS.items() if c.needs_index} == {
         "memory.search", "memory.context", "memory.expand", "memory.impact", "memory.stats", "memory.doctor",
         "memory.reindex"}
-    assert COMMANDS["memory.impact"].usage() == "memory.impact target:str [depth:int=3]"
+    assert COMMANDS["memory.impact"].usage() == "memory.impact target:str [depth:int=3] [min_confidence:float=0.5]"
+    from memory_lsp.graph.impact import DEFAULT_MIN_CONFIDENCE
+    assert COMMANDS["memory.impact"].params["min_confidence"].default == DEFAULT_MIN_CONFIDENCE
     forwarded = {n for n, c in COMMANDS.items() if c.forwardable}
     assert forwarded >= {"memory.memories", "memory.export", "memory.search", "memory.impact"}
     assert not forwarded & {"memory.teach", "memory.forget", "memory.edit", "memory.feedback", "memory.reanchor"}

@@ -70,8 +70,9 @@ COMMANDS = (
         "file": Param(str, cli="positional", metavar="PATH")}),
     Command("memory.impact", impact, help="what depends on a file or symbol", **_INDEX, params={
         "target": Param(str, cli="positional", help="path or path::Qualified.Name"), "depth": Param(int, 3),
-        "min_confidence": Param(float, None, help="list only what a path of edges this sure reaches "
-                                "(default 0.5: leaves out name-only guesses)")}),
+        # 0.5 = graph.impact.DEFAULT_MIN_CONFIDENCE (tests/test_commands.py; importing graph here loads DuckDB)
+        "min_confidence": Param(float, 0.5, help="list only what a path of edges this sure "
+                                "reaches (default 0.5: leaves out a name guessed among several definitions)")}),
     Command("memory.stats", stats, help="files, symbols, edges, central files", **_INDEX, params={
         "top": Param(int, 10), "example": Param(bool, False, help="also show the impact of the most central file")}),
     Command("memory.doctor", doctor, help="health of the index", **_INDEX),

@@ -28,11 +28,16 @@ class FolderPool:
         self.reader = ThreadPoolExecutor(READERS, thread_name_prefix="memory-command")
         self._folders: dict[Path, Folder] = {}
         self._users: dict[Path, list[Listener]] = {}
+        self._closing: dict[Path, threading.Event] = {}  # set when the folder released last has closed
         self._lock = threading.Lock()
 
     def acquire(self, path: Path, config: Config, user: Listener) -> tuple[Folder, bool]:
         """The folder at `path` for `user` (told of its changes from now on); True if it is new
-        and the caller must start it."""
+        and the caller must start it. A folder still closing at `path` is waited for first: two
+        connections to one DuckDB file in a process would conflict (its run rolls back meanwhile)."""
+        closing = self._closing.get(path)
+        if closing is not None:
+            closing.wait(timeout=30)
         with self._lock:
             folder = self._folders.get(path)
             created = folder is None
@@ -53,8 +58,15 @@ class FolderPool:
             if last:
                 del self._folders[folder.path]
                 self._users.pop(folder.path, None)
+                closed = self._closing[folder.path] = threading.Event()
         if last:
-            folder.close()
+            try:
+                folder.close()
+            finally:
+                closed.set()
+                with self._lock:
+                    if self._closing.get(folder.path) is closed:
+                        del self._closing[folder.path]
 
     def users(self) -> int:
         with self._lock:
