@@ -5,8 +5,9 @@ pygls 2.1 raises while deserialising a request whose params do not fit the metho
 knows it has a request to answer, and sends nothing: the client then waits forever. Here the
 request is answered with InvalidParams (-32602) and dropped. A request that is not JSON-RPC 2.0
 (no "jsonrpc" member) or whose id is neither a number nor a string is answered with
-InvalidRequest (-32600) instead of silence or a crash, and so is one whose method is not a string; other messages that are not JSON-RPC
-objects are logged and dropped.
+InvalidRequest (-32600) instead of silence or a crash, and so is one whose method is not a string
+or is a notification's (`initialized` with an id); other messages that are not JSON-RPC objects
+are logged and dropped.
 
 `serve_io` replaces pygls's stdio loop with the reader of stream.py, which answers malformed frames
 and bodies and resynchronises instead of going deaf; it also ends the session on `exit` (pygls
@@ -23,11 +24,14 @@ import threading
 from pygls.exceptions import (JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest,
                               JsonRpcMethodNotFound)
 from pygls.io_ import StdoutWriter
+from lsprotocol.types import METHOD_TO_TYPES
 from pygls.protocol import LanguageServerProtocol
 
 from memory_lsp.server.stream import FrameReader, inspect
 
 log = logging.getLogger(__name__)
+# methods the protocol defines as notifications: sent with an id they are requests nobody answers
+NOTIFICATIONS = frozenset(m for m, types in METHOD_TO_TYPES.items() if types[1] is None) - {"exit"}
 
 
 class _Answered:
@@ -65,6 +69,11 @@ class MemoryProtocol(LanguageServerProtocol):
                 log.warning("request %r with a method that is not a string: answered with invalid request", data["id"])
                 self._send_response(data["id"], None, JsonRpcInvalidRequest(
                     f"invalid request: the method must be a string, got {data['method']!r}").to_response_error())
+                return ANSWERED
+            if data["method"] in NOTIFICATIONS and data["id"] is not None:  # pygls would take it as the notification
+                log.warning("notification %r sent with an id: answered with invalid request", data["method"])
+                self._send_response(data["id"], None, JsonRpcInvalidRequest(
+                    f"invalid request: {data['method']} is a notification and takes no id").to_response_error())
                 return ANSWERED
         try:
             return super().structure_message(data)

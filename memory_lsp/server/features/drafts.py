@@ -56,7 +56,9 @@ async def teach_draft(ls, *args):  # no annotations: pygls structures arguments 
 
 async def _open(ls: MemoryServer, full: Path, uri: str, content: str) -> str:
     """Put the draft in front of the user; how it was done ("showDocument", "applyEdit", "message")."""
-    end = t.Position(line=content.count("\n"), character=0)  # the empty line under `text:`
+    # the end of the `text:` line: the empty line under it is past the last line in editors whose
+    # buffers end with the file's last newline (Neovim 0.10+ refuses such a cursor)
+    end = t.Position(line=content.count("\n") - 1, character=len(content.splitlines()[-1]))
     if ls.client.show_document:
         full.write_text(content, encoding="utf-8")
         try:
