@@ -10,6 +10,7 @@ of the CLI's own.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -83,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("memory-lsp: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `memory-lsp memories | head`: the reader left, as a pipe's writer would
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        return 141
 
 
 def run_command(args) -> int:

@@ -52,3 +52,15 @@ def test_control_characters_are_escaped_on_a_terminal(tmp_path):
     shown = out.decode()
     assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown and "\u2028" not in shown
     assert "red \\x1b[31mALERT\\x1b[0m\\x0dSYSTEM\\x07" in shown
+
+
+def test_a_reader_that_leaves_the_pipe_early_gets_no_traceback(tmp_path):
+    from memory_lsp.memory.book import MemoryBook
+
+    book = MemoryBook(tmp_path)
+    for i in range(300):  # more output than a pipe holds: the writer meets the closed pipe
+        book.teach(f"fact {i}: the retry loop backs off exponentially " + "and waits " * 30, "fact")
+    shell = f"{sys.executable} -m memory_lsp memories --workspace {tmp_path} --json | head -c 1"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True)
+    assert done.returncode == 141, done.stderr  # 128 + SIGPIPE, as a pipe's writer ends
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
