@@ -114,7 +114,8 @@ def test_any_message_gets_its_answer_and_the_server_stays_alive(workspace, mode)
         client.initialize(workspace)
         client.wait_indexed()
 
-        @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+        @settings(max_examples=EXAMPLES, deadline=None, database=None,
+                  derandomize=not os.environ.get("MEMORY_LSP_FUZZ_RANDOM"),  # the bench's repeated runs differ
                   suppress_health_check=list(HealthCheck))
         @given(messages(uri))
         def one(case):
