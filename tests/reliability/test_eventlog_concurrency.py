@@ -13,29 +13,8 @@ from pathlib import Path
 from memory_lsp.memory.book import MemoryBook
 from memory_lsp.memory.eventlog import EventLog
 
-TEACHER = """
-import sys
-from memory_lsp.memory.book import MemoryBook
-from pathlib import Path
-book = MemoryBook(Path(sys.argv[1]))
-for i in range(int(sys.argv[3])):
-    book.teach(f"writer {sys.argv[2]} fact {i}: retries back off", "fact")
-"""
-
-# takes the lock as a writer does, writes half of a record and waits to be killed
-TORN_WRITER = """
-import fcntl, json, os, sys, time
-from memory_lsp.memory.eventlog import EventLog
-from pathlib import Path
-log = EventLog(Path(sys.argv[1]))
-os.makedirs(log.dir, exist_ok=True)
-record = json.dumps(log.new_event("memory.created", "torn" + sys.argv[2], text="x" * 5000)).encode() + b"\\n"
-fd = os.open(log.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-fcntl.flock(fd, fcntl.LOCK_EX)
-os.write(fd, record[: len(record) // 2])
-print("half", flush=True)
-time.sleep(60)
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from bench_reliability_eventlog import TEACHER, TORN_WRITER  # noqa: E402  the bench's writers, at CI size
 
 
 def teach_in_processes(root: Path, writers: int, each: int) -> None:
