@@ -160,3 +160,15 @@ def test_internal_errors_reach_the_user_as_a_short_line(own_workspace, mode):
         assert len(client.notifications("window/showMessage")) == 1  # once a session: the rest to the log
     finally:
         assert client.close() == 0
+
+
+def test_the_relays_replay_record_survives_messages_of_any_shape():
+    # found by the stream fuzzer: `textDocument/didOpen` with params a list ended the relay
+    from memory_lsp.server.proxy import Session
+
+    session = Session()
+    for message in ({"method": "textDocument/didOpen", "params": [1, 2]},
+                    {"method": "textDocument/didChange", "params": {"textDocument": 7}},
+                    {"method": "textDocument/didClose", "params": "x"}):
+        session.from_editor(message)
+    assert session.documents == {}
