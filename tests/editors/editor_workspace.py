@@ -13,27 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from sample_app import APP_CORE
+
 REPO = Path(__file__).resolve().parents[2]
 SERVER = str(Path(sys.executable).with_name("memory-lsp"))  # the venv's console script
 
 FILES = {
     "app/__init__.py": "",
-    "app/core.py": '''"""Core parsing."""
-
-
-def parse(text):
-    """Split a line into fields."""
-    return text.split(",")
-
-
-class Store:
-    def __init__(self):
-        self.rows = []
-
-    def add(self, text):
-        self.rows.append(parse(text))
-        return len(self.rows)
-''',
+    "app/core.py": APP_CORE,
     "app/api.py": '''from app.core import Store, parse
 
 

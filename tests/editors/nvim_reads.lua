@@ -1,8 +1,6 @@
 -- Driven by test_neovim.py: open app/core.py, then hover on `parse`, :MemoryImpact on it, wait
 -- for the resolved code lenses and run :MemorySearch and :MemoryContext; the answers go to $OUT.
-local out = {}
-local function wait(ms, cond) return vim.wait(ms, cond, 50) end
-local ok, err = xpcall(function()
+dofile(vim.env.HARNESS).run(function(out, wait)
   local ml = require("memory_lsp")
   ml.setup({ cmd = { vim.env.SERVER, "serve" } })
   vim.cmd("edit " .. vim.env.PROJ .. "/app/core.py")
@@ -68,9 +66,4 @@ local ok, err = xpcall(function()
   wait(15000, function() return vim.api.nvim_get_current_buf() ~= core end)
   out.context = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
   out.context_floating = vim.api.nvim_win_get_config(0).relative ~= ""
-end, debug.traceback)
-if not ok then out.error = err end
-local f = assert(io.open(vim.env.OUT, "w"))
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd("qa!")
+end)

@@ -1,9 +1,7 @@
 -- Driven by test_neovim.py: teach twice. First the way any client can, through the "Teach a
 -- memory" code action: the server opens a draft (window/showDocument, which the package adds on
 -- 0.7), we write the text under `text:` and :w. Then with :MemoryTeach, which prompts.
-local out = {}
-local function wait(ms, cond) return vim.wait(ms, cond, 50) end
-local ok, err = xpcall(function()
+dofile(vim.env.HARNESS).run(function(out, wait)
   local ml = require("memory_lsp")
   out.messages = {}
   vim.lsp.handlers["window/showMessage"] = function(_, result)
@@ -55,9 +53,4 @@ local ok, err = xpcall(function()
   out.prompted_stored = wait(20000, function()
     return table.concat(vim.fn.readfile(log), "\n"):find(vim.env.PROMPT_TEXT, 1, true) ~= nil
   end)
-end, debug.traceback)
-if not ok then out.error = err end
-local f = assert(io.open(vim.env.OUT, "w"))
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd("qa!")
+end)

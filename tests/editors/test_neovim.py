@@ -15,7 +15,8 @@ HERE = Path(__file__).parent
 def nvim_session(nvim: str, tmp_path: Path, script: str, **env: str) -> dict:
     argv = [nvim, "--clean", "--headless", "--cmd", f"set rtp^={REPO / 'editors' / 'neovim'}",
             "-c", f"luafile {HERE / script}"]
-    return run_editor(argv, tmp_path / "nvim.json", {"PROJ": str(tmp_path / "proj"), "SERVER": SERVER, **env})
+    return run_editor(argv, tmp_path / "nvim.json", {"PROJ": str(tmp_path / "proj"), "SERVER": SERVER,
+                                                       "HARNESS": str(HERE / "nvim_harness.lua"), **env})
 
 
 def test_hover_impact_lens_search_and_context(tmp_path, write_files):

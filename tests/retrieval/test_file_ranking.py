@@ -7,14 +7,9 @@ import sys
 
 import pytest
 
-FILES = {
-    "shop/__init__.py": "",
-    "shop/cart.py": ("from shop.pricing import apply_discount\n\n\nclass Cart:\n"
-                     "    def checkout_total(self, items):\n        return apply_discount(sum(items))\n"),
-    "shop/pricing.py": ("def apply_discount(amount):\n    \"\"\"Ten percent off above one hundred.\"\"\"\n"
-                        "    return amount * 0.9 if amount > 100 else amount\n\n\n"
-                        "def round_cents(value):\n    return round(value, 2)\n"),
-}
+from shop_project import SHOP
+
+FILES = {path: text for path, text in SHOP.items() if path != "shop/mailer.py"}
 OWN = [("Discounts apply to the total after tax, as the accountants asked in 2023", "decision",
         "shop/pricing.py::apply_discount"),
        ("round_cents rounds half to even (Python's round), which finance accepted", "fact",

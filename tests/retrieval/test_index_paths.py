@@ -13,17 +13,10 @@ from memory_lsp.workspace import Workspace
 from memory_lsp.store import Store
 from memory_lsp.store import search as sql
 
-FILES = {
-    "shop/__init__.py": "",
-    "shop/cart.py": ("from shop.pricing import apply_discount\n\n\nclass Cart:\n"
-                     "    def checkout_total(self, items):\n        return apply_discount(sum(items))\n\n"
-                     "    def empty(self):\n        \"\"\"Drop every item from the cart.\"\"\"\n        self.items = []\n"),
-    "shop/pricing.py": ("def apply_discount(amount):\n    \"\"\"Ten percent off above one hundred.\"\"\"\n"
-                        "    return amount * 0.9 if amount > 100 else amount\n\n\n"
-                        "def round_cents(value):\n    return round(value, 2)\n"),
-    "shop/mailer.py": ("import smtplib\n\n\ndef send_receipt(address, body):\n"
-                       "    with smtplib.SMTP('localhost') as smtp:\n        smtp.sendmail('shop@x', [address], body)\n"),
-}
+from shop_project import SHOP
+
+FILES = {**SHOP, "shop/cart.py": SHOP["shop/cart.py"] + (
+    "\n    def empty(self):\n        \"\"\"Drop every item from the cart.\"\"\"\n        self.items = []\n")}
 
 
 @pytest.fixture()

@@ -6,16 +6,9 @@ import pytest
 from memory_lsp.store import search as sql
 from memory_lsp.workspace import Workspace
 
-FILES = {
-    "shop/__init__.py": "",
-    "shop/cart.py": ("from shop.pricing import apply_discount\n\n\nclass Cart:\n"
-                     "    def checkout_total(self, items):\n        return apply_discount(sum(items))\n"),
-    "shop/pricing.py": ("def apply_discount(amount):\n    \"\"\"Ten percent off above one hundred.\"\"\"\n"
-                        "    return amount * 0.9 if amount > 100 else amount\n\n\n"
-                        "def round_cents(value):\n    return round(value, 2)\n"),
-    "shop/mailer.py": ("import smtplib\n\n\ndef send_receipt(address, body):\n"
-                       "    with smtplib.SMTP('localhost') as smtp:\n        smtp.sendmail('shop@x', [address], body)\n"),
-}
+from shop_project import SHOP
+
+FILES = SHOP
 MEMORIES = [
     ("Outgoing email must go through the local relay; the cloud provider blocks port 25", "gotcha",
      "shop/mailer.py::send_receipt"),

@@ -11,16 +11,9 @@ from memory_lsp.retrieval.embedder import Embedder
 from memory_lsp.retrieval.search import query_type
 from memory_lsp.workspace import Workspace
 
-FILES = {
-    "shop/__init__.py": "",
-    "shop/cart.py": ("from shop.pricing import apply_discount\n\n\nclass Cart:\n"
-                     "    def checkout_total(self, items):\n        return apply_discount(sum(items))\n"),
-    "shop/pricing.py": ("def apply_discount(amount):\n    \"\"\"Ten percent off above one hundred.\"\"\"\n"
-                        "    return amount * 0.9 if amount > 100 else amount\n\n\n"
-                        "def round_cents(value):\n    return round(value, 2)\n"),
-    "shop/mailer.py": ("import smtplib\n\n\ndef send_receipt(address, body):\n"
-                       "    with smtplib.SMTP('localhost') as smtp:\n        smtp.sendmail('shop@x', [address], body)\n"),
-}
+from shop_project import SHOP
+
+FILES = SHOP
 
 
 @pytest.fixture(scope="module")

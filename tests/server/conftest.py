@@ -18,27 +18,14 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from sample_app import APP_CORE
+
 
 SERVER = [sys.executable, "-m", "memory_lsp", "serve"]
 
 PROJECT = {
     "app/__init__.py": "",
-    "app/core.py": '''"""Core parsing."""
-
-
-def parse(text):
-    """Split a line into fields."""
-    return text.split(",")
-
-
-class Store:
-    def __init__(self):
-        self.rows = []
-
-    def add(self, text):
-        self.rows.append(parse(text))
-        return len(self.rows)
-''',
+    "app/core.py": APP_CORE,
     "app/api.py": '''import os
 
 from app.core import Store, parse
