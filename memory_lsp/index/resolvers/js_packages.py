@@ -15,8 +15,9 @@ them resolves inside the workspace:
 The source twin rule: when a target names a build output (`.js`, `.cjs`, `.mjs`, `.d.ts`,
 `.d.cts`, `.d.mts`) its source is looked for by one plain mapping: a first folder named `dist`,
 `lib`, `build`, `out`, `esm` or `cjs` (and a second one named `esm`, `cjs` or `types` below it)
-becomes `src`, and any other path outside `src/` gets `src/` put in front (`dist/x.js` ->
-`src/x.ts`, `index.d.cts` -> `src/index.ts`). The twin wins when it is TypeScript source or
+becomes `src` (or goes, for a package compiled from its top folder), and any other path outside
+`src/` gets `src/` put in front (`dist/x.js` -> `src/x.ts` or `x.ts`, `index.d.cts` ->
+`src/index.ts`). The twin wins when it is TypeScript source or
 when the target sits in such a build folder or is not indexed; otherwise the target itself.
 """
 
@@ -164,9 +165,9 @@ def _twin(folder: str, rel: str, probe) -> str | None:
         return None
     parts = rel[:-len(ext)].split("/")
     if len(parts) > 2 and parts[0] in BUILD_DIRS and parts[1] in SUB_BUILD_DIRS:
-        candidates = [["src", *parts[2:]], ["src", *parts[1:]]]
+        candidates = [["src", *parts[2:]], ["src", *parts[1:]], parts[2:]]
     elif len(parts) > 1 and parts[0] in BUILD_DIRS:
-        candidates = [["src", *parts[1:]]]
+        candidates = [["src", *parts[1:]], parts[1:]]
     elif len(parts) == 1 or parts[0] != "src":
         candidates = [["src", *parts]]
     else:
