@@ -142,12 +142,16 @@ def render_context(args, out) -> int:
     return 0
 
 
+def _condition(edge: dict) -> str:
+    return f", conditional: {edge['strategy']}" if edge.get("conditional") else ""
+
+
 def render_expand(args, out) -> int:
     lines = [f"{out['path']} ({out['lang']}, {out['loc']} lines{', test' if out['is_test'] else ''}): "
              f"{out['dependents']} dependents, {out['commits']} commits"]
     lines += [f"  defines {s['kind']} {s['symbol']} :{s['lines'][0]}" for s in out["symbols"][:30]]
-    lines += [f"  -> {e['kind']} {e['path']} ({e['count']})" for e in out["outgoing"]]
-    lines += [f"  <- {e['kind']} {e['path']} ({e['count']})" for e in out["incoming"]]
+    lines += [f"  -> {e['kind']} {e['path']} ({e['count']}{_condition(e)})" for e in out["outgoing"]]
+    lines += [f"  <- {e['kind']} {e['path']} ({e['count']}{_condition(e)})" for e in out["incoming"]]
     lines += [f"  memory {m['id']} {m['type']} [{m['state']}]: {m['text'][:100]}" for m in out["memories"]]
     emit(args, out, "\n".join(lines))
     return 0

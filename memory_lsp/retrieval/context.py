@@ -15,6 +15,7 @@ import re
 import unicodedata
 
 from memory_lsp.errors import UserError
+from memory_lsp.index.resolvers import CONDITIONAL_STRATEGIES
 from memory_lsp.memory import secrets
 from memory_lsp.memory.book import about_file
 from memory_lsp.memory.model import PRIORITIES, Memory
@@ -158,7 +159,9 @@ def expand(ws, path: str) -> dict:
 
     def edges(direction: str) -> list[dict]:
         rows = reports.file_links(cur, path, outgoing=direction == "out")
-        return [{"kind": k, "path": p, "count": n, "confidence": c} for k, p, n, c in rows]
+        # an import kept under a build tag or cfg says so: it holds only in some builds
+        return [{"kind": k, "path": p, "count": n, "confidence": c, "strategy": st,
+                 "conditional": st in CONDITIONAL_STRATEGIES} for k, p, n, c, st in rows]
 
     symbols = [{"symbol": s.qualname, "kind": s.kind, "lines": [s.start, s.end]} for s in code.symbols_of(cur, path)]
     memories = [m.to_json() for m in ws.memories(file=path)]

@@ -95,8 +95,8 @@ def file_profile(cur, path: str):
 
 
 def file_links(cur, path: str, outgoing: bool) -> list[tuple]:
-    """(kind, other file, edges, best confidence) between `path` and other files."""
+    """(kind, other file, edges, best confidence, a strategy) between `path` and other files."""
     mine, other = ("src_path", "dst_path") if outgoing else ("dst_path", "src_path")
-    return cur.execute(f"""SELECT kind, {other}, count(*), max(confidence) FROM edges WHERE {mine} = ?
+    return cur.execute(f"""SELECT kind, {other}, count(*), max(confidence), min(strategy) FROM edges WHERE {mine} = ?
                            AND {other} IS NOT NULL AND {other} <> ? GROUP BY 1, 2 ORDER BY 1, 3 DESC, 2""",
                        [path, path]).fetchall()

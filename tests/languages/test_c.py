@@ -200,3 +200,47 @@ def test_resolver(tmp_path):
     ]
     assert out[6] == [] and out[7] == []
     assert out[8] == EXTERNAL and out[9] == EXTERNAL
+
+
+def test_angle_includes_through_include_folders(tmp_path):
+    files = ["src/enc/encode.c", "src/common/util.h", "c/include/brotli/types.h",
+             "c/include/brotli/encode.h", "lib/foo/include/foo.h", "lib/foo/src/foo.c", "include/foo.h"]
+    out = _resolve(tmp_path, files, [
+        ("src/enc/encode.c", 1, "<brotli/types.h>", None, None),
+        ("c/include/brotli/encode.h", 2, "<brotli/types.h>", None, None),
+        ("lib/foo/src/foo.c", 3, "<foo.h>", None, None),  # the nearest include/ folder
+        ("src/enc/encode.c", 4, "<stdio.h>", None, None),
+        ("src/enc/encode.c", 5, "<common/util.h>", None, None),  # not an include folder
+    ])
+    assert [[(t.path, t.strategy) for t in ts] for ts in out[:3]] == [
+        [("c/include/brotli/types.h", "include_dir")], [("c/include/brotli/types.h", "include_dir")],
+        [("lib/foo/include/foo.h", "include_dir")]]
+    assert out[3] == EXTERNAL and out[4] == EXTERNAL
+
+
+def test_angle_includes_through_compile_commands(tmp_path):
+    files = ["app/main.c", "app/gen/config.h", "lib/a/pub/api.h", "lib/b/pub/api.h", "lib/a/impl.c",
+             "lib/a/impl.h", "include/api.h", "tool/t.c", "vendor/pub/x.h", "other/gen/config.h"]
+    root = tmp_path.resolve().as_posix()
+    db = [
+        {"directory": f"{root}/build", "file": "../app/main.c",
+         "arguments": ["cc", "-I../lib/b/pub", "-I", "../lib/a/pub", "-iquote", "../app/gen", "-c", "../app/main.c"]},
+        {"directory": root, "file": f"{root}/lib/a/impl.c",
+         "command": "cc -isystem vendor/pub -Ilib/a/pub -I/usr/include -c lib/a/impl.c"},
+    ]
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "compile_commands.json").write_text(__import__("json").dumps(db))
+    out = _resolve(tmp_path, files, [
+        ("app/main.c", 1, "<api.h>", None, None),       # -I order: lib/b/pub first (not include/)
+        ("lib/a/impl.c", 2, "<api.h>", None, None),     # its own entry: lib/a/pub
+        ("lib/a/impl.c", 3, "<x.h>", None, None),       # -isystem
+        ("lib/a/impl.h", 4, "<x.h>", None, None),       # a header: the union of the entries' folders
+        ("app/main.c", 5, '"config.h"', None, None),    # quoted, two suffix matches: then -iquote
+        ("app/main.c", 6, "<config.h>", None, None),    # -iquote is not searched for <...>
+        ("tool/t.c", 7, "<stdlib.h>", None, None),
+    ])
+    assert [[(t.path, t.strategy) for t in ts] for ts in out[:5]] == [
+        [("lib/b/pub/api.h", "compile_commands")], [("lib/a/pub/api.h", "compile_commands")],
+        [("vendor/pub/x.h", "compile_commands")], [("vendor/pub/x.h", "compile_commands")],
+        [("app/gen/config.h", "compile_commands")]]
+    assert out[5] == EXTERNAL and out[6] == EXTERNAL

@@ -165,3 +165,35 @@ def test_resolve(tmp_path, importer, module, expected):
 def test_resolve_without_go_mod(tmp_path):
     ctx = _ctx(tmp_path, {"main.go": "package main\n", "util/a.go": "package util\n"})
     assert go_resolver.resolve([ImportRow("main.go", 1, '"util"', None, None)], ctx) == [EXTERNAL]
+
+
+@pytest.mark.parametrize("path,constrained", [
+    ("a/x_linux.go", True), ("a/x_windows_amd64.go", True), ("a/x_arm64_test.go", True),
+    ("a/linux.go", False), ("a/x_linuxy.go", False), ("a/x_amd64_linux.go", True),  # its last part is a GOOS
+    ("a/syscall_unix.go", False),  # `unix` is a build tag, not a GOOS: go/build does not read it
+    ("a/plain.go", False),
+])
+def test_file_name_constraints(path, constrained):
+    assert go_resolver.suffix_constrained(path) is constrained
+
+
+def test_build_constrained_files_keep_marked_edges(tmp_path):
+    ctx = _ctx(tmp_path, {
+        "go.mod": "module example.com/m\n",
+        "main.go": "package main\n",
+        "cmd/tool.go": "// Copyright\n\n//go:build tools\n\npackage main\n",
+        "util/a.go": "// Package util.\npackage util\n",
+        "util/b_windows.go": "package util\n",
+        "util/c.go": "/* a\nblock */\n// +build linux darwin\n\npackage util\n",
+        "util/d.go": "package util\n\n//go:build ignore is not a constraint after the package clause\n",
+        "other/o.go": "package other\n",
+    })
+    rows = [ImportRow("main.go", 1, '"example.com/m/util"', None, None),
+            ImportRow("cmd/tool.go", 1, '"example.com/m/other"', None, None),
+            ImportRow("cmd/tool.go", 2, '"fmt"', None, None)]
+    out = go_resolver.resolve(rows, ctx)
+    assert sorted((t.path, t.strategy) for t in out[0]) == [
+        ("util/a.go", "go_package"), ("util/b_windows.go", "go_build_tag"),
+        ("util/c.go", "go_build_tag"), ("util/d.go", "go_package")]
+    assert out[1] == [Target("other/o.go", True, "go_build_tag")]  # from a constrained file
+    assert out[2] == EXTERNAL

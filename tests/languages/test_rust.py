@@ -192,3 +192,58 @@ def test_crate_root_of_nested_bin(tmp_path):
     paths = frozenset({"src/lib.rs", "src/bin/tool/main.rs", "src/bin/tool/cli.rs"})
     assert rust_resolver.crate_root("src/bin/tool/cli.rs", paths) == ("src/bin/tool/main.rs", "src/bin/tool")
     assert rust_resolver.crate_root("src/a/b.rs", paths) == ("src/lib.rs", "src")
+
+
+CFG_FILES = {
+    "Cargo.toml": '[package]\nname = "cfgd"\n',
+    "src/lib.rs": (
+        "mod plain;\n"
+        "#[cfg(unix)]\n#[allow(dead_code)]\nmod unix;\n"
+        "#[cfg(any(\n    target_os = \"windows\",\n    doc))]\npub mod windows;\n"
+        "#[path = \"platform/special.rs\"]\nmod special;\n"
+        "#[cfg_attr(test, path = \"fake_io.rs\")]\nmod io;\n"
+        "use crate::plain::P;\n"
+        "use crate::unix::U;\n"
+        "#[cfg(feature = \"x\")]\nuse crate::plain::Q;\n"
+        "#[cfg(test)]\nmod tests {\n    use super::plain::P;\n    mod fixtures;\n}\n"
+    ),
+    "src/plain.rs": "use crate::unix::U;\npub struct P;\n",
+    "src/unix.rs": "mod detail;\nuse crate::plain::P;\npub struct U;\n",
+    "src/unix/detail.rs": "use crate::plain::P;\n",
+    "src/windows.rs": "",
+    "src/platform/special.rs": "",
+    "src/io.rs": "", "src/fake_io.rs": "",
+    "src/tests/fixtures.rs": "use crate::plain::P;\n",
+    "src/only_linux.rs": "#![cfg(target_os = \"linux\")]\nuse crate::plain::P;\n",
+}
+
+
+def test_cfg_marks_edges_conditional(tmp_path):
+    for rel, text in CFG_FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    ctx = ResolveContext(root=tmp_path, paths=frozenset(p for p in CFG_FILES if p.endswith(".rs")))
+    rows = [ImportRow(path, *imp) for path in sorted(ctx.paths)
+            for imp in extract(path, CFG_FILES[path].encode(), "rust").imports]
+    got = {(row.path, t.path, t.strategy) for row, ts in zip(rows, rust_resolver.resolve(rows, ctx))
+           for t in (ts if ts != EXTERNAL else [])}
+    assert got == {
+        ("src/lib.rs", "src/plain.rs", "mod"),
+        ("src/lib.rs", "src/unix.rs", "rust_cfg"),            # #[cfg] among other attributes
+        ("src/lib.rs", "src/windows.rs", "rust_cfg"),         # a cfg over several lines
+        ("src/lib.rs", "src/platform/special.rs", "mod_path"),
+        ("src/lib.rs", "src/fake_io.rs", "rust_cfg"),         # cfg_attr(path): either file
+        ("src/lib.rs", "src/io.rs", "rust_cfg"),
+        ("src/lib.rs", "src/plain.rs", "crate"),              # use crate::plain::P, plain
+        ("src/lib.rs", "src/unix.rs", "rust_cfg"),            # a plain `use` into a cfg'd module
+        ("src/lib.rs", "src/plain.rs", "rust_cfg"),           # the use under #[cfg], in the test mod
+        ("src/lib.rs", "src/tests/fixtures.rs", "rust_cfg"),  # mod inside #[cfg(test)] mod tests
+        ("src/plain.rs", "src/unix.rs", "rust_cfg"),
+        ("src/unix.rs", "src/unix/detail.rs", "rust_cfg"),    # from a cfg'd file
+        ("src/unix.rs", "src/plain.rs", "rust_cfg"),
+        ("src/unix/detail.rs", "src/plain.rs", "rust_cfg"),   # its parent module is cfg'd
+        ("src/tests/fixtures.rs", "src/plain.rs", "rust_cfg"),
+        ("src/only_linux.rs", "src/plain.rs", "rust_cfg"),    # #![cfg] on the file itself
+    }
+    assert not rust_resolver.is_gated(ctx, "src/plain.rs")
+    assert rust_resolver.is_gated(ctx, "src/unix/detail.rs")

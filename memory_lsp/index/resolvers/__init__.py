@@ -30,6 +30,8 @@ class Target(NamedTuple):
 
 
 EXTERNAL = [Target(None, False, "external")]
+# edges that hold only in some builds: Go build constraints, Rust #[cfg]
+CONDITIONAL_STRATEGIES = frozenset({"go_build_tag", "rust_cfg"})
 
 
 @dataclass

@@ -7,6 +7,10 @@ root; the import reaches every non-test `.go` file of that folder (a Go package 
 A vendored copy (`<module root>/vendor/<import path>`) counts too. Anything else (the standard
 library, other modules) is external; a path under a workspace module with no such folder is
 unresolved.
+
+A file built only under a condition (a `//go:build` or `// +build` line before its package
+clause, or a `_GOOS`, `_GOARCH` or `_GOOS_GOARCH` name suffix, as go/build reads them) keeps its
+edges, marked `go_build_tag`: an import from it, and an import that reaches it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,13 @@ import re
 
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target, strip_quotes
 
+_BUILD_LINE = re.compile(r"^//(go:build\s|\s*\+build\s)")
+# go/build's syslist: every GOOS and GOARCH a file name suffix may name
+KNOWN_OS = frozenset("aix android darwin dragonfly freebsd hurd illumos ios js linux nacl netbsd openbsd "
+                     "plan9 solaris wasip1 windows zos".split())
+KNOWN_ARCH = frozenset("386 amd64 amd64p32 arm armbe arm64 arm64be loong64 mips mipsle mips64 mips64le "
+                       "mips64p32 mips64p32le ppc ppc64 ppc64le riscv riscv64 s390 s390x sparc sparc64 "
+                       "wasm".split())
 _MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
 
 
@@ -63,8 +74,50 @@ def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
         if not path:
             out.append([])
             continue
-        out.append(_resolve_one(path, row.path, mods, ctx))
+        found = _resolve_one(path, row.path, mods, ctx)
+        if found is not EXTERNAL and (is_conditional(ctx, row.path)
+                                      or any(is_conditional(ctx, t.path) for t in found)):
+            found = [Target(t.path, t.is_module, "go_build_tag") if is_conditional(ctx, row.path)
+                     or is_conditional(ctx, t.path) else t for t in found]
+        out.append(found)
     return out
+
+
+def is_conditional(ctx: ResolveContext, path: str) -> bool:
+    """Whether `path` is built only under a build constraint (read once per file)."""
+    known = ctx.cache.setdefault("go.conditional", {})
+    if path not in known:
+        known[path] = suffix_constrained(path) or _has_build_line(ctx.read_text(path) or "")
+    return known[path]
+
+
+def suffix_constrained(path: str) -> bool:
+    """go/build's goodOSArchFile: `x_linux.go`, `x_arm64.go`, `x_windows_amd64_test.go`."""
+    name = posixpath.basename(path)[:-3]
+    name = name[:-5] if name.endswith("_test") else name
+    if "_" not in name:
+        return False
+    parts = name[name.index("_"):].split("_")
+    if len(parts) >= 2 and parts[-2] in KNOWN_OS and parts[-1] in KNOWN_ARCH:
+        return True
+    return parts[-1] in KNOWN_OS or parts[-1] in KNOWN_ARCH
+
+
+def _has_build_line(text: str) -> bool:
+    """A constraint line in the header: comments and blank lines before the package clause."""
+    in_block = False
+    for line in text.splitlines():
+        line = line.strip()
+        if in_block:
+            in_block = "*/" not in line
+            continue
+        if _BUILD_LINE.match(line):
+            return True
+        if line.startswith("/*"):
+            in_block = "*/" not in line
+        elif line and not line.startswith("//"):
+            return False  # the package clause (or anything else) ends the header
+    return False
 
 
 def _resolve_one(path: str, importer: str, mods, ctx: ResolveContext) -> list[Target]:

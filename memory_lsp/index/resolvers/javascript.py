@@ -1,11 +1,14 @@
-"""JavaScript / TypeScript imports: relative specifiers, tsconfig `paths`/`baseUrl`, the rest external.
+"""JavaScript / TypeScript imports: relative specifiers, tsconfig `paths`/`baseUrl`, workspace
+packages by name (js_packages.py), the rest external.
 
 A relative specifier (`./x`, `../x`) is looked up against the importing file's folder the way
 TypeScript's bundler/node resolution does: the exact file, then the file with each source
 extension appended, then (TS ESM style) a `.js`/`.jsx`/`.mjs`/`.cjs` specifier naming a
 `.ts`/`.tsx`/`.mts`/`.cts` file, then the folder's `index` file. A bare specifier (`react`,
 `node:fs`, `@scope/pkg`) is a library unless the nearest `tsconfig.json`/`jsconfig.json`
-maps it through `compilerOptions.paths` or `baseUrl` onto a workspace file.
+maps it through `compilerOptions.paths` or `baseUrl` onto a workspace file, or it names a
+package.json of the workspace (a package importing itself, or a monorepo sibling): then its
+`exports`/`main` decide, with the config's `customConditions` active (see js_packages.py).
 
 ES named imports bind a name (`is_module` False); default, namespace, side-effect imports,
 `export * from`, `require()`, `import x = require()` and `import()` bind the whole file.
@@ -17,7 +20,7 @@ import json
 import posixpath
 import re
 
-from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target, strip_quotes
+from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target, js_packages, strip_quotes
 
 APPEND_EXTS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 INDEX_FILES = ("index.ts", "index.tsx", "index.d.ts", "index.js", "index.jsx", "index.mjs", "index.cjs")
@@ -71,6 +74,10 @@ def _resolve_spec(spec: str, folder: str, ctx: ResolveContext):
         hit = _through_config(spec, config, ctx)
         if hit:
             return hit
+    conditions = tuple(config["conditions"]) if config is not None else ()
+    found = js_packages.resolve_self(spec, ctx, lambda target: _probe(target, ctx), conditions)
+    if found is not None:
+        return found
     return EXTERNAL
 
 
@@ -150,7 +157,8 @@ def _load_config(folder: str, ctx: ResolveContext):
             rules.append((pattern, [t for t in targets if isinstance(t, str) and t.count("*") <= 1]))
         # longest prefix first, as TypeScript picks the most specific pattern
         rules.sort(key=lambda r: -len(r[0].split("*", 1)[0]))
-        return {"base": base, "path_base": path_base, "rules": rules}
+        conditions = [c for c in options.get("customConditions") or () if isinstance(c, str)]
+        return {"base": base, "path_base": path_base, "rules": rules, "conditions": conditions}
     return None
 
 

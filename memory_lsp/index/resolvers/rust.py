@@ -28,6 +28,7 @@ import re
 
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target
 
+_PATH_ATTR = re.compile(r'\bpath\s*=\s*"([^"]+)"')
 _MOD_ITEM = re.compile(r"\bmod\s+(?:r#)?([A-Za-z_][A-Za-z0-9_]*)\s*;\s*$")
 _INLINE_MOD = re.compile(r"\bmod\s+\w+\s*\{")
 _ROOT_NAMES = ("lib.rs", "main.rs")
@@ -112,7 +113,14 @@ def _find_crates(ctx: ResolveContext) -> dict[str, str]:
 
 
 def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
-    return [_resolve_one(row, ctx) for row in rows]
+    out = []
+    for row in rows:
+        found = _resolve_one(row, ctx)
+        if found is not EXTERNAL and found and (_line_gated(ctx, row.path, row.line) or is_gated(ctx, row.path)
+                                                or any(is_gated(ctx, t.path) for t in found)):
+            found = [Target(t.path, t.is_module, "rust_cfg") for t in found]
+        out.append(found)
+    return out
 
 
 def _resolve_one(row: ImportRow, ctx: ResolveContext) -> list[Target]:
@@ -120,8 +128,16 @@ def _resolve_one(row: ImportRow, ctx: ResolveContext) -> list[Target]:
     module = row.module.strip()
     mod_item = _MOD_ITEM.search(module)
     if mod_item and "::" not in module:
-        folder = posixpath.join(module_folder(row.path), *_inline_mods(ctx, row.path, row.line))
+        inline = _inline_mods(ctx, row.path, row.line)
+        folder = posixpath.join(module_folder(row.path), *inline)
         found = _child(folder, mod_item.group(1), paths)
+        decl = cfg_info(ctx, row.path)["mods"].get(row.line)
+        if decl and decl[1] and not inline:  # #[path] or #[cfg_attr(.., path)]: beside the file
+            named = posixpath.normpath(posixpath.join(posixpath.dirname(row.path), decl[1]))
+            if named in paths:
+                if not decl[2]:
+                    return [Target(named, True, "mod_path")]
+                return [Target(p, True, "rust_cfg") for p in dict.fromkeys([named, found]) if p]
         return [Target(found, True, "mod")] if found else []
 
     full = module  # a glob or `self` names the module itself
@@ -207,3 +223,92 @@ def _walk(start: tuple[str | None, str], segs: list[str], paths: frozenset[str])
         if found:
             return found, k
     return file, 0
+
+
+# ---- conditional compilation: #[cfg(...)], #![cfg(...)], #[path], #[cfg_attr(.., path = ..)]
+
+def cfg_info(ctx: ResolveContext, path: str) -> dict:
+    """{"whole": file starts with #![cfg], "spans": [(start, end)] of items under #[cfg],
+    "mods": {line of a `mod x;`: (name, path attribute or None, path only under a cfg)}}."""
+    infos = ctx.cache.setdefault("rust.cfg", {})
+    if path not in infos:
+        infos[path] = _cfg_info(ctx.read_text(path) or "")
+    return infos[path]
+
+
+def _cfg_info(text: str) -> dict:
+    info: dict = {"whole": False, "spans": [], "mods": {}, "plain": True}
+    if "#[" not in text and "#![" not in text:
+        return info  # no attribute: nothing in it is conditional (its `mod` lines are not needed)
+    info["plain"] = False
+    from memory_lsp.index import languages
+
+    root = languages.parser("rust").parse(text.encode("utf-8")).root_node
+    stack = [root]
+    while stack:
+        pending: list[str] = []
+        for node in stack.pop().named_children:
+            if node.type == "attribute_item":
+                pending.append("".join(node.text.decode("utf-8", "replace").split()))
+                continue
+            if node.type == "inner_attribute_item":
+                info["whole"] |= "".join(node.text.decode("utf-8", "replace").split()).startswith("#![cfg(")
+                continue
+            if any(a.startswith("#[cfg(") for a in pending):
+                info["spans"].append((node.start_point[0] + 1, node.end_point[0] + 1))
+            if node.type == "mod_item":
+                body = node.child_by_field_name("body")
+                if body is not None:
+                    stack.append(body)
+                else:
+                    name = node.child_by_field_name("name")
+                    attr = next((a for a in pending if a.startswith(("#[path=", "#[cfg_attr("))
+                                 and _PATH_ATTR.search(a)), None)
+                    info["mods"][node.start_point[0] + 1] = (
+                        name.text.decode("utf-8", "replace") if name else "",
+                        _PATH_ATTR.search(attr).group(1) if attr else None,
+                        bool(attr and attr.startswith("#[cfg_attr(")))
+            pending = []
+    return info
+
+
+def _line_gated(ctx: ResolveContext, path: str, line: int) -> bool:
+    return any(start <= line <= end for start, end in cfg_info(ctx, path)["spans"])
+
+
+def is_gated(ctx: ResolveContext, path: str | None) -> bool:
+    """Whether `path` is compiled only under a cfg: its own #![cfg], or its `mod` declaration
+    (found by the file layout, in the parent module file or an inline module of it) under one."""
+    if path is None:
+        return False
+    known = ctx.cache.setdefault("rust.gated", {})
+    if path not in known:
+        known[path] = False  # a cycle of odd layouts ends here
+        known[path] = _is_gated(ctx, path)
+    return known[path]
+
+
+def _is_gated(ctx: ResolveContext, path: str) -> bool:
+    if cfg_info(ctx, path)["whole"]:
+        return True
+    if is_crate_root(path):
+        return False
+    folder = posixpath.dirname(path)
+    name = posixpath.basename(folder) if posixpath.basename(path) == "mod.rs" else posixpath.basename(path)[:-3]
+    folder = posixpath.dirname(folder) if posixpath.basename(path) == "mod.rs" else folder
+    inline: list[str] = []
+    while True:
+        parent = _module_file_of(folder, ctx.paths)
+        if parent is not None and parent != path:
+            info = cfg_info(ctx, parent)
+            if info["plain"] and module_folder(parent) == folder and not inline:
+                return is_gated(ctx, parent)
+            for line, (mod_name, _attr, _cfg_attr) in info["mods"].items():
+                if mod_name == name and _inline_mods(ctx, parent, line) == inline:
+                    return _line_gated(ctx, parent, line) or is_gated(ctx, parent)
+            if module_folder(parent) == folder:
+                return False  # the parent module file declares no such module here
+        if not folder:
+            return False
+        inline.insert(0, posixpath.basename(folder))
+        folder = posixpath.dirname(folder)

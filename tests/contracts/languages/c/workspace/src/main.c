@@ -1,6 +1,7 @@
 #include "x.h"
 #include "api.h"
 #include "shape.h"
+#include <proj/config.h>
 #include <stdio.h>
 
 int main(void) {

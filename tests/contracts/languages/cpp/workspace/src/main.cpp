@@ -1,4 +1,5 @@
 #include "circle.hpp"
+#include <geo/units.hpp>
 
 int main() {
     geo::Circle c;

@@ -2,6 +2,10 @@ mod foo;
 mod bar;
 pub mod a;
 pub mod x;
+#[cfg(unix)]
+mod sys;
+#[cfg(test)]
+mod tests;
 
 pub fn top() -> u8 { helper() }
 

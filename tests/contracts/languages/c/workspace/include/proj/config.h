@@ -1,0 +1,1 @@
+#define PROJ_VERSION 3

@@ -1,0 +1,7 @@
+// Copyright notice.
+
+//go:build legacy
+
+package util
+
+func legacyDo() int { return 0 }

@@ -1,0 +1,3 @@
+use crate::foo;
+
+fn check() { foo::f() }

@@ -1,0 +1,38 @@
+"""Edges kept under a Go build constraint or a Rust cfg say so where a user reads edges: `expand`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+FILES = {
+    "go.mod": "module example.com/m\n",
+    "main.go": 'package main\n\nimport "example.com/m/sys"\n\nfunc main() { sys.Page() }\n',
+    "sys/sys.go": "package sys\n\nfunc Page() int { return 4096 }\n",
+    "sys/sys_windows.go": "package sys\n\nfunc winPage() int { return 65536 }\n",
+    "Cargo.toml": '[package]\nname = "k"\n',
+    "src/lib.rs": "mod plain;\n#[cfg(unix)]\nmod unix;\n",
+    "src/plain.rs": "pub fn p() {}\n",
+    "src/unix.rs": "pub fn u() {}\n",
+}
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "memory_lsp", *args], capture_output=True, text=True, timeout=180)
+
+
+def test_expand_marks_conditional_edges(tmp_path, write_files):
+    root = write_files(tmp_path, FILES)
+    assert cli("index", str(root)).returncode == 0
+    done = cli("expand", "-w", str(root), "main.go", "--json")
+    assert done.returncode == 0, done.stderr
+    out = {e["path"]: (e["strategy"], e["conditional"]) for e in json.loads(done.stdout)["outgoing"]
+           if e["kind"] == "IMPORTS"}
+    assert out == {"sys/sys.go": ("go_package", False), "sys/sys_windows.go": ("go_build_tag", True)}
+
+    text = cli("expand", "-w", str(root), "src/lib.rs").stdout
+    assert "-> IMPORTS src/unix.rs (1, conditional: rust_cfg)" in text
+    assert "-> IMPORTS src/plain.rs (1)" in text
+    incoming = cli("expand", "-w", str(root), "sys/sys_windows.go").stdout
+    assert "<- IMPORTS main.go (1, conditional: go_build_tag)" in incoming
