@@ -118,11 +118,11 @@ class Snapshot:
 
     def impact_counts(self, node: str, path: str, depth: int,
                       min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> tuple[int, int] | None:
-        """(dependents, tests) of a file or symbol; None while the graph is loading."""
+        """(dependents, tests) of a file or symbol; None while the graph is loading. Counted
+        without building the answer, and memoised by the graph (hovers and lenses ask again)."""
         if self.graph is None:
             return None
-        deps, tests = self.graph.walk(node, path, depth, min_confidence)
-        return len(deps), len(tests)
+        return self.graph.counts(node, path, depth, min_confidence)
 
     def is_test(self, path: str) -> bool:
         """Is `path` a test file (by its language's test rules, as indexed)?"""
