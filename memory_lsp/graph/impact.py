@@ -64,61 +64,96 @@ def gather(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return offsets, owner
 
 
+def labels(values: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Text values (a few distinct ones) as small ints with their lookup table."""
+    table: dict[str, int] = {}
+    got = [table.setdefault(v, len(table)) for v in values.tolist()]
+    return list(table), np.array(got, dtype=np.int16)
+
+
 class ImpactGraph:
-    def __init__(self, nodes: tuple, labels: tuple, edges: dict, symbols: dict, calls: dict):
-        """From the columns of `store.graph_reads` (see `load`)."""
-        self.names, self.path_of, self.is_file, self.is_test = nodes
+    def __init__(self, files: dict, symbols: dict, edges: dict, calls: dict):
+        """From the columns of `store.graph_reads` (see `load`). Node ids: the files in path
+        order, then the symbols, then any other name an edge carries."""
+        self.names: list[str] = files["path"].tolist()
         self.ids = {name: i for i, name in enumerate(self.names)}
+        n_files = len(self.names)
+        symbol_node = self._intern(symbols["id"])
+        symbol_path = self._intern(symbols["path"])
+        src, dst, src_path, dst_path = (self._intern(edges[c]) for c in ("src", "dst", "src_path", "dst_path"))
         n = len(self.names)
-        self.kinds, self.strategies = labels  # step_kind and step_strategy index these
-        kind, strategy = edges["kind"].astype(np.int8), edges["strategy"].astype(np.int16)
-        src, dst, src_path, dst_path = (edges[c].astype(np.int64) for c in ("src", "dst", "src_path", "dst_path"))
+        self.is_file = np.arange(n) < n_files
+        self.is_test = np.zeros(n, dtype=bool)
+        self.is_test[:n_files] = files["is_test"].astype(bool)
+        self.is_symbol = np.zeros(n, dtype=bool)
+        self.is_symbol[symbol_node] = True
+        # each node's file (the name before '::'): the tests asserting on it are the node's too
+        self.path_of = np.full(n, -1, dtype=np.int32)
+        self.path_of[:n_files] = np.arange(n_files)
+        self.path_of[symbol_node] = symbol_path
+        for i in np.flatnonzero(self.path_of < 0).tolist():
+            self.path_of[i] = self.ids.get(self.names[i].partition("::")[0], -1)
+        self._edges(edges, src, dst, src_path, dst_path, n)
+        self._symbols(symbols, symbol_node, symbol_path, calls, n)
+        self._counts: dict[tuple, tuple[int, int]] = {}
+        self._lock = threading.Lock()
+
+    def _intern(self, values: np.ndarray) -> np.ndarray:
+        """Node ids of the names (new names get new ids)."""
+        ids, names = self.ids, self.names
+        got = [ids.get(v, -1) for v in values.tolist()]
+        for k in [k for k, i in enumerate(got) if i < 0]:
+            got[k] = ids.setdefault(values[k], len(names))
+            if got[k] == len(names):
+                names.append(values[k])
+        return np.array(got, dtype=np.int64)
+
+    def _edges(self, edges: dict, src, dst, src_path, dst_path, n: int) -> None:
+        """The steps of every node (CSR) and the tests asserting on each file."""
+        self.kinds, kind = labels(edges["kind"])  # step_kind and step_strategy index these
+        self.strategies, strategy = labels(edges["strategy"])
         line, conf, score = edges["line"].astype(np.int32), edges["confidence"].astype(np.float64), edges["score"]
         order = np.arange(len(src), dtype=np.int64)
         is_dep = np.isin(kind, [self.kinds.index(k) for k in DEPENDENCY_KINDS if k in self.kinds])
         is_fwd = np.isin(kind, [self.kinds.index(k) for k in FORWARD_KINDS if k in self.kinds])
         lifted = is_dep & ((src != src_path) | (dst != dst_path))  # symbol edge: also at file level
         # the steps in the order they were appended to per-node lists before (an edge's own step,
-        # then its file-level copy), so a stable sort by score keeps today's order on ties
+        # then its file-level copy), so a stable sort by score keeps that order on ties
         pick = [is_dep, lifted, is_fwd]
         key = np.concatenate([dst[is_dep], dst_path[lifted], src[is_fwd]])
-        self.step_node = np.concatenate([src[is_dep], src_path[lifted], dst[is_fwd]]).astype(np.int32)
         seq = np.concatenate([2 * order[is_dep], 2 * order[lifted] + 1, 2 * order[is_fwd]])
-        step_score = np.concatenate([score[m] for m in pick])
+        step_score = np.concatenate([score[m] for m in pick]).astype(np.float64)
         sort = np.lexsort((seq, -step_score, key))
         self.step_ptr = csr(key[sort], n)
-        self.step_node = self.step_node[sort]
+        self.step_node = np.concatenate([src[is_dep], src_path[lifted], dst[is_fwd]]).astype(np.int32)[sort]
         self.step_score = step_score[sort]
         self.step_conf = np.concatenate([conf[m] for m in pick])[sort]
-        self.step_kind = np.concatenate([kind[m] for m in pick])[sort]
+        self.step_kind = np.concatenate([kind[m] for m in pick]).astype(np.int8)[sort]
         self.step_line = np.concatenate([line[m] for m in pick])[sort]
         self.step_strategy = np.concatenate([strategy[m] for m in pick])[sort]
         asserts = kind == (self.kinds.index("ASSERTS_ON") if "ASSERTS_ON" in self.kinds else -1)
         pairs = np.unique(np.stack([dst_path[asserts], src_path[asserts]], axis=1).reshape(-1, 2), axis=0)
         self.assert_ptr, self.assert_src = csr(pairs[:, 0], n), pairs[:, 1].astype(np.int32)
-        self._symbols(symbols, calls, n)
-        self._counts: dict[tuple, tuple[int, int]] = {}
-        self._lock = threading.Lock()
 
-    def _symbols(self, symbols: dict, calls: dict, n: int) -> None:
-        """Each file's symbols (for validation and `unresolved`) and the call sites by name."""
+    def _symbols(self, symbols: dict, symbol_node, symbol_path, calls: dict, n: int) -> None:
+        """Each file's symbols in file order (for validation and `unresolved`) and the call sites
+        by name."""
         names = calls["name"].astype(object)
         starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]]) if len(names) else np.zeros(0, np.int64)
         self.call_ids = {str(name): k for k, name in enumerate(names[starts])}
         self.call_ptr = np.append(starts, len(names)).astype(np.int64)
         self.call_best = calls["best"].astype(np.float64)
-        self.file_symbol_ptr = csr(symbols["path"].astype(np.int64), n)
-        self.file_symbol = symbols["node"].astype(np.int32)
-        self.file_symbol_call = np.array([self.call_ids.get(name, -1) for name in symbols["name"].tolist()],
-                                         dtype=np.int32)
-        self.is_symbol = np.zeros(n, dtype=bool)
-        self.is_symbol[self.file_symbol] = True
+        by_file = np.argsort(symbol_path, kind="stable")  # file order within each file kept
+        self.file_symbol_ptr = csr(symbol_path[by_file], n)
+        self.file_symbol = symbol_node[by_file].astype(np.int32)
+        call = np.array([self.call_ids.get(name, -1) for name in symbols["name"].tolist()], dtype=np.int32)
+        self.file_symbol_call = call[by_file]
 
     @classmethod
     def load(cls, store) -> "ImpactGraph":
         with graph_reads.graph_transaction(store.cursor()) as cur:
-            return cls(graph_reads.node_table(cur), graph_reads.edge_labels(cur), graph_reads.edge_columns(cur),
-                       graph_reads.file_symbols(cur), graph_reads.call_site_confidences(cur))
+            return cls(graph_reads.files(cur), graph_reads.symbols(cur), graph_reads.edge_columns(cur),
+                       graph_reads.call_site_confidences(cur))
 
     # -- the walk -------------------------------------------------------------------------------------
     def _levels(self, target: str, target_path: str, depth: int, min_confidence: float):
@@ -206,6 +241,10 @@ class ImpactGraph:
     def has_file(self, path: str) -> bool:
         i = self.ids.get(path)
         return i is not None and bool(self.is_file[i])
+
+    def is_test_file(self, path: str) -> bool:
+        i = self.ids.get(path)
+        return i is not None and bool(self.is_test[i])
 
     def has_symbol(self, node: str) -> bool:
         i = self.ids.get(node)
