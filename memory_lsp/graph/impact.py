@@ -20,6 +20,7 @@ right at least 9 times in 10 (name-only guesses fall below it).
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass, field
 
@@ -73,14 +74,15 @@ def labels(values: np.ndarray) -> tuple[list[str], np.ndarray]:
 
 class ImpactGraph:
     def __init__(self, files: dict, symbols: dict, edges: dict, calls: dict):
-        """From the columns of `store.graph_reads` (see `load`). Node ids: the files in path
-        order, then the symbols, then any other name an edge carries."""
+        """From the columns of `store.graph_reads` (see `load`; an edge's text columns are
+        callables, read one at a time). Node ids: the files in path order, then the symbols,
+        then any other name an edge carries."""
         self.names: list[str] = files["path"].tolist()
         self.ids = {name: i for i, name in enumerate(self.names)}
         n_files = len(self.names)
         symbol_node = self._intern(symbols["id"])
         symbol_path = self._intern(symbols["path"])
-        src, dst, src_path, dst_path = (self._intern(edges[c]) for c in ("src", "dst", "src_path", "dst_path"))
+        src, dst, src_path, dst_path = (self._intern(edges[c]()) for c in ("src", "dst", "src_path", "dst_path"))
         n = len(self.names)
         self.is_file = np.arange(n) < n_files
         self.is_test = np.zeros(n, dtype=bool)
@@ -110,8 +112,8 @@ class ImpactGraph:
 
     def _edges(self, edges: dict, src, dst, src_path, dst_path, n: int) -> None:
         """The steps of every node (CSR) and the tests asserting on each file."""
-        self.kinds, kind = labels(edges["kind"])  # step_kind and step_strategy index these
-        self.strategies, strategy = labels(edges["strategy"])
+        self.kinds, kind = labels(edges["kind"]())  # step_kind and step_strategy index these
+        self.strategies, strategy = labels(edges["strategy"]())
         line, conf, score = edges["line"].astype(np.int32), edges["confidence"].astype(np.float64), edges["score"]
         order = np.arange(len(src), dtype=np.int64)
         is_dep = np.isin(kind, [self.kinds.index(k) for k in DEPENDENCY_KINDS if k in self.kinds])
@@ -152,8 +154,10 @@ class ImpactGraph:
     @classmethod
     def load(cls, store) -> "ImpactGraph":
         with graph_reads.graph_transaction(store.cursor()) as cur:
-            return cls(graph_reads.files(cur), graph_reads.symbols(cur), graph_reads.edge_columns(cur),
-                       graph_reads.call_site_confidences(cur))
+            edges = graph_reads.edge_columns(cur)
+            for column in graph_reads.EDGE_TEXT:  # read when interned: one column of names at a time
+                edges[column] = functools.partial(graph_reads.edge_text, cur, column)
+            return cls(graph_reads.files(cur), graph_reads.symbols(cur), edges, graph_reads.call_site_confidences(cur))
 
     # -- the walk -------------------------------------------------------------------------------------
     def _levels(self, target: str, target_path: str, depth: int, min_confidence: float):

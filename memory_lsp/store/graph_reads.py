@@ -33,13 +33,22 @@ def symbols(cur) -> dict[str, np.ndarray]:
     return cur.execute("SELECT id, path, name FROM symbols ORDER BY path, start_line, rowid").fetchnumpy()
 
 
+EDGE_TEXT = ("src", "dst", "src_path", "dst_path", "kind", "strategy")
+
+
 def edge_columns(cur) -> dict[str, np.ndarray]:
-    """Every edge in table order (as `store.edges.all_edges`): src, dst, src_path, dst_path, kind,
-    strategy ('' for none), line (-1: none), confidence, score (0 for none)."""
-    return cur.execute("""
-        SELECT src, dst, src_path, dst_path, kind, coalesce(strategy, '') AS strategy,
-               coalesce(line, -1) AS line, confidence, coalesce(score, 0.0) AS score
-        FROM edges""").fetchnumpy()
+    """Every edge's numbers in table order (as `store.edges.all_edges`): line (-1: none),
+    confidence, score (0 for none)."""
+    return cur.execute("SELECT coalesce(line, -1) AS line, confidence, coalesce(score, 0.0) AS score "
+                       "FROM edges").fetchnumpy()
+
+
+def edge_text(cur, column: str) -> np.ndarray:
+    """One text column of every edge in table order (strategy: '' for none): one at a time, so a
+    load never holds every edge's names as Python strings at once."""
+    if column not in EDGE_TEXT:
+        raise ValueError(column)
+    return cur.execute(f"SELECT coalesce({column}, '') AS v FROM edges").fetchnumpy()["v"]
 
 
 def call_site_confidences(cur) -> dict[str, np.ndarray]:
