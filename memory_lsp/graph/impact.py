@@ -32,6 +32,7 @@ DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS", "USES_FIXTURE")  # src depen
 DEFAULT_MIN_CONFIDENCE = 0.5
 FORWARD_KINDS = ("DRIVES", "CO_CHANGES")  # dst is affected by src
 NO_LINE = -1  # an edge without a line (DRIVES)
+SMALL_WALK = 64  # counts walk in plain Python up to this many nodes, with numpy beyond
 COUNTS_KEPT = 100_000  # memoised (dependents, tests) counts per graph before the memo starts over
 
 
@@ -231,15 +232,47 @@ class ImpactGraph:
         key = (target, target_path, depth, min_confidence)
         found = self._counts.get(key)
         if found is None:
-            reached = [r for _o, _p, r in self._levels(target, target_path, depth, min_confidence)]
-            nodes = np.concatenate(reached) if reached else np.zeros(0, dtype=np.int64)
-            paths = self.path_of[nodes]
-            found = (len(nodes), len(self._tests(target_path, paths[paths >= 0])))
+            found = self._small_counts(target, target_path, depth, min_confidence)
+            if found is None:
+                reached = [r for _o, _p, r in self._levels(target, target_path, depth, min_confidence)]
+                nodes = np.concatenate(reached) if reached else np.zeros(0, dtype=np.int64)
+                paths = self.path_of[nodes]
+                found = (len(nodes), len(self._tests(target_path, paths[paths >= 0])))
             with self._lock:
                 if len(self._counts) >= COUNTS_KEPT:
                     self._counts.clear()
                 self._counts[key] = found
         return found
+
+    def _small_counts(self, target: str, target_path: str, depth: int, min_confidence: float):
+        """`counts` in plain Python while the walk stays within SMALL_WALK nodes (most lenses
+        and hovers: numpy's fixed cost per call is larger there); None beyond."""
+        start, own = self.ids.get(target), self.ids.get(target_path)
+        if start is None:
+            return (0, 0) if own is None else (0, len(self._tests(target_path, [])))
+        ptr, step_node, step_conf = self.step_ptr, self.step_node, self.step_conf
+        seen, reached, frontier = {start, own}, [], [start]
+        for _level in range(depth):
+            nxt = []
+            for node in frontier:
+                lo, hi = int(ptr[node]), int(ptr[node + 1])
+                if hi - lo > SMALL_WALK:
+                    return None
+                for found, conf in zip(step_node[lo:hi].tolist(), step_conf[lo:hi].tolist()):
+                    if conf >= min_confidence and found not in seen:
+                        seen.add(found)
+                        nxt.append(found)
+            reached += nxt
+            if len(reached) > SMALL_WALK or not nxt:
+                break
+            frontier = nxt
+        if len(reached) > SMALL_WALK:
+            return None
+        paths = {p for p in self.path_of[reached].tolist() if p >= 0} if reached else set()
+        tests = {p for p in paths if self.is_test[p] and p != own}
+        for p in paths | ({own} if own is not None else set()):
+            tests.update(self.assert_src[self.assert_ptr[p]:self.assert_ptr[p + 1]].tolist())
+        return len(reached), len(tests)
 
     # -- what `impact` needs besides the walk ------------------------------------------------------------
     def has_file(self, path: str) -> bool:
