@@ -141,10 +141,9 @@ class ImpactGraph:
     def _symbols(self, symbols: dict, symbol_node, symbol_path, calls: dict, n: int) -> None:
         """Each file's symbols in file order (for validation and `unresolved`) and the call sites
         by name."""
-        names = calls["name"].astype(object)
-        starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]]) if len(names) else np.zeros(0, np.int64)
-        self.call_ids = {str(name): k for k, name in enumerate(names[starts])}
-        self.call_ptr = np.append(starts, len(names)).astype(np.int64)
+        self.call_ids = {name: k for k, name in enumerate(calls["name"].tolist())}
+        self.call_ptr = np.zeros(len(self.call_ids) + 1, dtype=np.int64)
+        np.cumsum(calls["sites"], out=self.call_ptr[1:])
         self.call_best = calls["best"].astype(np.float64)
         by_file = np.argsort(symbol_path, kind="stable")  # file order within each file kept
         self.file_symbol_ptr = csr(symbol_path[by_file], n)

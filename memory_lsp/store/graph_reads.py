@@ -51,14 +51,20 @@ def edge_text(cur, column: str) -> np.ndarray:
     return cur.execute(f"SELECT coalesce({column}, '') AS v FROM edges").fetchnumpy()["v"]
 
 
+_CALL_SITES = """
+    WITH best AS (SELECT src_path, line, name, max(confidence) AS c FROM edges WHERE kind = 'CALLS'
+                  GROUP BY src_path, line, name)
+    SELECT r.name, coalesce(b.c, '-inf'::DOUBLE) AS best
+    FROM refs r LEFT JOIN best b ON b.src_path = r.path AND b.line = r.line AND b.name = r.name
+    WHERE r.kind = 'call' AND r.name IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')"""
+
+
 def call_site_confidences(cur) -> dict[str, np.ndarray]:
     """Every call site that `store.code.unresolved_call_sites` may count (not a builtin's nor a
     local's), with the best confidence of the CALLS edges that resolve it (-inf: none), by name
-    then confidence: the count of those below a threshold is then a bisection per name."""
-    return cur.execute("""
-        WITH best AS (SELECT src_path, line, name, max(confidence) AS c FROM edges WHERE kind = 'CALLS'
-                      GROUP BY src_path, line, name)
-        SELECT r.name, coalesce(b.c, '-inf'::DOUBLE) AS best
-        FROM refs r LEFT JOIN best b ON b.src_path = r.path AND b.line = r.line AND b.name = r.name
-        WHERE r.kind = 'call' AND r.name IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
-        ORDER BY r.name, best""").fetchnumpy()
+    then confidence (`best`), and each name once with its number of sites (`name`, `sites`): the
+    count of those below a threshold is then a bisection per name. Names come once, not per
+    site: a million call sites would be a million Python strings."""
+    names = cur.execute(f"SELECT name, count(*) AS sites FROM ({_CALL_SITES}) GROUP BY name ORDER BY name").fetchnumpy()
+    best = cur.execute(f"SELECT best FROM ({_CALL_SITES}) ORDER BY name, best").fetchnumpy()["best"]
+    return {"name": names["name"], "sites": names["sites"], "best": best}
