@@ -57,25 +57,23 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
         min_confidence = DEFAULT_MIN_CONFIDENCE
     if not 0.0 <= min_confidence <= 1.0:
         raise UserError(f"min-confidence must be between 0 and 1, got {min_confidence}")
-    cur = snap.store.cursor()
+    graph = snap.impact_graph()  # it also knows the files, symbols and call sites: no query per answer
     path_part, _, symbol = target.partition("::")
     path = snap.relpath(path_part)
-    if code.file_row(cur, path) is None:
+    if not graph.has_file(path):
         raise UserError(f"not an indexed file: {path_part} (run `memory-lsp index` first?)")
     node = path
     if symbol:
         node = f"{path}::{symbol}"
-        if code.symbol_by_id(cur, node) is None:
-            known = ", ".join(s.qualname for s in code.symbols_of(cur, path)[:8])
+        if not graph.has_symbol(node):
+            known = ", ".join(graph.qualnames(path)[:8])
             raise UserError(f"no symbol {symbol} in {path} (defined there: {known or 'none'})")
-    graph = snap.impact_graph()
     deps, tests = graph.walk(node, path, depth, min_confidence)
+    # every symbol on the answer's paths: an unresolved call of one of them may hide more
+    # dependents (and for a file, every symbol defined in it)
+    names = {d.symbol.rsplit(".", 1)[-1] for d in deps if d.symbol}
     if symbol:
-        names = {symbol.rsplit(".", 1)[-1]}
-    else:
-        names = {s.name for s in code.symbols_of(cur, path)}
-    # every symbol on the answer's paths: an unresolved call of one of them may hide more dependents
-    names |= {d.symbol.rsplit(".", 1)[-1] for d in deps if d.symbol}
+        names.add(symbol.rsplit(".", 1)[-1])
     return {
         "target": node,
         "depth": depth,
@@ -87,7 +85,7 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
         "tests": tests,
         # call sites named like a symbol of the answer that no edge this sure resolves (nor a
         # known type): each may reach the answer and hide more dependents
-        "unresolved": code.unresolved_call_sites(cur, sorted(names), min_confidence),
+        "unresolved": graph.unresolved(names, None if symbol else path, min_confidence),
     }
 
 

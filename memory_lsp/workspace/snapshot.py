@@ -76,7 +76,7 @@ class Snapshot:
         self.store = store  # None: the index is owned by another process (memories come from the log)
         self.generation = generation  # bumps with every change to the indexed code
         self.memories = memories
-        self.graph = graph  # None until the host has loaded it (hovers then show no counts)
+        self.graph = graph  # None until the host has loaded it (the first counts wait for it)
         self.graph_current = graph_current  # False: the graph predates the last code change
         self._load_graph = load_graph
         self._retriever = retriever
@@ -118,16 +118,23 @@ class Snapshot:
 
     def impact_counts(self, node: str, path: str, depth: int,
                       min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> tuple[int, int] | None:
-        """(dependents, tests) of a file or symbol; None while the graph is loading."""
-        if self.graph is None:
-            return None
-        deps, tests = self.graph.walk(node, path, depth, min_confidence)
-        return len(deps), len(tests)
+        """(dependents, tests) of a file or symbol, counted without building the answer and
+        memoised by the graph (hovers and lenses ask again). Before the workspace's first graph
+        exists this waits for it (once: later snapshots serve the last graph while a newer one
+        loads); None for code not indexed yet."""
+        graph = self.graph
+        if graph is None:
+            if not self.indexed or self.store is None:
+                return None
+            graph = self._load_graph()  # or waits for the load under way: one graph per workspace
+        return graph.counts(node, path, depth, min_confidence)
 
     def is_test(self, path: str) -> bool:
         """Is `path` a test file (by its language's test rules, as indexed)?"""
         if self.store is None:
             return False
+        if self.graph is not None and self.graph.has_file(path):  # no query per lens request
+            return self.graph.is_test_file(path)
         row = code.file_row(self.store.cursor(), path)
         return bool(row and row[2])
 

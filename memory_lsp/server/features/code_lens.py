@@ -78,7 +78,7 @@ def resolved(snap: Snapshot, lens: t.CodeLens, settings: Config) -> t.CodeLens:
     counts = snap.impact_counts(f"{path}::{symbol}", path, opts.depth, opts.min_confidence)
     dependents, tests = counts or (0, 0)
     if not memories and dependents < opts.min_dependents:
-        return t.CodeLens(range=lens.range, data=data)  # nothing to say (or not yet: the graph is loading)
+        return t.CodeLens(range=lens.range, data=data)  # nothing to say
     parts = [plural(memories, "memory", "memories")] if memories else []
     parts += [plural(dependents, "dependent")] if dependents else []
     parts += [plural(tests, "test")] if tests else []
