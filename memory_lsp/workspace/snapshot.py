@@ -76,7 +76,7 @@ class Snapshot:
         self.store = store  # None: the index is owned by another process (memories come from the log)
         self.generation = generation  # bumps with every change to the indexed code
         self.memories = memories
-        self.graph = graph  # None until the host has loaded it (the first counts wait for it)
+        self.graph = graph  # None until the host has loaded it (hovers then show no counts)
         self.graph_current = graph_current  # False: the graph predates the last code change
         self._load_graph = load_graph
         self._retriever = retriever
@@ -116,15 +116,16 @@ class Snapshot:
         """The graph of this code, loaded now if the host has not yet (it keeps one per workspace)."""
         return self.graph if self.graph_current else self._load_graph()
 
-    def impact_counts(self, node: str, path: str, depth: int,
-                      min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> tuple[int, int] | None:
+    def impact_counts(self, node: str, path: str, depth: int, min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+                      wait: bool = False) -> tuple[int, int] | None:
         """(dependents, tests) of a file or symbol, counted without building the answer and
-        memoised by the graph (hovers and lenses ask again). Before the workspace's first graph
-        exists this waits for it (once: later snapshots serve the last graph while a newer one
-        loads); None for code not indexed yet."""
+        memoised by the graph (hovers and lenses ask again). None while the workspace's first graph
+        loads, unless `wait` (a lens, whose choice needs the counts: the editor shows it later
+        anyway; a hover answers at once without them); None for code not indexed yet. Later
+        snapshots serve the last graph while a newer one loads."""
         graph = self.graph
         if graph is None:
-            if not self.indexed or self.store is None:
+            if not wait or not self.indexed or self.store is None:
                 return None
             graph = self._load_graph()  # or waits for the load under way: one graph per workspace
         return graph.counts(node, path, depth, min_confidence)

@@ -75,7 +75,7 @@ def resolved(snap: Snapshot, lens: t.CodeLens, settings: Config) -> t.CodeLens:
     path, symbol = data.get("path", ""), data.get("symbol", "")
     opts = settings.code_lens
     memories = len(snap.memories.for_symbol(path, symbol))
-    counts = snap.impact_counts(f"{path}::{symbol}", path, opts.depth, opts.min_confidence)
+    counts = snap.impact_counts(f"{path}::{symbol}", path, opts.depth, opts.min_confidence, wait=True)
     dependents, tests = counts or (0, 0)
     if not memories and dependents < opts.min_dependents:
         return t.CodeLens(range=lens.range, data=data)  # nothing to say
