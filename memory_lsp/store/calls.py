@@ -6,7 +6,7 @@ Takes the transaction's cursor; the temp tables here are private to this module.
 
 from __future__ import annotations
 
-from memory_lsp.store.code import set_temp
+from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
 
@@ -24,10 +24,10 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     """
     where = ""
     if scope is not None:
-        for name, values in zip(("_s_files", "_s_names", "_s_importers", "_s_anywhere"), scope):
-            set_temp(store, cur, name, values)
-        predicate = ("{path} IN (SELECT v FROM _s_files) OR name IN (SELECT v FROM _s_anywhere) OR "
-                     "(name IN (SELECT v FROM _s_names) AND {path} IN (SELECT v FROM _s_importers))")
+        files, names, importers, anywhere = (value_set(store, cur, name, values) for name, values in
+                                             zip(("_s_files", "_s_names", "_s_importers", "_s_anywhere"), scope))
+        predicate = (f"{{path}} IN {files} OR name IN {anywhere} OR "
+                     f"(name IN {names} AND {{path}} IN {importers})")
         where = "WHERE " + predicate.format(path="path")
         cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE') "
                     f"AND ({predicate.format(path='src_path')})")
