@@ -143,7 +143,8 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     report.files = len(candidates)
     report.deleted = len(deleted)
 
-    with store.transaction() as cur:
+    # an editor's few files: small statements, on one thread (a whole run keeps them all)
+    with store.single_threaded(only is not None and len(to_parse) < PARALLEL_THRESHOLD), store.transaction() as cur:
         writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact)
         writer.remove(deleted, deleted=True)
         if only is None:
@@ -305,17 +306,15 @@ class _Writer:
             return tuple(getattr(self.old_shapes.get(path), f, None) for f in fields) \
                 != tuple(getattr(self.new_shapes.get(path), f, None) for f in fields)
 
-        # a file whose imports, test status, mutation flag and base classes are what they were
-        # (and no path appeared or vanished) changes what other files resolve to only through
-        # the symbols it added, removed or changed: the edges into its other symbols stay as they are
+        # a file whose imports, test status, mutation flag and bases stay (and no path appeared or vanished) changes
+        # what other files resolve to only through the symbols it added, removed or changed: edges into others stay
         kept = {p for p in self.changed if p in self.old_shapes and not self.paths_moved
                 and not differs(p, "imports", "is_test", "mutates", "inherits")}
         code.delete_edges_into(store, cur, self.edges_kept - kept)
         names, symbol_names = set(self.names), set()
         for path in set(self.old_shapes) | set(self.new_shapes):
-            old = Counter(getattr(self.old_shapes.get(path), "symbols", ()))
-            new = Counter(getattr(self.new_shapes.get(path), "symbols", ()))
-            moved = (old - new) + (new - old)
+            old, new = (getattr(shapes.get(path), "symbols", ()) for shapes in (self.old_shapes, self.new_shapes))
+            moved = code.symbols_moved(old, new)
             symbol_names |= {s[0] for s in moved} | {s[1] for s in moved}
             names |= {s[1] for s in (moved if path in kept else old + new)}
         return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound,
@@ -324,15 +323,11 @@ class _Writer:
 
 
 def _shape(f: FileFacts) -> FileShape:
-    """A parsed file's shape, as store/code.py reads it back from the rows (text or NULL)."""
-    def text(*values) -> tuple:
-        return tuple(None if v is None else str(v) for v in values)
-
-    inherits = [text(f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name, r.receiver, r.rtype)
+    """A parsed file's shape, as store/code.py reads it back from the rows."""
+    inherits = [(f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name, r.receiver, r.rtype)
                 for r in f.refs if r.kind == "inherit"]
     return FileShape(frozenset((i.module, i.name, i.alias) for i in f.imports), f.is_test, f.mutations > 0,
-                     code.sorted_rows([text(s.qualname, s.name, s.kind, s.parent) for s in f.symbols]),
-                     code.sorted_rows(inherits))
+                     code.shape_rows((s.qualname, s.name, s.kind, s.parent) for s in f.symbols), code.shape_rows(inherits))
 
 
 def _insert_facts(store, cur, facts: list[FileFacts], mtimes, redact=None) -> None:

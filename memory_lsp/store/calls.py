@@ -104,7 +104,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
     _resolve_typed(cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", selfs, syms)
-    for temp in ("_refs", "_precise", "_typed", "_cls", "_exports", "_imports", "_inh") + (("_syms",) if scope else ()):
+    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -116,7 +116,7 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
     # class and bases said no (a base the workspace could not resolve may still define it)
     typed = ("""ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name
              ANTI JOIN (SELECT k.* FROM _cls k WHERE NOT EXISTS (
-                 SELECT 1 FROM refs h WHERE h.kind = 'inherit' AND h.src = k.cid AND NOT EXISTS (
+                 SELECT 1 FROM _bases h WHERE h.src = k.cid AND NOT EXISTS (
                      SELECT 1 FROM _inh e WHERE e.src = h.src AND e.name = h.name))) k
                  ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
              if ref_kind == "call" else "")
@@ -128,18 +128,19 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
             GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}),
         external AS (SELECT DISTINCT path, binding FROM imports
                      WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
+        outside AS (SELECT DISTINCT path, binding FROM imports
+                    WHERE strategy = 'external' AND path IN (SELECT path FROM _refs)),
         open_refs AS (
             SELECT r.* FROM _refs r
             ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
                  ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
             {typed}
             ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
+            LEFT JOIN outside o ON o.path = r.path AND o.binding = split_part(r.rtype, '.', 1)
             WHERE r.kind = '{ref_kind}' AND coalesce(r.receiver, '') NOT IN ({selfs})
               -- a type the file names but the workspace does not define is guessed only when
               -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
-              AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND NOT EXISTS (
-                  SELECT 1 FROM imports o WHERE o.path = r.path AND o.strategy = 'external'
-                  AND o.binding = split_part(r.rtype, '.', 1)))))
+              AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL)))
         SELECT DISTINCT r.src, s.id, {kind}, r.path, s.path, r.line,
                {_lit(c.by_name)} / ({candidates}),
                CASE WHEN ({candidates}) = 1 THEN 'name_unique' ELSE 'name_ambiguous' END, r.name, 1
@@ -177,6 +178,9 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
         SELECT rc.*, e.id FROM _recv rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
                AND starts_with(rc.tname, i.binding || '.')
                JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND e.kind = 'class'""")
+    # the bases each of those classes names (for "every direct base resolved" in _by_name)
+    cur.execute("CREATE OR REPLACE TEMP TABLE _bases AS SELECT src, name FROM refs "
+                "WHERE kind = 'inherit' AND src IN (SELECT cid FROM _cls)")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _typed AS
         WITH RECURSIVE anc(cid, base, d) AS (

@@ -6,6 +6,7 @@ when to commit. Reads take any cursor. Edges are rebuilt by store/edges.py.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import NamedTuple
 
 from memory_lsp.store.db import Store
@@ -138,11 +139,19 @@ def _file_shapes(cur, temp: str) -> dict[str, FileShape]:
             "SELECT path, src, src_class, name, receiver, rtype FROM refs "
             f"WHERE kind = 'inherit' AND path IN {temp}").fetchall():
         shapes[path][4].append(tuple(ref))
-    return {p: FileShape(frozenset(v[0]), v[1], v[2], sorted_rows(v[3]), sorted_rows(v[4])) for p, v in shapes.items()}
+    return {p: FileShape(frozenset(v[0]), v[1], v[2], shape_rows(v[3]), shape_rows(v[4])) for p, v in shapes.items()}
 
 
-def sorted_rows(rows: list[tuple]) -> tuple:
-    return tuple(sorted(rows, key=lambda row: tuple("" if x is None else str(x) for x in row)))
+def shape_rows(rows) -> tuple:
+    """Rows as the store returns them (text or NULL), sorted: a parsed file's compare with the stored."""
+    rows = [tuple(None if x is None else str(x) for x in row) for row in rows]
+    return tuple(sorted(rows, key=lambda row: tuple("" if x is None else x for x in row)))
+
+
+def symbols_moved(old: tuple, new: tuple) -> list[tuple]:
+    """The symbol rows (FileShape.symbols) one of two shapes of a file has and the other has not."""
+    a, b = Counter(old), Counter(new)
+    return list(((a - b) + (b - a)).elements())
 
 
 def set_mtime(cur, path: str, mtime: float | None) -> None:

@@ -168,8 +168,9 @@ def rebuild_promotions(store: Store, cur, rules: PromotionRules, touched: set[st
               -- for `import pkg` (calls through it are CALLS edges to the defining modules)
               SELECT i.path AS src_path, coalesce(x.target, i.target) AS dst_path, i.line
               FROM imports i JOIN files t ON t.path = i.path AND t.is_test
-                   LEFT JOIN imports x ON NOT i.is_module AND x.path = i.target AND x.binding = i.name
-                                      AND x.target IS NOT NULL AND x.target <> x.path
+                   -- (a condition on i alone here made DuckDB join by nested loops: 0.2 s a run)
+                   LEFT JOIN imports x ON x.path = i.target AND x.target IS NOT NULL AND x.target <> x.path
+                        AND x.binding = CASE WHEN i.is_module IS DISTINCT FROM false THEN NULL ELSE i.name END
               WHERE i.target IS NOT NULL AND i.target <> i.path {near}
                 AND NOT (i.is_module AND regexp_matches(i.target, '(^|/)__init__\\.pyi?$'))) e
              JOIN files c ON c.path = e.dst_path AND NOT c.is_test
