@@ -303,23 +303,23 @@ class _Writer:
             rebound |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
 
         def differs(path: str, *fields: str) -> bool:
-            return tuple(getattr(self.old_shapes.get(path), f, None) for f in fields) \
-                != tuple(getattr(self.new_shapes.get(path), f, None) for f in fields)
+            return any(getattr(self.old_shapes.get(path), f, None) != getattr(self.new_shapes.get(path), f, None) for f in fields)
 
-        # a file whose imports, test status, mutation flag and bases stay (and no path appeared or vanished) changes
-        # what other files resolve to only through the symbols it added, removed or changed: edges into others stay
+        # a file whose imports, test status, mutation flag and bases stay (no path appeared or vanished) changes others'
+        # edges only through the symbols it added, removed or changed, unless one is named as a base: edges into the rest stay
+        moved = {p: code.symbols_moved(self.old_shapes.get(p), self.new_shapes.get(p)) for p in {*self.old_shapes, *self.new_shapes}}
         kept = {p for p in self.changed if p in self.old_shapes and not self.paths_moved
                 and not differs(p, "imports", "is_test", "mutates", "inherits")}
+        bases = code.base_names(store, cur, {s[1] for p in kept for s in moved[p]})
+        kept = {p for p in kept if not any(s[1] in bases for s in moved[p])}
         code.delete_edges_into(store, cur, self.edges_kept - kept)
         names, symbol_names = set(self.names), set()
-        for path in set(self.old_shapes) | set(self.new_shapes):
-            old, new = (getattr(shapes.get(path), "symbols", ()) for shapes in (self.old_shapes, self.new_shapes))
-            moved = code.symbols_moved(old, new)
-            symbol_names |= {s[0] for s in moved} | {s[1] for s in moved}
-            names |= {s[1] for s in (moved if path in kept else old + new)}
-        return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound,
-                       names, any(differs(p, "imports", "is_test", "mutates") for p in self.changed),
-                       symbol_names)
+        for path, rows in moved.items():
+            symbol_names |= {s[0] for s in rows} | {s[1] for s in rows}
+            names |= {s[1] for s in rows} if path in kept else \
+                {s[1] for shape in (self.old_shapes.get(path), self.new_shapes.get(path)) if shape for s in shape.symbols}
+        return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound, names,
+                       any(differs(p, "imports", "is_test", "mutates") for p in self.changed), symbol_names)
 
 
 def _shape(f: FileFacts) -> FileShape:

@@ -148,10 +148,19 @@ def shape_rows(rows) -> tuple:
     return tuple(sorted(rows, key=lambda row: tuple("" if x is None else x for x in row)))
 
 
-def symbols_moved(old: tuple, new: tuple) -> list[tuple]:
-    """The symbol rows (FileShape.symbols) one of two shapes of a file has and the other has not."""
-    a, b = Counter(old), Counter(new)
+def symbols_moved(old: FileShape | None, new: FileShape | None) -> list[tuple]:
+    """The symbol rows one of two shapes of a file (None: no file) has and the other has not."""
+    a, b = Counter(old.symbols if old else ()), Counter(new.symbols if new else ())
     return list(((a - b) + (b - a)).elements())
+
+
+def base_names(store: Store, cur, names) -> set[str]:
+    """Those of `names` some class names as its base (an INHERITS reference)."""
+    if not names:
+        return set()
+    return {r[0] for r in cur.execute(
+        f"SELECT DISTINCT name FROM refs WHERE kind = 'inherit' AND name IN {value_set(store, cur, '_base_names', names)}"
+    ).fetchall()}
 
 
 def set_mtime(cur, path: str, mtime: float | None) -> None:
