@@ -2,15 +2,21 @@
 
 Each round edits a different file (a new function appended, as a user would type), re-indexes
 it through the service as the server does on save, and restores it. Reported: p50, p99, max.
+`--statements` also times every SQL statement of the timed re-indexes and prints where the time went;
+`--from-db` starts from a copy of an index of the same copy built earlier (no full index in the run).
+CPU time (the process's, all threads) is reported beside wall time: on a loaded machine it is the work.
 
-    python bench/bench_incremental.py [--rounds 200]
+    python bench/bench_incremental.py [--rounds 200] [--statements] [--from-db PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import random
+import re
+import shutil
 import statistics
 import sys
 import time
@@ -27,32 +33,66 @@ def percentile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
+class TimedConnection:
+    """The writer's connection with each statement's time added up by its first words."""
+
+    def __init__(self, conn):
+        self._conn, self.on, self.seconds = conn, False, collections.Counter()
+
+    def execute(self, query, parameters=None):
+        t = time.perf_counter()
+        try:
+            return self._conn.execute(query) if parameters is None else self._conn.execute(query, parameters)
+        finally:
+            if self.on:
+                key = re.sub(r"\s+", " ", re.sub(r"\(('[^']*'(, )?)+\)", "(...)", query)).strip()[:100]
+                self.seconds[key] += time.perf_counter() - t
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--statements", action="store_true", help="time every SQL statement of the timed runs")
+    ap.add_argument("--from-db", help="a copy of this index is the start (built by a full index of the same copy)")
     args = ap.parse_args()
     root = corpora.stdlib_copy()
-    ws = Workspace.open(root, db=corpora.fresh_db("incremental"))
+    db = corpora.fresh_db("incremental")
+    if args.from_db:
+        shutil.copy(args.from_db, db)
+    ws = Workspace.open(root, db=db)
     t0 = time.perf_counter()
-    ws.index()
+    if not args.from_db:
+        ws.index()
     full = time.perf_counter() - t0
+    timed = ws.store.conn = TimedConnection(ws.store.conn)
     paths = [r[0] for r in ws.store.cursor().execute("SELECT path FROM files ORDER BY path").fetchall()]
     rng = random.Random(7)
     sample = rng.sample(paths, min(args.rounds, len(paths)))
-    times, sizes = [], []
+    times, cpu, sizes = [], [], []
     for i, rel in enumerate(sample):
         original = (root / rel).read_bytes()
         edited = original + f"\n\ndef _bench_added_{i}(x):\n    return len(x)\n".encode()
-        t = time.perf_counter()
+        timed.on = args.statements
+        t, c = time.perf_counter(), time.process_time()
         ws.reindex({rel: edited})
         times.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+        timed.on = False
         ws.reindex({rel: original})  # back to the file on disk, untimed
         sizes.append(len(original))
     result = {
         "corpus": "stdlib", "files": len(paths), "rounds": len(times), "full_index_s": round(full, 2),
         "p50_ms": round(statistics.median(times), 1), "p99_ms": round(percentile(times, 99), 1),
-        "max_ms": round(max(times), 1), "median_file_kb": round(statistics.median(sizes) / 1024, 1),
+        "max_ms": round(max(times), 1), "cpu_p50_ms": round(statistics.median(cpu), 1),
+        "cpu_p99_ms": round(percentile(cpu, 99), 1), "median_file_kb": round(statistics.median(sizes) / 1024, 1),
     }
+    if args.statements:
+        result["sql_ms_per_round"] = round(sum(timed.seconds.values()) * 1000 / len(times), 1)
+        result["top_statements_ms_per_round"] = {k: round(v * 1000 / len(times), 1)
+                                                for k, v in timed.seconds.most_common(15)}
     print(json.dumps(result, indent=2))
     ws.close()
 

@@ -3,8 +3,8 @@
 `link` runs inside the run's transaction, after the rows and the imports are written: IMPORTS
 edges, call and inheritance resolution, DOCUMENTS edges, promotions. Only the edges from or into
 touched files are rebuilt, unless a file's imports, test status or mutation flag changed (fan-in
-counts and promotions may then change anywhere) or its symbols did (documentation mentions may
-resolve elsewhere). `score` runs after a whole-workspace run.
+counts and promotions may then change anywhere); the documentation that mentions a symbol added,
+removed or changed has its DOCUMENTS edges rebuilt. `score` runs after a whole-workspace run.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ def link(store: Store, cur, changes: Changes) -> None:
         resolution.resolve_all(store, cur)
     elif changes.rebound or changes.names:
         resolution.resolve_again(store, cur, changes.rebound, changes.names)
-    edges.rebuild_documents(store, cur, None if changes.everywhere or changes.symbols_changed else changes.changed)
+    documents = None if changes.everywhere else \
+        changes.changed | edges.mentioning(store, cur, changes.symbol_names)
+    edges.rebuild_documents(store, cur, documents)
     promotions.rebuild(store, cur, structural)
 
 

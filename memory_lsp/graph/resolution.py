@@ -40,6 +40,9 @@ def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None
     that import a rebound file, those named one of `names` or a local name an import binds one
     of them to (`from m import f as g; g()`); anywhere, those named a rare name or one some edge
     was resolved to by name alone (its count may have grown past the limit in this run)."""
+    if not names:  # lines moved, no symbol changed: only the rebound files' own references
+        _resolve(store, cur, edges.RefScope(rebound, set(), set(), set()))
+        return
     importers = edges.importers_of(store, cur, rebound) | rebound
     local = names | edges.bindings_into(store, cur, rebound, names)
     by_name = edges.names_defined_at_most(store, cur, names, RARE_NAME_LIMIT) \

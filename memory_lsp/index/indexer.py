@@ -43,9 +43,11 @@ class Changes(NamedTuple):
     everywhere: bool  # the first run, or a path appeared or vanished: rebuild every edge
     changed: set[str]  # files whose rows were replaced
     rebound: set[str]  # changed files and files whose imports now land elsewhere
-    names: set[str]  # symbol names defined in changed or removed files, before or after
+    # symbol names whose references elsewhere may resolve differently: every name a removed or
+    # reshaped file defined, before or after; of a file that only changed symbols, those names
+    names: set[str]
     structure_changed: bool  # a file's imports, test status or mutation flag changed
-    symbols_changed: bool  # a file's set of qualified names changed
+    symbol_names: set[str]  # names and qualified names of the symbols added, removed or changed
 
 
 class GraphPasses(NamedTuple):
@@ -141,7 +143,8 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     report.files = len(candidates)
     report.deleted = len(deleted)
 
-    with store.transaction() as cur:
+    # an editor's few files: small statements, on one thread (a whole run keeps them all)
+    with store.single_threaded(only is not None and len(to_parse) < PARALLEL_THRESHOLD), store.transaction() as cur:
         writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact)
         writer.remove(deleted, deleted=True)
         if only is None:
@@ -240,22 +243,26 @@ class _Writer:
         self.changed: set[str] = set()  # files whose rows were replaced
         self.paths_moved = False  # a path appeared or vanished: any import may land elsewhere now
         self.imports: list[ImportRow] = []
+        self.edges_kept: set[str] = set()  # removed files whose edges from elsewhere are still there
         self.old_shapes: dict[str, FileShape] = {}  # what other files' edges depend on, before
         self.new_shapes: dict[str, FileShape] = {}
         self.parsed = 0
         self.skipped: list[tuple] = []
 
     def remove(self, paths, deleted: bool = False) -> list[tuple]:
-        """Delete the rows of `paths`; return their git figures to give back to re-parsed files."""
+        """Delete the rows of `paths`; return their git figures to give back to re-parsed files.
+        The edges other files have into re-parsed files stay until `finish` knows their new shape."""
         paths = [p for p in paths if p in self.known]
         if not paths:
             return []
-        removed = code.remove_files(self.store, self.cur, paths)
-        self.names |= removed.names
+        removed = code.remove_files(self.store, self.cur, paths, edges_into=deleted)
         self.old_shapes.update(removed.shapes)
         if deleted:
+            self.names |= removed.names
             edges.delete_co_changes(self.store, self.cur, paths)
             self.paths_moved = True
+        else:
+            self.edges_kept.update(paths)
         return removed.history
 
     def add(self, results: list) -> None:
@@ -274,12 +281,10 @@ class _Writer:
         code.insert(self.store, self.cur, code.SKIP_COLUMNS, "skipped", skips)
         self.skipped += skips
         for f in new:
-            self.names.update(s.name for s in f.symbols)
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known
             self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
-            self.new_shapes[f.path] = FileShape(frozenset((i.module, i.name, i.alias) for i in f.imports),
-                                                f.is_test, f.mutations > 0, tuple(sorted(s.qualname for s in f.symbols)))
+            self.new_shapes[f.path] = _shape(f)
 
     def finish(self, root: Path) -> Changes:
         """Resolve the imports of the run (all of them when a path appeared or vanished); say
@@ -297,12 +302,32 @@ class _Writer:
             after = code.import_targets(cur)
             rebound |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
 
-        def differs(*fields: str) -> bool:
-            return any(tuple(getattr(self.old_shapes.get(p), f, None) for f in fields)
-                       != tuple(getattr(self.new_shapes.get(p), f, None) for f in fields) for p in self.changed)
+        def differs(path: str, *fields: str) -> bool:
+            return any(getattr(self.old_shapes.get(path), f, None) != getattr(self.new_shapes.get(path), f, None) for f in fields)
 
-        return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound,
-                       set(self.names), differs("imports", "is_test", "mutates"), differs("qualnames"))
+        # a file whose imports, test status, mutation flag and bases stay (no path appeared or vanished) changes others'
+        # edges only through the symbols it added, removed or changed, unless one is named as a base: edges into the rest stay
+        moved = {p: code.symbols_moved(self.old_shapes.get(p), self.new_shapes.get(p)) for p in {*self.old_shapes, *self.new_shapes}}
+        kept = {p for p in self.changed if p in self.old_shapes and not self.paths_moved
+                and not differs(p, "imports", "is_test", "mutates", "inherits")}
+        bases = code.base_names(store, cur, {s[1] for p in kept for s in moved[p]})
+        kept = {p for p in kept if not any(s[1] in bases for s in moved[p])}
+        code.delete_edges_into(store, cur, self.edges_kept - kept)
+        names, symbol_names = set(self.names), set()
+        for path, rows in moved.items():
+            symbol_names |= {s[0] for s in rows} | {s[1] for s in rows}
+            names |= {s[1] for s in rows} if path in kept else \
+                {s[1] for shape in (self.old_shapes.get(path), self.new_shapes.get(path)) if shape for s in shape.symbols}
+        return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound, names,
+                       any(differs(p, "imports", "is_test", "mutates") for p in self.changed), symbol_names)
+
+
+def _shape(f: FileFacts) -> FileShape:
+    """A parsed file's shape, as store/code.py reads it back from the rows."""
+    inherits = [(f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name, r.receiver, r.rtype)
+                for r in f.refs if r.kind == "inherit"]
+    return FileShape(frozenset((i.module, i.name, i.alias) for i in f.imports), f.is_test, f.mutations > 0,
+                     code.shape_rows((s.qualname, s.name, s.kind, s.parent) for s in f.symbols), code.shape_rows(inherits))
 
 
 def _insert_facts(store, cur, facts: list[FileFacts], mtimes, redact=None) -> None:

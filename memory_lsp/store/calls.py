@@ -6,7 +6,7 @@ Takes the transaction's cursor; the temp tables here are private to this module.
 
 from __future__ import annotations
 
-from memory_lsp.store.code import set_temp
+from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
 
@@ -24,10 +24,10 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     """
     where = ""
     if scope is not None:
-        for name, values in zip(("_s_files", "_s_names", "_s_importers", "_s_anywhere"), scope):
-            set_temp(store, cur, name, values)
-        predicate = ("{path} IN (SELECT v FROM _s_files) OR name IN (SELECT v FROM _s_anywhere) OR "
-                     "(name IN (SELECT v FROM _s_names) AND {path} IN (SELECT v FROM _s_importers))")
+        files, names, importers, anywhere = (value_set(store, cur, name, values) for name, values in
+                                             zip(("_s_files", "_s_names", "_s_importers", "_s_anywhere"), scope))
+        predicate = (f"{{path}} IN {files} OR name IN {anywhere} OR "
+                     f"(name IN {names} AND {{path}} IN {importers})")
         where = "WHERE " + predicate.format(path="path")
         cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE') "
                     f"AND ({predicate.format(path='src_path')})")
@@ -35,7 +35,14 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     c = confidence
     kind = "CASE WHEN r.kind = 'call' THEN 'CALLS' ELSE 'INHERITS' END"
     cur.execute(f"CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs {where}")
-    _resolve_fixtures(cur, c)
+    # a scoped run reads the symbols its references can reach by file or name once, not every
+    # symbol in every statement (an exported name reached through an alias comes from _exports)
+    syms = "symbols"
+    if scope is not None:
+        syms = "_syms"
+        cur.execute("CREATE OR REPLACE TEMP TABLE _syms AS SELECT * FROM symbols "
+                    "WHERE path IN (SELECT DISTINCT path FROM _refs) OR name IN (SELECT DISTINCT name FROM _refs)")
+    _resolve_fixtures(cur, c, syms)
     cur.execute("DELETE FROM _refs WHERE kind = 'fixture'")
     # the imports of those files, each with the function it sits in (it binds only there)
     cur.execute("""
@@ -50,9 +57,9 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         CREATE OR REPLACE TEMP TABLE _exports AS
         WITH wanted AS (SELECT DISTINCT target AS path FROM imports
                         WHERE target IS NOT NULL AND path IN (SELECT DISTINCT path FROM _refs))
-        SELECT path, name, id, kind FROM symbols WHERE parent IS NULL AND path IN (SELECT path FROM wanted)
+        SELECT path, name, id, kind, path AS dst_path FROM symbols WHERE parent IS NULL AND path IN (SELECT path FROM wanted)
         UNION ALL
-        SELECT i.path, i.binding, s.id, s.kind
+        SELECT i.path, i.binding, s.id, s.kind, s.path
         FROM imports i JOIN symbols s ON s.path = i.target AND s.name = i.name AND s.parent IS NULL
         WHERE NOT i.is_module AND i.binding IS NOT NULL AND i.path IN (SELECT path FROM wanted)""")
     free = "coalesce(r.rtype, '') <> 'local'"  # a local name (a parameter) is no function of that name
@@ -60,48 +67,48 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         CREATE OR REPLACE TEMP TABLE _precise AS
         SELECT DISTINCT r.src, s.id AS dst, {kind} AS kind, r.path, s.path AS dst_path, r.line,
                {_lit(c.self_receiver)} AS confidence, 'self' AS strategy, r.name
-        FROM _refs r JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
+        FROM _refs r JOIN {syms} s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
         WHERE r.receiver IN ({selfs})
         UNION ALL
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.implicit_self)}, 'self', r.name
         FROM _refs r JOIN files f ON f.path = r.path AND f.lang IN ({implicit})
-               JOIN symbols s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
+               JOIN {syms} s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
         WHERE r.receiver IS NULL
         UNION ALL
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
-        FROM _refs r JOIN symbols s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
+        FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
         WHERE r.receiver IS NULL AND {free}
         UNION ALL  -- a function defined inside the calling function (or one around it)
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
-        FROM _refs r JOIN symbols s ON s.path = r.path AND s.name = r.name AND s.parent IS NOT NULL
-               JOIN symbols p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
+        FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NOT NULL
+               JOIN {syms} p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
         WHERE r.receiver IS NULL AND r.kind = 'call' AND {free} AND (r.src = p.id OR starts_with(r.src, p.id || '.'))
         UNION ALL
-        SELECT r.src, s.id, {kind}, r.path, d.path, r.line, {_lit(c.imported)}, 'import', r.name
+        SELECT r.src, s.id, {kind}, r.path, s.dst_path, r.line, {_lit(c.imported)}, 'import', r.name
         FROM _refs r JOIN _imports i ON i.path = r.path AND NOT i.is_module AND i.binding = r.name
                AND {_IN_SCOPE.format(src='r.src')}
                JOIN _exports s ON s.path = i.target AND s.name = i.name
-               JOIN symbols d ON d.id = s.id
         WHERE r.receiver IS NULL AND {free}
         UNION ALL
-        SELECT r.src, s.id, {kind}, r.path, d.path, r.line, {_lit(c.module_attr)}, 'module_attr', r.name
+        SELECT r.src, s.id, {kind}, r.path, s.dst_path, r.line, {_lit(c.module_attr)}, 'module_attr', r.name
         FROM _refs r JOIN _imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
                AND {_IN_SCOPE.format(src='r.src')}
-               JOIN _exports s ON s.path = i.target AND s.name = r.name
-               JOIN symbols d ON d.id = s.id""")
+               JOIN _exports s ON s.path = i.target AND s.name = r.name""")
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
         FROM _precise GROUP BY src, dst, kind, path, dst_path, line, name""")
     # base classes by name first: the typed pass below walks the INHERITS edges
-    _by_name(cur, c, kind, max_candidates, "inherit", selfs)
-    _resolve_typed(cur, c, selfs)
-    _by_name(cur, c, kind, max_candidates, "call", selfs)
-    for temp in ("_refs", "_precise", "_typed", "_cls", "_exports", "_imports"):
+    _by_name(cur, c, kind, max_candidates, "inherit", selfs, syms)
+    # the INHERITS edges once (every base, those just resolved too), for the walks up the bases
+    cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
+    _resolve_typed(cur, c, selfs, syms)
+    _by_name(cur, c, kind, max_candidates, "call", selfs, syms)
+    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
-def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, selfs: str) -> None:
+def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, selfs: str, syms: str) -> None:
     """Name-only guesses where nothing precise matched, the receiver is no `self` and its type is
     unknown or a name the workspace does not resolve (index/receivers.py); never a builtin."""
     candidates = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
@@ -109,40 +116,41 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
     # class and bases said no (a base the workspace could not resolve may still define it)
     typed = ("""ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name
              ANTI JOIN (SELECT k.* FROM _cls k WHERE NOT EXISTS (
-                 SELECT 1 FROM refs h WHERE h.kind = 'inherit' AND h.src = k.cid AND NOT EXISTS (
-                     SELECT 1 FROM edges e WHERE e.kind = 'INHERITS' AND e.src = h.src AND e.name = h.name))) k
+                 SELECT 1 FROM _bases h WHERE h.src = k.cid AND NOT EXISTS (
+                     SELECT 1 FROM _inh e WHERE e.src = h.src AND e.name = h.name))) k
                  ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
              if ref_kind == "call" else "")
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         WITH counts AS (  -- @overload stubs repeat one id: count definitions, not rows
             SELECT name, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
-            FROM symbols WHERE name IN (SELECT name FROM _refs)
+            FROM {syms} WHERE name IN (SELECT name FROM _refs)
             GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}),
         external AS (SELECT DISTINCT path, binding FROM imports
                      WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
+        outside AS (SELECT DISTINCT path, binding FROM imports
+                    WHERE strategy = 'external' AND path IN (SELECT path FROM _refs)),
         open_refs AS (
             SELECT r.* FROM _refs r
             ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
                  ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
             {typed}
             ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
+            LEFT JOIN outside o ON o.path = r.path AND o.binding = split_part(r.rtype, '.', 1)
             WHERE r.kind = '{ref_kind}' AND coalesce(r.receiver, '') NOT IN ({selfs})
               -- a type the file names but the workspace does not define is guessed only when
               -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
-              AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND NOT EXISTS (
-                  SELECT 1 FROM imports o WHERE o.path = r.path AND o.strategy = 'external'
-                  AND o.binding = split_part(r.rtype, '.', 1)))))
+              AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL)))
         SELECT DISTINCT r.src, s.id, {kind}, r.path, s.path, r.line,
                {_lit(c.by_name)} / ({candidates}),
                CASE WHEN ({candidates}) = 1 THEN 'name_unique' ELSE 'name_ambiguous' END, r.name, 1
         FROM open_refs r JOIN counts c ON c.name = r.name
-             JOIN symbols s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method')
+             JOIN {syms} s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method')
         WHERE ({candidates}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
 
 
-def _resolve_typed(cur, c: CallConfidence, selfs: str) -> None:
+def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
     """Calls on a receiver whose class is known: `self`/`cls` (methods of the bases; its own were
     matched above), `super()` (the bases only), a typed receiver or a class named as the receiver
     (`Foo.f()`): the method of that class, else of the nearest base that defines it."""
@@ -162,7 +170,7 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str) -> None:
         WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL
         UNION ALL
         SELECT rc.*, s.id FROM _recv rc
-               JOIN symbols s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND s.kind = 'class'
+               JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND s.kind = 'class'
         UNION ALL
         SELECT rc.*, e.id FROM _recv rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
                AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND e.kind = 'class'
@@ -170,16 +178,19 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str) -> None:
         SELECT rc.*, e.id FROM _recv rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
                AND starts_with(rc.tname, i.binding || '.')
                JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND e.kind = 'class'""")
+    # the bases each of those classes names (for "every direct base resolved" in _by_name)
+    cur.execute("CREATE OR REPLACE TEMP TABLE _bases AS SELECT src, name FROM refs "
+                "WHERE kind = 'inherit' AND src IN (SELECT cid FROM _cls)")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _typed AS
         WITH RECURSIVE anc(cid, base, d) AS (
             SELECT DISTINCT cid, cid, 0 FROM _cls
             UNION ALL
-            SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN edges e ON e.kind = 'INHERITS' AND e.src = a.base
+            SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN _inh e ON e.src = a.base
             WHERE a.d < 8),
         found AS (
             SELECT k.src, m.id AS dst, k.path, m.path AS dst_path, k.line, k.name, k.how, a.d
-            FROM _cls k JOIN anc a ON a.cid = k.cid JOIN symbols m ON m.id = a.base || '.' || k.name
+            FROM _cls k JOIN anc a ON a.cid = k.cid JOIN {syms} m ON m.id = a.base || '.' || k.name
             WHERE a.d >= CASE WHEN k.how IN ('self', 'super') THEN 1 ELSE 0 END)
         SELECT DISTINCT src, dst, path, dst_path, line, name, how, d FROM found
         QUALIFY d = min(d) OVER (PARTITION BY path, line, name, src)""")
@@ -192,13 +203,13 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str) -> None:
     cur.execute("DROP TABLE _recv")
 
 
-def _resolve_fixtures(cur, c: CallConfidence) -> None:
+def _resolve_fixtures(cur, c: CallConfidence, syms: str) -> None:
     """USES_FIXTURE: a test function's parameter -> the module-level function of that name in its
     own file or in a conftest.py of its folder or one above (where pytest looks)."""
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT DISTINCT r.src, s.id, 'USES_FIXTURE', r.path, s.path, r.line, {_lit(c.fixture)}, 'fixture', r.name, 1
-        FROM _refs r JOIN symbols s ON s.name = r.name AND s.parent IS NULL AND s.kind = 'function'
+        FROM _refs r JOIN {syms} s ON s.name = r.name AND s.parent IS NULL AND s.kind = 'function'
              JOIN files f ON f.path = s.path AND f.is_test
         WHERE r.kind = 'fixture' AND (s.path = r.path OR (s.path LIKE '%conftest.py'
               AND starts_with(r.path, regexp_replace(s.path, 'conftest\\.py$', ''))))""")

@@ -6,6 +6,7 @@ when to commit. Reads take any cursor. Edges are rebuilt by store/edges.py.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import NamedTuple
 
 from memory_lsp.store.db import Store
@@ -53,7 +54,8 @@ class FileShape(NamedTuple):
     imports: frozenset  # (module, name, alias)
     is_test: bool
     mutates: bool
-    qualnames: tuple  # sorted, with repeats: a second `def f` changes what `f` can mean
+    symbols: tuple  # sorted (qualname, name, kind, parent), with repeats: a second `def f` changes what `f` can mean
+    inherits: tuple  # sorted base-class references (src, src_class, name, receiver, rtype) without lines
 
 
 class Removed(NamedTuple):
@@ -75,6 +77,20 @@ def set_temp(store: Store, cur, name: str, values) -> str:
     return name
 
 
+INLINE_VALUES = 256  # up to this many values a filter is a literal list (pushed into the scan)
+
+
+def value_set(store: Store, cur, name: str, values) -> str:
+    """A set of values to filter by, as SQL after `IN`: a literal list when small (DuckDB filters
+    the scan with it; a temp table costs statements and a join), else a temp table `name`."""
+    values = sorted({str(v) for v in values})
+    if len(values) > INLINE_VALUES:
+        return f"(SELECT v FROM {set_temp(store, cur, name, values)})"
+    if not values:
+        return "(NULL)"  # matches nothing
+    return "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
+
+
 def known_files(cur) -> dict[str, KnownFile]:
     return {r[0]: KnownFile(r[1], r[2], r[3])
             for r in cur.execute("SELECT path, hash, size, mtime FROM files").fetchall()}
@@ -84,35 +100,67 @@ def indexed_paths(cur) -> frozenset[str]:
     return frozenset(r[0] for r in cur.execute("SELECT path FROM files").fetchall())
 
 
-def remove_files(store: Store, cur, paths) -> Removed:
-    """Delete every row the files contributed and every edge that touches them (except
-    CO_CHANGES, which follows git), returning what they held."""
-    gone = set_temp(store, cur, "_gone", paths)
-    names = {r[0] for r in cur.execute(
-        f"SELECT DISTINCT name FROM symbols WHERE path IN (SELECT v FROM {gone})").fetchall()}
+def remove_files(store: Store, cur, paths, edges_into: bool = True) -> Removed:
+    """Delete every row the files contributed and every edge from them (and into them unless
+    `edges_into` is False: the caller decides later, see `delete_edges_into`), except CO_CHANGES,
+    which follows git; return what they held."""
+    gone = value_set(store, cur, "_gone", paths)
     shapes = _file_shapes(cur, gone)
+    names = {symbol[1] for shape in shapes.values() for symbol in shape.symbols}
     history = cur.execute(
-        f"SELECT path, churn, last_change FROM files WHERE path IN (SELECT v FROM {gone})").fetchall()
+        f"SELECT path, churn, last_change FROM files WHERE path IN {gone}").fetchall()
     for table in _PER_FILE_TABLES:
-        cur.execute(f"DELETE FROM {table} WHERE path IN (SELECT v FROM {gone})")
-    cur.execute(f"DELETE FROM edges WHERE kind <> 'CO_CHANGES' AND (src_path IN (SELECT v FROM {gone}) "
-                f"OR dst_path IN (SELECT v FROM {gone}))")
+        cur.execute(f"DELETE FROM {table} WHERE path IN {gone}")
+    into = f"OR dst_path IN {gone}" if edges_into else ""
+    cur.execute(f"DELETE FROM edges WHERE kind <> 'CO_CHANGES' AND (src_path IN {gone} {into})")
     return Removed(names, shapes, history)
+
+
+def delete_edges_into(store: Store, cur, paths) -> None:
+    """Delete the edges into `paths` (except CO_CHANGES): their files changed what others may resolve to."""
+    if paths:
+        gone = value_set(store, cur, "_gone", paths)
+        cur.execute(f"DELETE FROM edges WHERE kind <> 'CO_CHANGES' AND dst_path IN {gone}")
 
 
 def _file_shapes(cur, temp: str) -> dict[str, FileShape]:
     shapes = {}
     for path, is_test, mutates in cur.execute(
-            f"SELECT path, is_test, mutations > 0 FROM files WHERE path IN (SELECT v FROM {temp})").fetchall():
-        shapes[path] = [set(), is_test, mutates, []]
+            f"SELECT path, is_test, mutations > 0 FROM files WHERE path IN {temp}").fetchall():
+        shapes[path] = [set(), is_test, mutates, [], []]
     for path, _line, module, name, alias in cur.execute(
             "SELECT DISTINCT path, line, module, name, alias FROM imports "
-            f"WHERE path IN (SELECT v FROM {temp})").fetchall():
+            f"WHERE path IN {temp}").fetchall():
         shapes[path][0].add((module, name, alias))
-    for path, qualname in cur.execute(
-            f"SELECT path, qualname FROM symbols WHERE path IN (SELECT v FROM {temp})").fetchall():
-        shapes[path][3].append(qualname)
-    return {p: FileShape(frozenset(v[0]), v[1], v[2], tuple(sorted(v[3]))) for p, v in shapes.items()}
+    for path, *symbol in cur.execute(
+            f"SELECT path, qualname, name, kind, parent FROM symbols WHERE path IN {temp}").fetchall():
+        shapes[path][3].append(tuple(symbol))
+    for path, *ref in cur.execute(
+            "SELECT path, src, src_class, name, receiver, rtype FROM refs "
+            f"WHERE kind = 'inherit' AND path IN {temp}").fetchall():
+        shapes[path][4].append(tuple(ref))
+    return {p: FileShape(frozenset(v[0]), v[1], v[2], shape_rows(v[3]), shape_rows(v[4])) for p, v in shapes.items()}
+
+
+def shape_rows(rows) -> tuple:
+    """Rows as the store returns them (text or NULL), sorted: a parsed file's compare with the stored."""
+    rows = [tuple(None if x is None else str(x) for x in row) for row in rows]
+    return tuple(sorted(rows, key=lambda row: tuple("" if x is None else x for x in row)))
+
+
+def symbols_moved(old: FileShape | None, new: FileShape | None) -> list[tuple]:
+    """The symbol rows one of two shapes of a file (None: no file) has and the other has not."""
+    a, b = Counter(old.symbols if old else ()), Counter(new.symbols if new else ())
+    return list(((a - b) + (b - a)).elements())
+
+
+def base_names(store: Store, cur, names) -> set[str]:
+    """Those of `names` some class names as its base (an INHERITS reference)."""
+    if not names:
+        return set()
+    return {r[0] for r in cur.execute(
+        f"SELECT DISTINCT name FROM refs WHERE kind = 'inherit' AND name IN {value_set(store, cur, '_base_names', names)}"
+    ).fetchall()}
 
 
 def set_mtime(cur, path: str, mtime: float | None) -> None:

@@ -119,6 +119,20 @@ class Store:
                 self.report(exc)
                 raise
 
+    @contextmanager
+    def single_threaded(self, on: bool = True) -> Iterator[None]:
+        """Run small statements on one thread: waking DuckDB's other workers for a query that
+        reads a few hundred rows costs more than it saves, most of all on a loaded machine."""
+        if not on:
+            yield
+            return
+        before = self.conn.execute("SELECT current_setting('threads')").fetchall()[0][0]
+        self.conn.execute("SET threads = 1")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"SET threads = {int(before)}")
+
     def report(self, exc: BaseException) -> None:
         """Note an error; if it says the database is damaged, tell `on_damage` (once)."""
         if not damaged(exc) or self.damage is not None:
