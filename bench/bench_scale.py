@@ -6,22 +6,24 @@ django, numpy, pip and setuptools from the venv when they make at most half of t
 copies of the standard library without tests, the last copy cut short), measured in order:
 
 1. full index: `memory-lsp index` in its own process on a fresh database (2 parse workers, the
-   default), wall time and peak RSS (VmHWM) of the indexing process and of its largest worker;
-2. incremental: one edited file re-indexed, `--rounds` times on that index, in its own process,
-   exactly as bench_incremental.py (a function appended to a random file, `Workspace.reindex`
-   with the buffer, the file restored untimed): p50/p99;
-3. the server cold (`memory-lsp serve --standalone` over stdio, driven by bench_server.py's
+   default; MEMORY_LSP_NO_OWNER=1 so that it indexes itself), wall time and peak RSS (VmHWM) of
+   the indexing process and of its largest worker;
+2. the server cold (`memory-lsp serve --standalone` over stdio, driven by bench_server.py's
    client and functions): fresh index, peak RSS;
-4. the server warm: restart on that index, `--hovers` hovers, lenses, diagnostics on `--files`
-   files (one memory taught per file), then one `memory.impact` (depth 3) per file: hover and
-   impact p50/p99 inside the server and as the client sees them, peak RSS before and after the
-   impact commands.
+3. the server warm: restart on that index, `--hovers` hovers, lenses, diagnostics on `--files`
+   files (one memory taught per file), then one `memory.impact` (depth 3) per file: hover p50/p99
+   inside the server, impact p50/p99 as the client sees it, peak RSS before and after the
+   impact commands;
+4. incremental: one edited file re-indexed, `--rounds` times on that index, in its own process,
+   as bench_incremental.py does it (a function appended to a random Python file,
+   `Workspace.reindex` with the buffer, the file restored untimed): p50/p99.
 
 One JSON line per size is appended to `--out` (and printed) as that size ends, so a stopped run
 keeps what it measured. Before a size is built, free disk is checked.
 
     MEMORY_LSP_BENCH_DIR=/tmp/bench-x nice -n 10 python bench/bench_scale.py \\
         [--sizes 1000 5000 10000 25000 50000] [--rounds 60] [--hovers 1000] [--files 50]
+    python bench/bench_scale.py --table bench/results/scale.jsonl   # the tables of BENCHMARKS.md w
 """
 
 from __future__ import annotations
@@ -218,6 +220,52 @@ def headline(r: dict) -> dict:
     }
 
 
+ROWS = [  # (headline key, label, target)
+    ("indexed_files", "files indexed", ""),
+    ("load_1min", "load average (1 min) when the size started", ""),
+    ("index_s", "full index, `memory-lsp index` (2 workers), s", ""),
+    ("index_vmhwm_mb", "peak RSS of the indexing process, MB", ""),
+    ("index_worker_vmhwm_mb", "peak RSS of its largest worker, MB", ""),
+    ("incr_p50_ms", "one-file re-index, p50, ms", "30"),
+    ("incr_p99_ms", "one-file re-index, p99, ms", "100"),
+    ("hover_p50_ms", "hover inside the server, p50, ms", "5"),
+    ("hover_p99_ms", "hover inside the server, p99, ms", "20 (50k)"),
+    ("impact_p50_ms", "`memory.impact` depth 3 on a file, round trip, p50, ms", ""),
+    ("impact_p99_ms", "`memory.impact` depth 3 on a file, round trip, p99, ms", "100"),
+    ("server_cold_index_s", "server: start -> end of the first index, s", ""),
+    ("server_cold_vmhwm_mb", "server RSS cold (VmHWM, it indexed), MB", "1,500 (50k)"),
+    ("server_warm_vmhwm_before_impact_mb", "server RSS warm (VmHWM) after hovers, lenses, diagnostics, MB", "300 (10k)"),
+    ("server_warm_vmhwm_mb", "server RSS warm (VmHWM) after the impact commands too, MB", "300 (10k), 1,500 (50k)"),
+]
+
+
+def table(paths: list[str]) -> str:
+    """Markdown: one column per size, then the growth of each figure from one size to the next
+    divided by the growth in files (1.0 = linear, above 1 = faster than linear)."""
+    heads = {}
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            r = json.loads(line)
+            if "size" in r:
+                heads[r["size"]] = headline(r)
+    sizes = sorted(heads)
+    fmt = lambda v: "-" if v is None else f"{v:,}"  # noqa: E731
+    out = ["| measure | " + " | ".join(f"{s:,} files" for s in sizes) + " | target |",
+           "| --- |" + " --- |" * (len(sizes) + 1)]
+    out += [f"| {label} | " + " | ".join(fmt(heads[s].get(key)) for s in sizes) + f" | {target or '-'} |"
+            for key, label, target in ROWS]
+    out += ["", "| growth / file growth | " + " | ".join(f"{a:,} -> {b:,}" for a, b in zip(sizes, sizes[1:])) + " |",
+            "| --- |" + " --- |" * (len(sizes) - 1)]
+    for key, label, _target in ROWS[2:]:
+        cells = []
+        for a, b in zip(sizes, sizes[1:]):
+            va, vb = heads[a].get(key), heads[b].get(key)
+            files = heads[b]["indexed_files"] / heads[a]["indexed_files"]
+            cells.append("-" if not va or vb is None else f"{vb / va / files:.2f}")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000, 25000, 50000])
@@ -231,8 +279,12 @@ def main() -> None:
     ap.add_argument("--server", nargs="+", default=bench_server.SERVER)
     ap.add_argument("--no-server", action="store_true", help="index and incremental only")
     ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument("--table", nargs="+", metavar="JSONL", help="print the markdown tables of earlier runs and stop")
     ap.add_argument("--incremental-child", metavar="ROOT", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.table:
+        print(table(args.table))
+        return
     warnings.simplefilter("ignore")
     if args.incremental_child:
         print(json.dumps(incremental(args.incremental_child, args.rounds, args.seed)))
