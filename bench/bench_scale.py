@@ -7,7 +7,7 @@ copies of the standard library without tests, the last copy cut short), measured
 
 1. full index: `memory-lsp index` in its own process on a fresh database (2 parse workers, the
    default; MEMORY_LSP_NO_OWNER=1 so that it indexes itself), wall time and peak RSS (VmHWM) of
-   the indexing process and of its largest worker;
+   the indexing process and of its largest descendant (a parse worker);
 2. the server cold (`memory-lsp serve --standalone` over stdio, driven by bench_server.py's
    client and functions): fresh index, peak RSS;
 3. the server warm: restart on that index, `--hovers` hovers, lenses, diagnostics on `--files`
@@ -88,6 +88,16 @@ def plan_for(root: Path, files: int, seed: int) -> dict:
     return plan
 
 
+def descendants(pid: int) -> list[int]:
+    """Children and their children: the parse workers hang below a forkserver process."""
+    out, todo = [], [pid]
+    while todo:
+        kids = bench_server.children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
 def run_sampled(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
     """Run a process to its end; wall time and the peak RSS of it and of its largest child,
     sampled from /proc (VmHWM is a high-water mark: the last sample before exit is the peak)."""
@@ -99,7 +109,7 @@ def run_sampled(cmd: list[str], timeout: float, env: dict | None = None) -> dict
     def sample():
         while not done.is_set():
             peak["main"] = max(peak["main"], bench_server.proc_status(proc.pid, "VmHWM") or 0)
-            for c in bench_server.children(proc.pid):
+            for c in descendants(proc.pid):
                 peak["child"] = max(peak["child"], bench_server.proc_status(c, "VmHWM") or 0)
             done.wait(0.2)
     sampler = threading.Thread(target=sample, daemon=True)
@@ -207,7 +217,7 @@ def headline(r: dict) -> dict:
     cold, warm = r.get("server_cold", {}), r.get("server_warm", {})
     inside = warm.get("inside", {})
     return {
-        "size": r["size"], "indexed_files": r["indexed_files"], "load_1min": r["loadavg_at_start"][0],
+        "size": r["size"], "indexed_files": r["indexed_files"], "load_1min": round(r["loadavg_at_start"][0], 1),
         "index_s": r["index"]["wall_s"], "index_vmhwm_mb": r["index"]["vmhwm_mb"],
         "index_worker_vmhwm_mb": r["index"]["worker_vmhwm_mb"],
         "incr_p50_ms": r.get("incremental", {}).get("p50_ms"), "incr_p99_ms": r.get("incremental", {}).get("p99_ms"),
