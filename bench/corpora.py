@@ -90,3 +90,57 @@ def multi_copy_workspace(dest: Path, copies: int, packages: tuple[str, ...] = ()
         shutil.copytree(src, dest / "pkgs" / name / name, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     stamp.write_text("")
     return dest
+
+
+def _indexable(root: Path) -> list[Path]:
+    """The files under `root` that discovery indexes by name (no __pycache__, no compiled modules)."""
+    from memory_lsp.index.languages import classify
+
+    return sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                  and classify(p.name) is not None)
+
+
+def sized_workspace(dest: Path, n_files: int, packages: tuple[str, ...] = ()) -> tuple[Path, dict]:
+    """A workspace of exactly `n_files` indexable files at `dest`: the installed packages named
+    (all their indexable files, as dest/pkgs/<name>/) when together they make at most half of
+    `n_files`, then copies of the standard library without tests (734 files) as dest/copy{i}/,
+    the last copy cut short (its first files in path order) to make the count. Made once per
+    (n_files, packages); returns the folder and what it holds."""
+    import importlib.util
+    import json
+
+    stamp = dest / f".complete-sized-{n_files}-{'-'.join(packages)}"
+    if stamp.exists():
+        return dest, json.loads(stamp.read_text())
+    shutil.rmtree(dest, ignore_errors=True)
+    sources: list[tuple[Path, Path]] = []  # (source file, path in the workspace)
+    held: dict = {"files": n_files, "packages": {}, "stdlib_copies": 0, "stdlib_partial_files": 0}
+    trees = []
+    for name in packages:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            raise SystemExit(f"package {name} is not installed (pip install {name})")
+        src = Path(list(spec.submodule_search_locations)[0])
+        trees.append((name, src, _indexable(src)))
+    if sum(len(files) for _n, _s, files in trees) * 2 <= n_files:
+        for name, src, files in trees:
+            sources += [(f, Path("pkgs") / name / name / f.relative_to(src)) for f in files]
+            held["packages"][name] = len(files)
+    lib = Path(sysconfig.get_paths()["stdlib"])
+    stdlib = stdlib_source_files()
+    i = 0
+    while len(sources) < n_files:
+        take = stdlib[: n_files - len(sources)]
+        sources += [(f, Path(f"copy{i}") / f.relative_to(lib)) for f in take]
+        if len(take) == len(stdlib):
+            held["stdlib_copies"] += 1
+        else:
+            held["stdlib_partial_files"] = len(take)
+        i += 1
+    for src, rel in sources:
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target)
+    held["bytes"] = sum(src.stat().st_size for src, _rel in sources)
+    stamp.write_text(json.dumps(held))
+    return dest, held
