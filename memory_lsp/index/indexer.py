@@ -23,7 +23,7 @@ from memory_lsp.index import gitmine, languages
 from memory_lsp.index.discover import Candidate, discover
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
-from memory_lsp.index.resolvers import ImportRow, ResolveContext, resolve, strip_quotes
+from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, ResolveContext, family_of, import_table_rows
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges
 from memory_lsp.store.code import FileShape
@@ -291,11 +291,17 @@ class _Writer:
         what changed."""
         store, cur = self.store, self.cur
         raw, before = self.imports, {}
-        if self.paths_moved and not self.first_run:  # re-resolve every import against the new file set
+        every = self.paths_moved and not self.first_run  # re-resolve every import against the new file set
+        marked = set() if self.first_run else {family_of(p) for p in self.changed} & MARKED_BY_OTHER_FILES
+        if every or marked:
             before = code.import_targets(cur)
-            raw = raw + [ImportRow(*r) for r in code.import_rows(cur)]
-            code.delete_imports(cur)
-        resolved = _resolve_imports(raw, ResolveContext(root, code.indexed_paths(cur)))
+            again = [r for r in map(ImportRow._make, code.import_rows(cur)) if every or family_of(r.path) in marked]
+            if every:
+                code.delete_imports(cur)
+            else:
+                code.delete_imports_of(store, cur, {r.path for r in again})
+            raw = raw + again
+        resolved = import_table_rows(raw, ResolveContext(root, code.indexed_paths(cur)))
         code.insert(store, cur, code.IMPORT_COLUMNS, "imports", resolved)
         rebound = set(self.changed)
         if before:
@@ -352,40 +358,6 @@ def _insert_facts(store, cur, facts: list[FileFacts], mtimes, redact=None) -> No
     code.insert(store, cur, code.REF_COLUMNS, "refs", ref_rows)
     code.insert(store, cur, code.CHUNK_COLUMNS, "chunks", chunk_rows)
     code.insert(store, cur, code.MENTION_COLUMNS, "mentions", mention_rows)
-
-
-def _resolve_imports(raw: list[ImportRow], ctx: ResolveContext) -> list[tuple]:
-    by_family: dict[str, list[ImportRow]] = {}
-    for row in raw:
-        lang = languages.language_for(row.path)
-        if lang is not None:
-            by_family.setdefault(lang.resolver, []).append(row)
-    out = []
-    for family, rows in by_family.items():
-        try:
-            targets = resolve(family, rows, ctx)
-        except Exception:  # a resolver bug leaves imports unresolved, never the index broken
-            log.exception("resolving %s imports failed", family)
-            targets = [[] for _ in rows]
-        for row, found in zip(rows, targets):
-            binding = row.alias or (row.name if row.name and row.name != "*" else None) \
-                or _default_binding(family, row.module)
-            if not found:
-                out.append((row.path, row.line, row.module, row.name, row.alias, binding, None, None, "unresolved"))
-            for t in found:
-                out.append((row.path, row.line, row.module, row.name, row.alias, binding, t.path,
-                            t.is_module, t.strategy))
-    return out
-
-
-def _default_binding(family: str, module: str) -> str:
-    """The local name an import without alias creates: `import a.b` binds a.b; Go's "x/y" binds y."""
-    text = strip_quotes(module)
-    if family == "python":
-        return text
-    for sep in ("::", "/", "."):
-        text = text.rsplit(sep, 1)[-1]
-    return text
 
 
 def _refresh_history(store: Store, root: Path, settings: Settings) -> None:

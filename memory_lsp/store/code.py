@@ -186,11 +186,15 @@ def import_rows(cur) -> list[tuple]:
     return cur.execute("SELECT DISTINCT path, line, module, name, alias FROM imports").fetchall()
 
 
+def delete_imports_of(store: Store, cur, paths) -> None:
+    cur.execute(f"DELETE FROM imports WHERE path IN (SELECT v FROM {set_temp(store, cur, '_imp_paths', paths)})")
+
+
 def import_targets(cur) -> dict[str, set]:
-    """path -> {(target, binding)}: where each file's imports land."""
+    """path -> {(target, binding, strategy)}: where each file's imports land, and how."""
     out: dict[str, set] = {}
-    for path, target, binding in cur.execute("SELECT path, target, binding FROM imports").fetchall():
-        out.setdefault(path, set()).add((target, binding))
+    for path, *landing in cur.execute("SELECT path, target, binding, strategy FROM imports").fetchall():
+        out.setdefault(path, set()).add(tuple(landing))
     return out
 
 

@@ -36,3 +36,30 @@ def test_expand_marks_conditional_edges(tmp_path, write_files):
     assert "-> IMPORTS src/plain.rs (1)" in text
     incoming = cli("expand", "-w", str(root), "sys/sys_windows.go").stdout
     assert "<- IMPORTS main.go (1, conditional: go_build_tag)" in incoming
+
+
+def _import_edges(ws):
+    rows = ws.store.cursor().execute(
+        "SELECT src, dst, strategy FROM edges WHERE kind = 'IMPORTS' ORDER BY ALL").fetchall()
+    return [tuple(r) for r in rows]
+
+
+def test_a_constraint_added_or_removed_later_marks_the_edges_of_unchanged_importers(tmp_path, write_files):
+    """Whether main.go's edge into sys/ is conditional is a fact of the imported file: when that
+    file alone gains a build constraint (or a Rust module loses its cfg), the importer is not
+    re-parsed, yet its edge must read as a fresh index reads it."""
+    from memory_lsp.workspace import Workspace
+
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    (root / "sys/sys.go").write_text("//go:build linux\n\npackage sys\n\nfunc Page() int { return 4096 }\n")
+    (root / "src/lib.rs").write_text("mod plain;\nmod unix;\n")
+    ws.reindex({"sys/sys.go": None, "src/lib.rs": None})
+    incremental = _import_edges(ws)
+    ws.close()
+    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
+    fresh.index(workers=0)
+    assert ("main.go", "sys/sys.go", "go_build_tag") in _import_edges(fresh)
+    assert incremental == _import_edges(fresh)
+    fresh.close()

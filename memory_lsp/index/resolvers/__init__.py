@@ -9,10 +9,15 @@ returns, per row, a list of `Target`s: workspace files the import reaches. An em
 from __future__ import annotations
 
 import importlib
+import logging
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+
+from memory_lsp.index import languages
+
+log = logging.getLogger(__name__)
 
 
 class ImportRow(NamedTuple):
@@ -32,6 +37,9 @@ class Target(NamedTuple):
 EXTERNAL = [Target(None, False, "external")]
 # edges that hold only in some builds: Go build constraints, Rust #[cfg]
 CONDITIONAL_STRATEGIES = frozenset({"go_build_tag", "rust_cfg"})
+# families whose marks come from other files than the importer (the target's build constraint, a
+# parent module's #[cfg]): when one of their files changes, all their imports are resolved again
+MARKED_BY_OTHER_FILES = frozenset({"go", "rust"})
 
 
 @dataclass
@@ -61,3 +69,43 @@ def resolve(family: str, rows: list[ImportRow], ctx: ResolveContext) -> list[lis
 
 def strip_quotes(text: str) -> str:
     return text.strip().strip("\"'`<>")
+
+
+def family_of(path: str) -> str | None:
+    """The resolver family of a file (None: a language without import resolution)."""
+    lang = languages.language_for(path)
+    return lang and lang.resolver
+
+
+def import_table_rows(raw: list[ImportRow], ctx: ResolveContext) -> list[tuple]:
+    """The `imports` table's rows of `raw`: one per target found, or one unresolved."""
+    by_family: dict[str, list[ImportRow]] = {}
+    for row in raw:
+        if family := family_of(row.path):
+            by_family.setdefault(family, []).append(row)
+    out = []
+    for family, rows in by_family.items():
+        try:
+            targets = resolve(family, rows, ctx)
+        except Exception:  # a resolver bug leaves imports unresolved, never the index broken
+            log.exception("resolving %s imports failed", family)
+            targets = [[] for _ in rows]
+        for row, found in zip(rows, targets):
+            binding = row.alias or (row.name if row.name and row.name != "*" else None) \
+                or default_binding(family, row.module)
+            if not found:
+                out.append((row.path, row.line, row.module, row.name, row.alias, binding, None, None, "unresolved"))
+            for t in found:
+                out.append((row.path, row.line, row.module, row.name, row.alias, binding, t.path,
+                            t.is_module, t.strategy))
+    return out
+
+
+def default_binding(family: str, module: str) -> str:
+    """The local name an import without alias creates: `import a.b` binds a.b; Go's "x/y" binds y."""
+    text = strip_quotes(module)
+    if family == "python":
+        return text
+    for sep in ("::", "/", "."):
+        text = text.rsplit(sep, 1)[-1]
+    return text
