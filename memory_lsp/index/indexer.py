@@ -21,11 +21,12 @@ from typing import Any, Callable, NamedTuple
 
 from memory_lsp.index import gitmine, languages
 from memory_lsp.index.discover import Candidate, discover
+from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
 from memory_lsp.index.resolvers import ImportRow, ResolveContext, resolve, strip_quotes
 from memory_lsp.settings import Settings
-from memory_lsp.store import code, edges
+from memory_lsp.store import code, edges, ingest
 from memory_lsp.store.code import FileShape
 from memory_lsp.store.db import Store
 
@@ -99,9 +100,10 @@ def parse_one(root: str, cand: Candidate, settings: Settings, data: bytes | None
         return Skip(cand.path, f"extract_error: {type(exc).__name__}", len(data))
 
 
-def _parse_batch(args) -> list:
-    root, batch, settings = args
-    return [parse_one(root, cand, settings) for cand in batch]
+def _parse_batch(args) -> Batch:
+    """Parse and pack one batch in a worker: rows leave it as columns (index/batch.py)."""
+    root, batch, settings, redact = args
+    return pack([parse_one(root, cand, settings) for cand in batch], {c.path: c.mtime for c in batch}, redact)
 
 
 def run(store: Store, root: Path, settings: Settings, progress: Progress | None = None,
@@ -146,7 +148,7 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
         writer.remove(deleted, deleted=True)
         if only is None:
             code.clear_skipped(cur)
-        for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress):
+        for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress, redact):
             writer.add(batch)
         writer.add([Skip(*s) for s in skipped])
         changes = writer.finish(root)
@@ -188,8 +190,9 @@ def _only_candidates(root, only, settings, known):
     return candidates, skipped, deleted, overrides
 
 
-def _parse_all(root, to_parse, settings, overrides, workers, progress):
-    """Yield parse results in batches, from worker processes when there are enough files."""
+def _parse_all(root, to_parse, settings, overrides, workers, progress, redact=None):
+    """Yield parse results in batches: lists from this process (the writer packs them), packed
+    Batches from worker processes when there are enough files (`redact` runs there)."""
     workers = settings.workers if workers is None else workers
     total = len(to_parse)
     if progress:
@@ -214,7 +217,7 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress):
         method = "forkserver" if "forkserver" in methods else "spawn"
     done = 0
     with multiprocessing.get_context(method).Pool(workers) as pool:
-        parts = pool.imap_unordered(_parse_batch, [(root, b, settings) for b in batches])
+        parts = pool.imap_unordered(_parse_batch, [(root, b, settings, redact) for b in batches])
         while True:
             try:
                 part = parts.next(timeout=PROGRESS_WAIT)
@@ -224,7 +227,7 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress):
                 if progress:  # also while a batch takes long: a progress that raises stops the run
                     progress(done, total)
                 continue
-            done += len(part)
+            done += len(part.files) + len(part.skips)
             yield part
             if progress:
                 progress(done, total)
@@ -258,28 +261,29 @@ class _Writer:
             self.paths_moved = True
         return removed.history
 
-    def add(self, results: list) -> None:
-        facts = [r for r in results if isinstance(r, FileFacts)]
-        skips = [(r.path, r.reason, r.size) for r in results if isinstance(r, Skip)]
-        self.parsed += len(facts)
-        same = [f for f in facts if f.path in self.known and self.known[f.path].hash == f.hash]
-        for f in same:  # touched but identical: only the mtime moves
-            code.set_mtime(self.cur, f.path, self.mtimes.get(f.path))
-        new = [f for f in facts if f not in same]
-        history = self.remove([f.path for f in new] + [s[0] for s in skips])
+    def add(self, results: list | Batch) -> None:
+        """Write parse results: a worker's packed Batch, or FileFacts and Skips from this process."""
+        batch = results if isinstance(results, Batch) else pack(results, self.mtimes, self.redact)
+        skips = batch.skips
+        self.parsed += len(batch.files)
+        same = {f.path for f in batch.files if f.path in self.known and self.known[f.path].hash == f.hash}
+        for path in same:  # touched but identical: only the mtime moves
+            code.set_mtime(self.cur, path, self.mtimes.get(path))
+        batch = batch.without(same)
+        history = self.remove([f.path for f in batch.files] + [s[0] for s in skips])
         if any(s[0] in self.known for s in skips):
             self.paths_moved = True
-        _insert_facts(self.store, self.cur, new, self.mtimes, self.redact)
+        _insert_facts(self.cur, batch)
         code.restore_file_history(self.store, self.cur, history)
         code.insert(self.store, self.cur, code.SKIP_COLUMNS, "skipped", skips)
         self.skipped += skips
-        for f in new:
-            self.names.update(s.name for s in f.symbols)
+        for f in batch.files:
+            self.names |= f.names
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known
             self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
             self.new_shapes[f.path] = FileShape(frozenset((i.module, i.name, i.alias) for i in f.imports),
-                                                f.is_test, f.mutations > 0, tuple(sorted(s.qualname for s in f.symbols)))
+                                                f.is_test, f.mutations > 0, f.qualnames)
 
     def finish(self, root: Path) -> Changes:
         """Resolve the imports of the run (all of them when a path appeared or vanished); say
@@ -305,28 +309,10 @@ class _Writer:
                        set(self.names), differs("imports", "is_test", "mutates"), differs("qualnames"))
 
 
-def _insert_facts(store, cur, facts: list[FileFacts], mtimes, redact=None) -> None:
-    file_rows, symbol_rows, ref_rows, chunk_rows, mention_rows = [], [], [], [], []
-    for f in facts:
-        file_rows.append((f.path, f.lang, f.hash, f.size, mtimes.get(f.path), f.loc, f.is_test,
-                          ",".join(f.notes), ",".join(f.side_effects), f.mutations))
-        for s in f.symbols:
-            symbol_rows.append((f"{f.path}::{s.qualname}", f.path, s.name, s.qualname, s.kind, s.start_line,
-                                s.end_line, s.parent, s.fingerprint))
-        for r in f.refs:
-            ref_rows.append((f.path, r.kind, f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name,
-                             r.receiver, r.line, r.rtype))
-        for c in f.chunks:
-            chunk_rows.append((f"{f.path}::{c.qualname}:{c.start_line}", f.path, c.kind, c.qualname, c.start_line,
-                               c.end_line, f"{f.path} | {c.kind} {c.qualname} | lines {c.start_line}-{c.end_line}",
-                               redact(c.text) if redact else c.text))
-        for m in f.mentions:
-            mention_rows.append((f.path, m.heading, m.line, m.token))
-    code.insert(store, cur, code.FILE_COLUMNS, "files", file_rows)
-    code.insert(store, cur, code.SYMBOL_COLUMNS, "symbols", symbol_rows)
-    code.insert(store, cur, code.REF_COLUMNS, "refs", ref_rows)
-    code.insert(store, cur, code.CHUNK_COLUMNS, "chunks", chunk_rows)
-    code.insert(store, cur, code.MENTION_COLUMNS, "mentions", mention_rows)
+def _insert_facts(cur, batch: Batch) -> None:
+    """The batch's columns straight into their tables (no Python row in between)."""
+    for table, ((columns, types), _) in TABLES.items():
+        ingest.insert_columns(cur, table, columns, types, batch.tables[table])
 
 
 def _resolve_imports(raw: list[ImportRow], ctx: ResolveContext) -> list[tuple]:
