@@ -37,6 +37,14 @@ class Batch:
     skips: list[tuple] = field(default_factory=list)  # (path, reason, size)
     tables: dict[str, list[list]] = field(default_factory=dict)  # table -> one list per column
 
+    def extend(self, other: "Batch") -> None:
+        """Append another batch's files, skips and rows (fewer, bigger inserts: each costs ~5 ms)."""
+        self.files += other.files
+        self.skips += other.skips
+        for table, cols in other.tables.items():
+            for mine, theirs in zip(self.tables.setdefault(table, [[] for _ in cols]), cols):
+                mine.extend(theirs)
+
     def without(self, paths: set[str]) -> "Batch":
         """The same batch without the rows of `paths` (files touched but unchanged)."""
         if not paths:

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 BATCH = 24
+WRITE_FILES = 240  # parsed files per write: each insert has a fixed cost, the overlap needs several
 PROGRESS_WAIT = 0.25  # seconds between progress calls while the workers parse
 
 
@@ -216,6 +217,7 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress, redact=No
     else:
         method = "forkserver" if "forkserver" in methods else "spawn"
     done = 0
+    merged = Batch()  # workers' batches go to the writer WRITE_FILES at a time (fewer inserts)
     with multiprocessing.get_context(method).Pool(workers) as pool:
         parts = pool.imap_unordered(_parse_batch, [(root, b, settings, redact) for b in batches])
         while True:
@@ -228,9 +230,14 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress, redact=No
                     progress(done, total)
                 continue
             done += len(part.files) + len(part.skips)
-            yield part
+            merged.extend(part)
+            if len(merged.files) + len(merged.skips) >= WRITE_FILES:
+                yield merged
+                merged = Batch()
             if progress:
                 progress(done, total)
+    if merged.files or merged.skips:
+        yield merged
 
 
 class _Writer:
