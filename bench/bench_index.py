@@ -1,7 +1,8 @@
 """Benchmark a: full structural index against the bare tree-sitter parse + tags query.
 
 Both run in this process tree on the same files, alternating, `--repeat` times; medians and the
-ratio index/baseline are reported. Peak RSS is read from the resource module per child run.
+ratio index/baseline are reported. Peak RSS is read from the resource module per child run; CPU
+seconds (os.times) of the main process and of the workers are reported beside the wall time.
 
     python bench/bench_index.py [--corpus stdlib|django|PATH] [--repeat 3] [--workers 2]
 """
@@ -23,7 +24,7 @@ import corpora  # noqa: E402
 CHILD = r"""
 import json, os, resource, sys, time
 mode, root, db, workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), os.times()
 if mode == "baseline":
     import tree_sitter
     from memory_lsp.index.discover import discover
@@ -31,7 +32,7 @@ if mode == "baseline":
     from memory_lsp.settings import Settings
     files, _ = discover(__import__("pathlib").Path(root), Settings())
     files = [c for c in files if c.lang in languages.registry()]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), os.times()
     loc = 0
     for c in files:
         with open(os.path.join(root, c.path), "rb") as fh:
@@ -49,9 +50,13 @@ else:
     loc = ws.store.cursor().execute("SELECT sum(loc) FROM files").fetchone()[0]
     ws.close()
 elapsed = time.perf_counter() - t0
+c1 = os.times()  # CPU seconds: this process, and the worker processes it waited for
+cpu_main = c1.user + c1.system - c0.user - c0.system
+cpu_workers = c1.children_user + c1.children_system - c0.children_user - c0.children_system
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 rss_children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(json.dumps({"seconds": elapsed, "files": n, "loc": int(loc or 0), "rss_mb": rss, "rss_children_mb": rss_children}))
+print(json.dumps({"seconds": elapsed, "files": n, "loc": int(loc or 0), "rss_mb": rss, "rss_children_mb": rss_children,
+                  "cpu_main_s": cpu_main, "cpu_workers_s": cpu_workers}))
 """
 
 
@@ -86,6 +91,10 @@ def main() -> None:
         "files_per_s": round(files / f), "loc_per_s": round(loc / f),
         "peak_rss_mb_main": round(max(r["rss_mb"] for r in full)),
         "peak_rss_mb_worker": round(max(r["rss_children_mb"] for r in full)),
+        # CPU seconds do not depend on what else the machine runs as much as wall time does
+        "cpu_baseline_s": round(statistics.median(r["cpu_main_s"] for r in base), 2),
+        "cpu_index_main_s": round(statistics.median(r["cpu_main_s"] for r in full), 2),
+        "cpu_index_workers_s": round(statistics.median(r["cpu_workers_s"] for r in full), 2),
         "runs_index_s": [round(r["seconds"], 2) for r in full],
         "runs_baseline_s": [round(r["seconds"], 2) for r in base],
     }

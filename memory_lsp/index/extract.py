@@ -68,26 +68,27 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     binds = []  # receivers.Binding
     cursor = tree_sitter.QueryCursor(languages.tags_query(lang.name))
     cursor.set_max_start_depth(MAX_START_DEPTH)
-    for _, caps in cursor.matches(root):
-        if "name" in caps:
+    kinds = _pattern_kinds(lang.name)
+    for pattern, caps in cursor.matches(root):
+        kind = kinds.get(pattern)
+        if kind is None:  # what a pattern is follows from its captures: decided once per pattern
+            kind = kinds[pattern] = _pattern_kind(caps)
+        what = kind[0]
+        if what == "definition":
+            node = caps[kind[1]][0]
+            owner = _owner_name(_text(caps["owner"][0])) if "owner" in caps else None
+            defs.append((node.start_byte, node.end_byte, _text(caps["name"][0]), kind[1][11:], node,
+                         owner or None))
+        elif what == "call":
             name_node = caps["name"][0]
-            def_key = next((k for k in caps if k.startswith("definition.")), None)
-            if def_key:
-                node = caps[def_key][0]
-                owner = _owner_name(_text(caps["owner"][0])) if "owner" in caps else None
-                defs.append((node.start_byte, node.end_byte, _text(name_node), def_key[11:], node,
-                             owner or None))
-                continue
-            if "reference.call" in caps:
-                recv = caps.get("receiver")
-                receiver = _text(recv[0]) if recv else None
-                if receiver and (len(receiver) > MAX_RECEIVER or "\n" in receiver):
-                    receiver = "?"
-                name = _text(name_node)
-                refs.append((name_node.start_byte, "call", name, receiver, name_node.start_point[0] + 1))
-                called.append(f"{receiver}.{name}" if receiver else name)
-                continue
-        if "import" in caps:
+            recv = caps.get("receiver")
+            receiver = _text(recv[0]) if recv else None
+            if receiver and (len(receiver) > MAX_RECEIVER or "\n" in receiver):
+                receiver = "?"
+            name = _text(name_node)
+            refs.append((name_node.start_byte, "call", name, receiver, name_node.start_point[0] + 1))
+            called.append(f"{receiver}.{name}" if receiver else name)
+        elif what == "import":
             mod = caps.get("import.module")
             name = caps.get("import.name")
             alias = caps.get("import.alias")
@@ -95,23 +96,23 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
                                         _text(mod[0]) if mod else "",
                                         _text(name[0]) if name else None,
                                         _text(alias[0]) if alias else None))
-        elif "inherit.base" in caps:
+        elif what == "inherit":
             base = caps["inherit.base"][0]
             child = caps.get("inherit.child")
             inherits.append((base.start_byte, _text(child[0]) if child else None, _text(base),
                              base.start_point[0] + 1))
-        elif "bind" in caps:
-            bind_name = _text(caps["bind.name"][0])
+        elif what == "bind":
+            name_node = caps["bind.name"][0]
+            bind_name = _text(name_node)
             if "bind.self" in caps:
                 if _text(caps["bind.self"][0]) != "self":
                     continue
                 bind_name = "self." + bind_name
-            kind = next((k for k in ("type", "call", "literal", "alias") if "bind." + k in caps), None)
-            text = _text(caps["bind." + kind][0]) if kind else None
-            plain = "param" if caps["bind"][0].type in ("parameters",) else "assign"
-            binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, kind or plain, text,
-                                           caps["bind.name"][0].start_point[0] + 1))
-        elif "mutation" in caps:
+            value = kind[1]
+            text = _text(caps["bind." + value][0]) if value else None
+            binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, value or kind[2], text,
+                                           name_node.start_point[0] + 1))
+        elif what == "mutation":
             facts.mutations += 1
 
     _nest_definitions(facts, lang, data, defs)
@@ -159,23 +160,35 @@ def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
     give each call the type of its receiver from the bindings of its scopes."""
     items = [(r[0], 0, r) for r in refs] + [(h[0], 1, h) for h in inherits] + [(b.pos, 2, b) for b in binds]
     items.sort(key=lambda x: x[0])
-    order = sorted(range(len(defs)), key=lambda i: (defs[i][0], -defs[i][1]))
-    stack = []  # indices into facts.symbols
+    syms, classes = facts.symbols, lang.class_kinds
+    # what a reference inside a definition needs follows from the innermost one (the stack above
+    # it is its chain of parents), so it is worked out once per definition, when it is entered:
+    # the enclosing class, and the scopes whose names it sees (its own, the functions around it,
+    # the module's; not a class's)
+    cls_of: dict = {None: None}
+    outer: dict = {None: []}  # qualnames of the non-class definitions around and including it
+    sees: dict = {None: [None]}
+    stack = []  # indices into defs (sorted by start, then longest first) and facts.symbols
     di = 0
     scopes = receivers.Scopes()
     calls = []
     for pos, tag, item in items:
-        while di < len(order) and defs[order[di]][0] <= pos:
-            while stack and defs[stack[-1]][1] <= defs[order[di]][0]:
+        while di < len(defs) and defs[di][0] <= pos:
+            while stack and defs[stack[-1]][1] <= defs[di][0]:
                 stack.pop()
-            stack.append(order[di])
+            parent = stack[-1] if stack else None
+            sym = syms[di]
+            is_class = sym.kind in classes
+            cls_of[di] = sym.qualname if is_class else (sym.parent if defs[di][5] else cls_of[parent])
+            outer[di] = outer[parent] if is_class else [sym.qualname] + outer[parent]
+            sees[di] = [sym.qualname] + outer[parent] + [None]
+            stack.append(di)
             di += 1
         while stack and defs[stack[-1]][1] <= pos:
             stack.pop()
-        enclosing = facts.symbols[stack[-1]] if stack else None
-        enclosing_class = next((facts.symbols[j].qualname if facts.symbols[j].kind in lang.class_kinds
-                                else facts.symbols[j].parent for j in reversed(stack)
-                                if facts.symbols[j].kind in lang.class_kinds or defs[j][5]), None)
+        top = stack[-1] if stack else None
+        enclosing = syms[top] if stack else None
+        enclosing_class = cls_of[top]
         if tag == 2:
             scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
             if item.kind == "alias":  # `self.x = x`: what x is where it is assigned
@@ -193,18 +206,46 @@ def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
             receiver, _, name = _strip_generic(base).replace("::", ".").rpartition(".")
             facts.refs.append(Ref("inherit", child_qual, enclosing_class, name, receiver or None, line))
         else:
-            calls.append((item, [facts.symbols[j] for j in reversed(stack)], enclosing_class))
+            calls.append((item, top, enclosing_class))
     if not _types_receivers(lang.name):
-        for (_, kind, name, receiver, line), chain, cls in calls:
-            facts.refs.append(Ref(kind, chain[0].qualname if chain else None, cls, name, receiver, line))
+        for (_, kind, name, receiver, line), top, cls in calls:
+            facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line))
         return
-    defined = {(s.parent, s.name) for s in facts.symbols}
-    for (_, kind, name, receiver, line), chain, cls in calls:
-        # names a function sees: its own, those of the functions around it, the module's (not a class's)
-        quals = [s.qualname for i, s in enumerate(chain) if i == 0 or s.kind not in lang.class_kinds] + [None]
+    defined = {(s.parent, s.name) for s in syms}
+    for (_, kind, name, receiver, line), top, cls in calls:
+        quals = sees[top]
         here = any((q, name) in defined for q in quals)
         rtype = receivers.rtype(scopes, quals, cls, name, receiver, here)
-        facts.refs.append(Ref(kind, chain[0].qualname if chain else None, cls, name, receiver, line, rtype))
+        facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
+                              rtype))
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern_kinds(lang_name: str) -> dict:
+    """Pattern index -> its kind (below), filled as patterns first match (one dict per process)."""
+    return {}
+
+
+def _pattern_kind(caps: dict) -> tuple:
+    """What a match is, from its capture names (no pattern's deciding capture is optional):
+    ("definition", key) | ("call",) | ("import",) | ("inherit",) | ("bind", value, plain) |
+    ("mutation",) | ("other",)."""
+    if "name" in caps:
+        key = next((k for k in caps if k.startswith("definition.")), None)
+        if key:
+            return ("definition", key)
+        if "reference.call" in caps:
+            return ("call",)
+    if "import" in caps:
+        return ("import",)
+    if "inherit.base" in caps:
+        return ("inherit",)
+    if "bind" in caps:
+        value = next((k for k in ("type", "call", "literal", "alias") if "bind." + k in caps), None)
+        return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
+    if "mutation" in caps:
+        return ("mutation",)
+    return ("other",)
 
 
 @functools.lru_cache(maxsize=None)

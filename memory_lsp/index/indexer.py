@@ -21,11 +21,12 @@ from typing import Any, Callable, NamedTuple
 
 from memory_lsp.index import gitmine, languages
 from memory_lsp.index.discover import Candidate, discover
+from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
 from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, ResolveContext, family_of, import_table_rows
 from memory_lsp.settings import Settings
-from memory_lsp.store import code, edges
+from memory_lsp.store import code, edges, ingest
 from memory_lsp.store.code import FileShape
 from memory_lsp.store.db import Store
 
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 BATCH = 24
+WRITE_FILES = 240  # parsed files per write: each insert has a fixed cost, the overlap needs several
 PROGRESS_WAIT = 0.25  # seconds between progress calls while the workers parse
 
 
@@ -101,9 +103,10 @@ def parse_one(root: str, cand: Candidate, settings: Settings, data: bytes | None
         return Skip(cand.path, f"extract_error: {type(exc).__name__}", len(data))
 
 
-def _parse_batch(args) -> list:
-    root, batch, settings = args
-    return [parse_one(root, cand, settings) for cand in batch]
+def _parse_batch(args) -> Batch:
+    """Parse and pack one batch in a worker: rows leave it as columns (index/batch.py)."""
+    root, batch, settings, redact = args
+    return pack([parse_one(root, cand, settings) for cand in batch], {c.path: c.mtime for c in batch}, redact)
 
 
 def run(store: Store, root: Path, settings: Settings, progress: Progress | None = None,
@@ -149,7 +152,7 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
         writer.remove(deleted, deleted=True)
         if only is None:
             code.clear_skipped(cur)
-        for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress):
+        for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress, redact):
             writer.add(batch)
         writer.add([Skip(*s) for s in skipped])
         changes = writer.finish(root)
@@ -191,8 +194,9 @@ def _only_candidates(root, only, settings, known):
     return candidates, skipped, deleted, overrides
 
 
-def _parse_all(root, to_parse, settings, overrides, workers, progress):
-    """Yield parse results in batches, from worker processes when there are enough files."""
+def _parse_all(root, to_parse, settings, overrides, workers, progress, redact=None):
+    """Yield parse results in batches: lists from this process (the writer packs them), packed
+    Batches from worker processes when there are enough files (`redact` runs there)."""
     workers = settings.workers if workers is None else workers
     total = len(to_parse)
     if progress:
@@ -216,8 +220,9 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress):
     else:
         method = "forkserver" if "forkserver" in methods else "spawn"
     done = 0
+    merged = Batch()  # workers' batches go to the writer WRITE_FILES at a time (fewer inserts)
     with multiprocessing.get_context(method).Pool(workers) as pool:
-        parts = pool.imap_unordered(_parse_batch, [(root, b, settings) for b in batches])
+        parts = pool.imap_unordered(_parse_batch, [(root, b, settings, redact) for b in batches])
         while True:
             try:
                 part = parts.next(timeout=PROGRESS_WAIT)
@@ -227,10 +232,15 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress):
                 if progress:  # also while a batch takes long: a progress that raises stops the run
                     progress(done, total)
                 continue
-            done += len(part)
-            yield part
+            done += len(part.files) + len(part.skips)
+            merged.extend(part)
+            if len(merged.files) + len(merged.skips) >= WRITE_FILES:
+                yield merged
+                merged = Batch()
             if progress:
                 progress(done, total)
+    if merged.files or merged.skips:
+        yield merged
 
 
 class _Writer:
@@ -265,26 +275,27 @@ class _Writer:
             self.edges_kept.update(paths)
         return removed.history
 
-    def add(self, results: list) -> None:
-        facts = [r for r in results if isinstance(r, FileFacts)]
-        skips = [(r.path, r.reason, r.size) for r in results if isinstance(r, Skip)]
-        self.parsed += len(facts)
-        same = [f for f in facts if f.path in self.known and self.known[f.path].hash == f.hash]
-        for f in same:  # touched but identical: only the mtime moves
-            code.set_mtime(self.cur, f.path, self.mtimes.get(f.path))
-        new = [f for f in facts if f not in same]
-        history = self.remove([f.path for f in new] + [s[0] for s in skips])
+    def add(self, results: list | Batch) -> None:
+        """Write parse results: a worker's packed Batch, or FileFacts and Skips from this process."""
+        batch = results if isinstance(results, Batch) else pack(results, self.mtimes, self.redact)
+        skips = batch.skips
+        self.parsed += len(batch.files)
+        same = {f.path for f in batch.files if f.path in self.known and self.known[f.path].hash == f.hash}
+        for path in same:  # touched but identical: only the mtime moves
+            code.set_mtime(self.cur, path, self.mtimes.get(path))
+        batch = batch.without(same)
+        history = self.remove([f.path for f in batch.files] + [s[0] for s in skips])
         if any(s[0] in self.known for s in skips):
             self.paths_moved = True
-        _insert_facts(self.store, self.cur, new, self.mtimes, self.redact)
+        _insert_facts(self.cur, batch)
         code.restore_file_history(self.store, self.cur, history)
         code.insert(self.store, self.cur, code.SKIP_COLUMNS, "skipped", skips)
         self.skipped += skips
-        for f in new:
+        for f in batch.files:
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known
             self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
-            self.new_shapes[f.path] = _shape(f)
+            self.new_shapes[f.path] = f.shape
 
     def finish(self, root: Path) -> Changes:
         """Resolve the imports of the run (all of them when a path appeared or vanished); say
@@ -328,36 +339,10 @@ class _Writer:
                        any(differs(p, "imports", "is_test", "mutates") for p in self.changed), symbol_names)
 
 
-def _shape(f: FileFacts) -> FileShape:
-    """A parsed file's shape, as store/code.py reads it back from the rows."""
-    inherits = [(f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name, r.receiver, r.rtype)
-                for r in f.refs if r.kind == "inherit"]
-    return FileShape(frozenset((i.module, i.name, i.alias) for i in f.imports), f.is_test, f.mutations > 0,
-                     code.shape_rows((s.qualname, s.name, s.kind, s.parent) for s in f.symbols), code.shape_rows(inherits))
-
-
-def _insert_facts(store, cur, facts: list[FileFacts], mtimes, redact=None) -> None:
-    file_rows, symbol_rows, ref_rows, chunk_rows, mention_rows = [], [], [], [], []
-    for f in facts:
-        file_rows.append((f.path, f.lang, f.hash, f.size, mtimes.get(f.path), f.loc, f.is_test,
-                          ",".join(f.notes), ",".join(f.side_effects), f.mutations))
-        for s in f.symbols:
-            symbol_rows.append((f"{f.path}::{s.qualname}", f.path, s.name, s.qualname, s.kind, s.start_line,
-                                s.end_line, s.parent, s.fingerprint))
-        for r in f.refs:
-            ref_rows.append((f.path, r.kind, f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name,
-                             r.receiver, r.line, r.rtype))
-        for c in f.chunks:
-            chunk_rows.append((f"{f.path}::{c.qualname}:{c.start_line}", f.path, c.kind, c.qualname, c.start_line,
-                               c.end_line, f"{f.path} | {c.kind} {c.qualname} | lines {c.start_line}-{c.end_line}",
-                               redact(c.text) if redact else c.text))
-        for m in f.mentions:
-            mention_rows.append((f.path, m.heading, m.line, m.token))
-    code.insert(store, cur, code.FILE_COLUMNS, "files", file_rows)
-    code.insert(store, cur, code.SYMBOL_COLUMNS, "symbols", symbol_rows)
-    code.insert(store, cur, code.REF_COLUMNS, "refs", ref_rows)
-    code.insert(store, cur, code.CHUNK_COLUMNS, "chunks", chunk_rows)
-    code.insert(store, cur, code.MENTION_COLUMNS, "mentions", mention_rows)
+def _insert_facts(cur, batch: Batch) -> None:
+    """The batch's columns straight into their tables (no Python row in between)."""
+    for table, ((columns, types), _) in TABLES.items():
+        ingest.insert_columns(cur, table, columns, types, batch.tables[table])
 
 
 def _refresh_history(store: Store, root: Path, settings: Settings) -> None:

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Iterator
 
 import duckdb
-import numpy as np
 
 from memory_lsp.errors import IndexBusy
+from memory_lsp.store.ingest import insert_columns
 
 log = logging.getLogger(__name__)
 
@@ -183,18 +183,8 @@ class Store:
     def bulk_insert(self, table: str, columns: list[str], types: list[str], rows: list[tuple],
                     cur=None) -> None:
         """Insert many rows in one statement via numpy columns (row-by-row is 1000x slower)."""
-        if not rows:
-            return
-        cur = cur or self.conn
-        arrays = {f"c{i}": np.array(col, dtype=object) for i, col in enumerate(zip(*rows))}
-        view = f"_bulk_{table}"
-        cur.register(view, arrays)
-        try:
-            # a type is a cast target, or an expression around the column such as "unhex({})"
-            select = ", ".join(t.format(f"c{i}") if "{}" in t else f"c{i}::{t}" for i, t in enumerate(types))
-            cur.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select} FROM {view}")
-        finally:
-            cur.unregister(view)
+        if rows:
+            insert_columns(cur or self.conn, table, columns, types, list(zip(*rows)))
 
     def _ensure_schema(self) -> str | None:
         conn = self.conn
