@@ -8,6 +8,7 @@ re-resolves every edge that could point into it; deleted files leave nothing beh
 
 from __future__ import annotations
 
+import json
 import logging
 import multiprocessing
 import threading
@@ -24,7 +25,8 @@ from memory_lsp.index.discover import Candidate, discover
 from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
-from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, ResolveContext, family_of, import_table_rows
+from memory_lsp.index.resolvers import (MARKED_BY_OTHER_FILES, ImportRow, ResolveContext, family_of, import_table_rows,
+                                        inputs_changed)
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges, ingest
 from memory_lsp.store.code import FileShape
@@ -302,7 +304,10 @@ class _Writer:
         what changed."""
         store, cur = self.store, self.cur
         raw, before = self.imports, {}
-        every = self.paths_moved and not self.first_run  # re-resolve every import against the new file set
+        inputs = json.loads(store.meta("resolver_inputs") or "{}")
+        # every import again when a path appeared or vanished, or a file the resolvers read and
+        # do not index (package.json, compile_commands.json...) changed
+        every = not self.first_run and (self.paths_moved or inputs_changed(root, inputs))
         marked = set() if self.first_run else {family_of(p) for p in self.changed} & MARKED_BY_OTHER_FILES
         if every or marked:
             before = code.import_targets(cur)
@@ -312,8 +317,11 @@ class _Writer:
             else:
                 code.delete_imports_of(store, cur, {r.path for r in again})
             raw = raw + again
-        resolved = import_table_rows(raw, ResolveContext(root, code.indexed_paths(cur)))
-        code.insert(store, cur, code.IMPORT_COLUMNS, "imports", resolved)
+        ctx = ResolveContext(root, code.indexed_paths(cur))
+        code.insert(store, cur, code.IMPORT_COLUMNS, "imports", import_table_rows(raw, ctx))
+        read = ctx.inputs if every or self.first_run else {**inputs, **ctx.inputs}
+        if read != inputs:
+            store.set_meta("resolver_inputs", json.dumps(read, sort_keys=True), cur)
         rebound = set(self.changed)
         if before:
             after = code.import_targets(cur)
@@ -336,7 +344,9 @@ class _Writer:
             names |= {s[1] for s in rows} if path in kept else \
                 {s[1] for shape in (self.old_shapes.get(path), self.new_shapes.get(path)) if shape for s in shape.symbols}
         return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound, names,
-                       any(differs(p, "imports", "is_test", "mutates") for p in self.changed), symbol_names)
+                       # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
+                       any(differs(p, "imports", "is_test", "mutates") for p in self.changed) or bool(rebound - self.changed),
+                       symbol_names)
 
 
 def _insert_facts(cur, batch: Batch) -> None:

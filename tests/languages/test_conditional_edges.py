@@ -50,9 +50,12 @@ def test_a_constraint_added_or_removed_later_marks_the_edges_of_unchanged_import
     re-parsed, yet its edge must read as a fresh index reads it."""
     from memory_lsp.workspace import Workspace
 
-    root = write_files(tmp_path / "ws", FILES)
+    # unix.rs declares a child module: its edge is conditional because lib.rs's `mod unix` is
+    root = write_files(tmp_path / "ws", {**FILES, "src/unix.rs": "mod inner;\npub fn u() {}\n",
+                                         "src/unix/inner.rs": "pub fn i() {}\n"})
     ws = Workspace.open(root)
     ws.index(workers=0)
+    assert ("src/unix.rs", "src/unix/inner.rs", "rust_cfg") in _import_edges(ws)
     (root / "sys/sys.go").write_text("//go:build linux\n\npackage sys\n\nfunc Page() int { return 4096 }\n")
     (root / "src/lib.rs").write_text("mod plain;\nmod unix;\n")
     ws.reindex({"sys/sys.go": None, "src/lib.rs": None})

@@ -8,6 +8,7 @@ returns, per row, a list of `Target`s: workspace files the import reaches. An em
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import logging
 import posixpath
@@ -49,6 +50,10 @@ class ResolveContext:
     root: Path
     paths: frozenset[str]
     cache: dict = field(default_factory=dict)  # per-family precomputed maps, built on first use
+    # files read that are not indexed (package.json, tsconfig.json, compile_commands.json, go.mod,
+    # Cargo.toml...) -> a digest of what was read (None: missing): a change to one of them can move
+    # imports of files that did not change (see `inputs_changed`)
+    inputs: dict[str, str | None] = field(default_factory=dict)
 
     def __post_init__(self):
         self.dirs: dict[str, list[str]] = {}
@@ -56,10 +61,26 @@ class ResolveContext:
             self.dirs.setdefault(posixpath.dirname(p), []).append(p)
 
     def read_text(self, relpath: str) -> str | None:
-        try:
-            return (self.root / relpath).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
+        text = _read(self.root, relpath)
+        if relpath not in self.paths:
+            self.inputs[relpath] = _digest(text)
+        return text
+
+
+def inputs_changed(root: Path, inputs: dict[str, str | None]) -> bool:
+    """Does any non-indexed file an earlier resolution read differ now (or appear, or vanish)?"""
+    return any(_digest(_read(root, rel)) != digest for rel, digest in inputs.items())
+
+
+def _read(root: Path, relpath: str) -> str | None:
+    try:
+        return (root / relpath).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _digest(text: str | None) -> str | None:
+    return None if text is None else hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
 
 
 def resolve(family: str, rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:

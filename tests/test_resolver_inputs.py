@@ -1,0 +1,33 @@
+"""Incremental equals full when a file the resolvers read but do not index changes: a
+package.json's `exports` moves where `import "pkg/x"` lands although no source file changed."""
+
+import json
+
+from memory_lsp.workspace import Workspace
+
+
+def _imports(ws):
+    return ws.store.cursor().execute(
+        "SELECT src, dst, strategy FROM edges WHERE kind = 'IMPORTS' ORDER BY ALL").fetchall()
+
+
+def test_a_changed_package_json_moves_the_imports_of_unchanged_files(tmp_path, write_files):
+    root = write_files(tmp_path / "ws", {
+        "package.json": json.dumps({"name": "pkg", "exports": {"./x": "./src/x.ts"}}),
+        "src/x.ts": "export function f() { return 1 }\n",
+        "src/y.ts": "export function f() { return 2 }\n",
+        "src/a.ts": 'import { f } from "pkg/x"\n\nexport const g = () => f()\n',
+    })
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    assert ("src/a.ts", "src/x.ts") in {(s, d) for s, d, _ in _imports(ws)}
+    (root / "package.json").write_text(json.dumps({"name": "pkg", "exports": {"./x": "./src/y.ts"}}))
+    report = ws.index(workers=0)
+    assert report.parsed == 0  # no source file changed
+    incremental = _imports(ws)
+    ws.close()
+    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
+    fresh.index(workers=0)
+    assert ("src/a.ts", "src/y.ts") in {(s, d) for s, d, _ in _imports(fresh)}
+    assert incremental == _imports(fresh)
+    fresh.close()
