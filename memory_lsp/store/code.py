@@ -214,11 +214,6 @@ def write_file_scores(store: Store, cur, rows: list[tuple]) -> None:
     cur.execute("UPDATE files SET reach = s.reach, score = s.score FROM _scores s WHERE files.path = s.path")
 
 
-def symbol_by_id(cur, symbol_id: str):
-    return cur.execute("SELECT id, path, name, qualname, kind, start_line, end_line FROM symbols WHERE id = ?",
-                       [symbol_id]).fetchone()
-
-
 def symbols_of(cur, path: str) -> list[SymbolRow]:
     return [SymbolRow(*r) for r in cur.execute(
         "SELECT id, name, qualname, kind, start_line, end_line FROM symbols WHERE path = ? "
