@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 
 # .gitignore syntax. Build outputs and vendored trees only at the top: deeper folders with
-# these names are often real code (pip has a package `pip/_internal/operations/build`).
+# these names are often real code (pip has a package `pip/_internal/operations/build`). A Python
+# environment is left out by what it holds, whatever its name (index/discover.py: ENVIRONMENT_MARKERS),
+# so that a package named `venv` (the standard library has one) is indexed.
 DEFAULT_EXCLUDES = (
-    ".git", ".hg", ".svn", ".memory", "node_modules", ".venv", "venv", "__pycache__",
+    ".git", ".hg", ".svn", ".memory", "node_modules", ".venv", "__pycache__",
     ".mypy_cache", ".pytest_cache", ".tox", "/dist/", "/build/", "/target/", "/vendor/",
     "/third_party/", ".idea", ".vscode", "*.min.js", "*.min.css", "*.bundle.js", "*.generated.*",
 )

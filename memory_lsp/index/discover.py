@@ -10,6 +10,11 @@ Every file left out for a reason a user may not expect is returned as skipped, w
 read, a file too large, a file left out by the user's `excludes`. Git lists neither special files
 nor unreadable folders, so in a git work tree the folders it listed are scanned for the first and
 its warnings are read for the second.
+
+A Python environment (a folder holding `pyvenv.cfg` or `conda-meta/`) is never indexed, whatever
+its name; a folder merely named `venv` is (the standard library's `venv` package). Git is still
+told not to walk untracked folders named `venv`: listing an environment's site-packages file by
+file would cost more than the rare untracked package of that name.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from pathlib import Path
 
 from memory_lsp.index.languages import classify
 from memory_lsp.settings import DEFAULT_EXCLUDES, Settings
+
+ENVIRONMENT_MARKERS = ("pyvenv.cfg", "conda-meta")  # what makes a folder a Python environment
+GIT_ONLY_EXCLUDES = ("venv",)  # untracked folders git need not walk (see the module's docstring)
 
 
 @dataclass(frozen=True)
@@ -39,7 +47,7 @@ def discover(root: Path, settings: Settings) -> tuple[list[Candidate], list[tupl
     user = _Ignore.from_lines(list(settings.excludes))
     skipped: list[tuple[str, str, int]] = []
     listed = _git_files(root, skipped)
-    paths = listed if listed is not None else _walk(root, skipped, defaults)
+    paths = _outside_environments(listed) if listed is not None else _walk(root, skipped, defaults)
     skipped = [s for s in skipped if not (defaults.ignored(s[0], is_dir=True) or user.ignored(s[0], is_dir=True))]
     candidates = []
     for rel in paths:
@@ -86,20 +94,86 @@ def excluded(rel: str, settings: Settings) -> bool:
     return any(rules.ignored("/".join(parts[:i]), is_dir=i < len(parts)) for i in range(1, len(parts) + 1))
 
 
+def would_list(root: Path, settings: Settings, rels: list[str]) -> set[str]:
+    """Which of these paths (new to the index: an editor's buffer, a watcher's event) a full
+    discovery would index: by the same rules (git's listing, or the walk's .gitignore files;
+    excludes; environments; links), so that an incremental run never indexes what the next full
+    run drops. Files already indexed were listed once and are not asked about."""
+    user = _Ignore.from_lines(list(settings.excludes))
+    rels = [r for r in rels if not excluded(r, settings) and not user.ignored(r, is_dir=False)
+            and not in_environment(root, r) and not os.path.islink(root / r)]
+    if not rels:
+        return set()
+    listed = _git_files(root, [], rels)
+    if listed is not None:
+        return set(rels) & set(listed)
+    return {r for r in rels if not _ignored_by_gitignore_files(root, r)}
+
+
+def _ignored_by_gitignore_files(root: Path, rel: str) -> bool:
+    """The walk's verdict on one path: every .gitignore from the root down to its folder."""
+    parts = rel.split("/")
+    verdict = False
+    for depth in range(len(parts)):
+        base = "/".join(parts[:depth])
+        try:
+            text = (root / base / ".gitignore").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        rules = _Ignore.from_lines(text.splitlines())
+        for i in range(depth + 1, len(parts) + 1):  # each folder below the .gitignore, then the file
+            v = rules.verdict("/".join(parts[depth:i]), is_dir=i < len(parts))
+            if v is not None:
+                verdict = v
+                if v and i < len(parts):
+                    return True  # an ignored folder is never walked: nothing below re-includes
+    return verdict
+
+
+def in_environment(root: Path, rel: str) -> bool:
+    """Is this path inside a Python environment of the workspace? (a watcher's question too)"""
+    parts = rel.split("/")[:-1]
+    return any(_is_environment(root / "/".join(parts[:i])) for i in range(1, len(parts) + 1))
+
+
+def _is_environment(folder: Path) -> bool:
+    return any(os.path.exists(folder / marker) for marker in ENVIRONMENT_MARKERS)
+
+
+def _outside_environments(paths: list[str]) -> list[str]:
+    """The listed paths less those under a folder that holds an environment marker (a tracked
+    or un-ignored environment: git lists its files like any others)."""
+    envs = set()
+    for rel in paths:
+        folder, _, name = rel.rpartition("/")
+        if name == ENVIRONMENT_MARKERS[0]:
+            envs.add(folder)
+        elif f"/{ENVIRONMENT_MARKERS[1]}/" in f"/{rel}":
+            envs.add(f"/{rel}".split(f"/{ENVIRONMENT_MARKERS[1]}/")[0].lstrip("/"))
+    if not envs:
+        return paths
+    if "" in envs:
+        return []  # the workspace is an environment itself
+    return [p for p in paths if not any(p.startswith(env + "/") for env in envs)]
+
+
 _GIT_UNREADABLE = re.compile(r"could not open directory '(.+?)/?': (.+)$")
 
 
-def _git_files(root: Path, skipped: list) -> list[str] | None:
+def _git_files(root: Path, skipped: list, only: list[str] | None = None) -> list[str] | None:
     # the default excludes as git excludes too: git then never walks an untracked node_modules/
-    excludes = [f"--exclude={pattern}" for pattern in DEFAULT_EXCLUDES]
+    excludes = [f"--exclude={pattern}" for pattern in DEFAULT_EXCLUDES + GIT_ONLY_EXCLUDES]
+    pathspecs = ["--", *(f":(literal){rel}" for rel in only)] if only is not None else []
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard", *excludes],
-            capture_output=True, timeout=60, check=True)
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard", *excludes,
+             *pathspecs], capture_output=True, timeout=60, check=True)
     except (OSError, subprocess.SubprocessError):
         return None
     # ls-files paths are relative to root when run there; submodules appear as folders: skip
     listed = sorted({p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p})
+    if only is not None:
+        return _outside_environments(listed)
     for line in done.stderr.decode("utf-8", "replace").splitlines():
         match = _GIT_UNREADABLE.search(line)  # git warns and goes on
         if match:
@@ -169,6 +243,8 @@ def _walk(root: Path, skipped: list, defaults: "_Ignore") -> list[str]:
         for d in sorted(dirnames):
             rel = f"{rel_dir}/{d}" if rel_dir else d
             if d == ".git" or defaults.ignored(rel, True) or ignored(rel, True):  # never walked
+                continue
+            if _is_environment(Path(dirpath) / d):
                 continue
             if os.path.islink(os.path.join(dirpath, d)):
                 out.append(rel)  # not walked; `discover` names it a symlink not followed

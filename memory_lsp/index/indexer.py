@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from memory_lsp.index import gitmine, languages
-from memory_lsp.index.discover import Candidate, discover
+from memory_lsp.index.discover import Candidate, discover, would_list
 from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
@@ -174,6 +174,9 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
 
 def _only_candidates(root, only, settings, known):
     candidates, skipped, deleted, overrides = [], [], [], {}
+    # a path new to the index is indexed only if a full run would list it (not ignored, excluded...)
+    new = [rel for rel in only if rel not in known and languages.classify(rel) is not None]
+    listable = would_list(root, settings, new) if new else set()
     for rel, data in only.items():
         lang = languages.classify(rel)
         full = root / rel
@@ -181,7 +184,7 @@ def _only_candidates(root, only, settings, known):
             if rel in known:
                 deleted.append(rel)
             continue
-        if lang is None:
+        if lang is None or (rel not in known and rel not in listable):
             continue
         st = os.stat(full) if full.exists() else None
         size = len(data) if data is not None else st.st_size

@@ -378,8 +378,7 @@ class Folder:
     def _watch_loop(self) -> None:
         """Files changed on disk outside the editor (git checkout, generators) are re-indexed."""
         import watchfiles
-
-        from memory_lsp.index.discover import excluded
+        from memory_lsp.index.discover import excluded, in_environment
         from memory_lsp.index.languages import classify
 
         settings = self.config.indexing
@@ -390,7 +389,8 @@ class Folder:
                 paths = {}
                 for _change, full in changes:
                     rel = Path(full).relative_to(self.path).as_posix()
-                    if rel in self.open_buffers or classify(rel) is None or excluded(rel, settings):
+                    if rel in self.open_buffers or classify(rel) is None or excluded(rel, settings) \
+                            or in_environment(self.path, rel):  # a `pip install` is not an edit
                         continue
                     paths[rel] = None
                 if paths:
