@@ -1,0 +1,26 @@
+"""Reads for test selection (graph/tests_reach.py) that the impact graph's columns do not hold.
+
+A test's call that no CALLS edge resolves but whose receiver or name is bound by an import of a
+workspace file (`attr.s(...)` where `s` is an alias the resolver cannot follow) still runs code
+of that file: the test selection keeps the file-level rule for it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_BLIND = """
+    SELECT DISTINCT r.path, i.target AS module
+    FROM refs r JOIN files t ON t.path = r.path AND t.is_test
+         JOIN imports i ON i.path = r.path AND i.target IS NOT NULL AND i.target <> r.path
+              AND i.binding = split_part(coalesce(r.receiver, r.name), '.', 1)
+         JOIN files m ON m.path = i.target AND NOT coalesce(m.is_test, false)
+    WHERE r.kind = 'call' AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
+      AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
+                      AND e.line = r.line AND e.name = r.name)
+    ORDER BY r.path, module"""
+
+
+def unresolved_test_calls(cur) -> dict[str, np.ndarray]:
+    """(path, module): a test file and a workspace file one of its unresolved calls goes through."""
+    return cur.execute(_BLIND).fetchnumpy()
