@@ -10,8 +10,8 @@ besides the walk (which files and symbols exist, each file's symbols, and per ca
 best confidence of each call site) so no query runs per answer.
 
 Direction: X depends on T when X IMPORTS/CALLS/INHERITS T, uses T as a pytest fixture
-(USES_FIXTURE), when T DRIVES X, or when X and T CO_CHANGE. Tests are files that ASSERT_ON any
-file of the target or of a dependent.
+(USES_FIXTURE), when T DRIVES X, or when X and T CO_CHANGE. Tests are the test files whose tests
+call into the target (graph/tests_reach.py).
 
 Confidence: a dependent is as sure as the least sure edge on its path; a walk with
 `min_confidence` does not cross edges below it. The default keeps what bench/bench_truth.py found
