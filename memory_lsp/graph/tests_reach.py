@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
+SMALL = 48  # frontiers walked in plain Python up to this many nodes
 
 
 def _ext(name: str) -> str:
@@ -63,6 +64,9 @@ class TestReach:
         calls = g.kinds.index("CALLS") if "CALLS" in g.kinds else -1
         with_calls = np.unique(g.path_of[rows[g.step_kind == calls]]) if calls >= 0 else []
         self.call_exts = {_ext(g.names[p]) for p in np.asarray(with_calls).tolist() if p >= 0}
+        # what some test runs (forwards from every symbol of a test file): a walk from a target
+        # never needs to leave it (p90 of a symbol's selection on Django: 28 ms without, 2-10 with)
+        self.live = self._from_tests(g, callee, caller)
         # test file -> the workspace files its unresolved calls go through
         self.blind: dict[int, set[int]] = {}
         if blind is not None:
@@ -71,22 +75,69 @@ class TestReach:
                 if t is not None and m is not None:
                     self.blind.setdefault(t, set()).add(m)
 
-    def reached(self, starts: np.ndarray, n: int) -> np.ndarray:
-        """The nodes that reach any of `starts` (them included), as a mask."""
-        seen = np.zeros(n, dtype=bool)
-        seen[starts] = True
-        frontier = np.unique(starts).astype(np.int64)
+    def _from_tests(self, g, callee: np.ndarray, caller: np.ndarray) -> np.ndarray:
+        """The nodes some symbol of a test file reaches: through its calls, fixtures and
+        subclasses, and from a class or function to what it holds."""
+        n = len(g.names)
+        order = np.argsort(caller, kind="stable")
+        calls_ptr, calls = _csr(caller[order], n), callee[order]
+        held = np.flatnonzero(self.parent >= 0)
+        order = np.argsort(self.parent[held], kind="stable")
+        held_ptr, held = _csr(self.parent[held][order], n), held[order]
+        paths = np.maximum(g.path_of, 0)
+        frontier = np.flatnonzero(g.is_symbol & g.is_test[paths] & (g.path_of >= 0))
+        live = np.zeros(n, dtype=bool)
+        live[frontier] = True
         while len(frontier):
-            starts_, lens = self.ptr[frontier], self.ptr[frontier + 1] - self.ptr[frontier]
-            total = int(lens.sum())
-            offsets = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(starts_, lens)
-            nxt = self.node[offsets]
+            nxt = np.concatenate([calls[_rows(calls_ptr, frontier)], held[_rows(held_ptr, frontier)]])
+            nxt = np.unique(nxt)
+            nxt = nxt[~live[nxt]]
+            live[nxt] = True
+            frontier = nxt.astype(np.int64)
+        return live
+
+    def reached(self, starts: np.ndarray, n: int) -> np.ndarray:
+        """The nodes that reach any of `starts` (them included) and that a test runs, as a mask."""
+        seen = np.zeros(n, dtype=bool)
+        frontier = np.unique(starts[self.live[starts]]).astype(np.int64)
+        seen[frontier] = True
+        if len(frontier) <= SMALL:
+            frontier = self._small_levels(frontier, seen)
+        while len(frontier):
             up = self.parent[frontier]
-            nxt = np.unique(np.concatenate([nxt, up[up >= 0]]))
-            nxt = nxt[~seen[nxt]]
+            nxt = np.unique(np.concatenate([self.node[_rows(self.ptr, frontier)], up[up >= 0]]))
+            nxt = nxt[~seen[nxt] & self.live[nxt]]
             seen[nxt] = True
             frontier = nxt.astype(np.int64)
         return seen
+
+
+    def _small_levels(self, frontier: np.ndarray, seen: np.ndarray) -> np.ndarray:
+        """Levels of `reached` in plain Python while they stay within SMALL nodes (numpy's fixed
+        cost per call is larger there); the frontier left for numpy when one grows beyond."""
+        ptr, node, parent, live = self.ptr, self.node, self.parent, self.live
+        todo = frontier.tolist()
+        while todo and len(todo) <= SMALL:
+            nxt = []
+            for v in todo:
+                for u in node[ptr[v]:ptr[v + 1]].tolist() + [int(parent[v])]:
+                    if u >= 0 and not seen[u] and live[u]:
+                        seen[u] = True
+                        nxt.append(u)
+            todo = nxt
+        return np.array(todo, dtype=np.int64)
+
+
+def _csr(keys: np.ndarray, n: int) -> np.ndarray:
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
+    return ptr
+
+
+def _rows(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The positions of the values of `rows` in a CSR layout."""
+    starts, lens = ptr[rows], ptr[rows + 1] - ptr[rows]
+    return np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(starts, lens)
 
 
 def starts_of(g, target: str, target_path: str) -> np.ndarray:
