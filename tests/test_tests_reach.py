@@ -32,12 +32,14 @@ FILES = {
     "tests/test_deep.py": "from pkg.c import fc\n\n\ndef test_fc():\n    assert fc() == 2\n",
     "tests/test_chain.py": "from pkg.chain import e1\n\n\ndef test_e1():\n    assert e1() == 4\n",
     "tests/test_models.py": "from pkg.models import Model\n\n\ndef test_model():\n    assert Model().x == 1\n",
-    "tests/conftest.py": "import pytest\nfrom pkg.b import fb\n\n\n@pytest.fixture\ndef value():\n    return fb()\n",
+    "tests/conftest.py": ("import pytest\nfrom pkg import aliases\nfrom pkg.b import fb\n\n\n@pytest.fixture\ndef value():\n"
+                          "    return fb()\n\n\n@pytest.fixture\ndef made():\n    return aliases.alias()\n"),
     "tests/test_fixture.py": "def test_value(value):\n    assert value == 2\n",
     # no call the index resolves into the code: the file-level rule
     "tests/test_attrs.py": "import pkg.a\n\n\ndef test_has():\n    assert hasattr(pkg.a, 'fa')\n",
     # a call the resolver cannot follow (`alias` is no definition), through an imported module
     "tests/test_alias.py": "from pkg import aliases\n\n\ndef test_alias():\n    assert aliases.alias() == 3\n",
+    "tests/test_made.py": "def test_made(made):\n    assert made == 3\n",  # the same, in a fixture
 }
 
 
@@ -83,7 +85,7 @@ def test_a_constructor_call_runs_the_class_and_its_methods(ws):
 
 def test_a_symbol_lists_the_tests_that_reach_that_symbol_only(ws):
     assert selected(ws, "pkg/chain.py::e4") == ["tests/test_chain.py"]
-    assert selected(ws, "pkg/aliases.py::real") == ["tests/test_alias.py"]  # the file-level rule, below
+    assert selected(ws, "pkg/aliases.py::real") == ["tests/test_alias.py", "tests/test_made.py"]  # see below
 
 
 def test_where_the_symbol_graph_knows_nothing_the_file_level_rule_stays(ws):
@@ -92,7 +94,8 @@ def test_where_the_symbol_graph_knows_nothing_the_file_level_rule_stays(ws):
     assert "tests/test_attrs.py" not in selected(ws, "pkg/b.py")
     # an unresolved call through `aliases`: listed for that module (and what imports reach it)
     assert [t for t, in ws.store.cursor().execute("SELECT path FROM refs WHERE name = 'alias'").fetchall()]
-    assert selected(ws, "pkg/aliases.py") == ["tests/test_alias.py"]
+    # (a fixture's unresolved call: the tests using the fixture, not the conftest)
+    assert selected(ws, "pkg/aliases.py") == ["tests/test_alias.py", "tests/test_made.py"]
     assert "tests/test_alias.py" not in selected(ws, "pkg/a.py")
 
 
@@ -127,18 +130,18 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
             callers[node].add(f"{path}::{qual.rsplit('.', 1)[0]}")
     starts = {s for s, p in symbols.items() if p == target_path
               and (target == target_path or s == target or s.startswith(target + "."))}
+    # every file here is Python, which has CALLS edges: no test file falls back for its language
+    files = touched | {target_path}
+    cols = test_reads.unresolved_test_calls(cur)
+    blind = defaultdict(set)
+    for src, module in zip(cols["src"].tolist(), cols["module"].tolist()):
+        blind[src].add(module)
+    starts |= {s for s, modules in blind.items() if modules & files and s in symbols}
     seen, frontier = set(starts), set(starts)
     while frontier:
         frontier = {c for f in frontier for c in callers[f]} - seen
         seen |= frontier
     found = {symbols[s] for s in seen if s not in has_caller and symbols[s] in tests}
-    files = touched | {target_path}
-    # every file here is Python, which has CALLS edges: no test file falls back for its language
-    blind = defaultdict(set)
-    cols = test_reads.unresolved_test_calls(cur)
-    for path, module in zip(cols["path"].tolist(), cols["module"].tolist()):
-        blind[path].add(module)
-    found |= {t for t, modules in blind.items() if modules & files}
     direct = {s for s, d in cur.execute(
         "SELECT src_path, dst_path FROM edges WHERE kind IN ('IMPORTS', 'ASSERTS_ON')").fetchall() if d == target_path}
     found |= {t for t in direct if t in tests and t not in known}

@@ -15,9 +15,9 @@ them). No depth limit: a test runs its callees however deep (at depth 3, recall 
 The file-level rule (the test asserts on a file of the answer, or the walk reaches the test
 file) stays where the symbol graph knows nothing:
   - test files of a language without CALLS edges in the workspace;
-  - test files with an unresolved call through an import of a workspace file (store/test_reads),
-    for the files that import chain reaches (the modules they call through, and the files that
-    the walk reached);
+  - an unresolved call in a test file through an import of a workspace file (store/test_reads):
+    when the walk reaches that file, the call's symbol counts as reaching the target (and so do
+    the tests that use it, when it is a fixture or a helper);
   - test files with no resolved call into non-test code: those asserting on the target's file or
     importing it.
 """
@@ -67,12 +67,12 @@ class TestReach:
         # what some test runs (forwards from every symbol of a test file): a walk from a target
         # never needs to leave it (p90 of a symbol's selection on Django: 28 ms without, 2-10 with)
         self.live = self._from_tests(g, callee, caller)
-        # test file -> the workspace files its unresolved calls go through
+        # a test file's symbol -> the workspace files its unresolved calls go through
         self.blind: dict[int, set[int]] = {}
         if blind is not None:
-            for path, module in zip(blind["path"].tolist(), blind["module"].tolist()):
-                t, m = g.ids.get(path), g.ids.get(module)
-                if t is not None and m is not None:
+            for src, module in zip(blind["src"].tolist(), blind["module"].tolist()):
+                t, m = g.ids.get(src), g.ids.get(module)
+                if t is not None and m is not None and g.is_symbol[t]:  # not a module-level call
                     self.blind.setdefault(t, set()).add(m)
 
     def _from_tests(self, g, callee: np.ndarray, caller: np.ndarray) -> np.ndarray:
@@ -158,19 +158,21 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     n = len(g.names)
     own = g.ids.get(target_path)
     found: set[int] = set()
-    starts = starts_of(g, target, target_path)
+    files = set(touched.tolist()) | ({own} if own is not None else set())
+    # an unresolved call through a module the walk reached: as if its symbol called the target
+    # (a fixture's reaches the tests using it)
+    blind = [src for src, modules in reach.blind.items() if modules & files]
+    starts = np.concatenate([starts_of(g, target, target_path), np.array(blind, dtype=np.int64)])
     if len(starts):
         seen = reach.reached(starts, n)
         entries = np.flatnonzero(seen & ~reach.has_caller)
         paths = g.path_of[entries]
         paths = paths[paths >= 0]
         found.update(np.unique(paths[g.is_test[paths]]).tolist())
-    files = set(touched.tolist()) | ({own} if own is not None else set())
     # the file-level rule (as before): tests asserting on a file of the answer, tests walked to
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
     found.update(t for t in by_files if _ext(g.names[t]) not in reach.call_exts)
-    found.update(t for t, modules in reach.blind.items() if modules & files)
     if own is not None:  # no resolved call into the code: the tests that import the file or assert on it
         direct = _importers(g, own) | set(g.assert_src[g.assert_ptr[own]:g.assert_ptr[own + 1]].tolist())
         found.update(t for t in direct if g.is_test[t] and not reach.known[t])

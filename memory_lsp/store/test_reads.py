@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 _BLIND = """
-    SELECT DISTINCT r.path, i.target AS module
+    SELECT DISTINCT r.src, i.target AS module
     FROM refs r JOIN files t ON t.path = r.path AND t.is_test
          JOIN imports i ON i.path = r.path AND i.target IS NOT NULL AND i.target <> r.path
               AND i.binding = split_part(coalesce(r.receiver, r.name), '.', 1)
@@ -18,9 +18,10 @@ _BLIND = """
     WHERE r.kind = 'call' AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
       AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
                       AND e.line = r.line AND e.name = r.name)
-    ORDER BY r.path, module"""
+    ORDER BY r.src, module"""
 
 
 def unresolved_test_calls(cur) -> dict[str, np.ndarray]:
-    """(path, module): a test file and a workspace file one of its unresolved calls goes through."""
+    """(src, module): the symbol of a test file around an unresolved call, and the workspace file
+    that call goes through."""
     return cur.execute(_BLIND).fetchnumpy()
