@@ -39,7 +39,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--package", default="django")
     args = ap.parse_args()
-    ws = Workspace.open(corpora.package_copy(args.package), db=str(corpora.CACHE / "db" / f"select-{args.package}.duckdb"))
+    ws = Workspace.open(corpora.package_copy(args.package), db=corpora.fresh_db(f"select-{args.package}"))
     ws.index()
     out = {"package": args.package}
     graph = ImpactGraph.load(ws.store)
