@@ -26,6 +26,10 @@ FILES = {
     "pkg/models.py": ("from pkg.a import fa\n\n\nclass Model:\n    def __init__(self):\n        self.x = fa()\n\n"
                       "    def total(self):\n        return self.x\n"),
     "pkg/aliases.py": "def real():\n    return 3\n\n\nalias = real\n",
+    "pkg/config.py": "class Config:\n    def __init__(self):\n        self.x = 1\n",
+    "pkg/app.py": ("from pkg.config import Config\n\n\nclass App:\n    config_class = Config\n\n"
+                   "    def make(self):\n        return self.config_class()\n"),
+    "tests/test_app.py": "from pkg.app import App\n\n\ndef test_make():\n    assert App().make().x == 1\n",
     # imports three modules, calls into one: only that one selects it
     "tests/test_one.py": ("import pkg.b\nimport pkg.c\nfrom pkg.a import fa\n\n\n"
                           "def test_fa():\n    assert fa() == 1\n"),
@@ -99,10 +103,16 @@ def test_where_the_symbol_graph_knows_nothing_the_file_level_rule_stays(ws):
     assert "tests/test_alias.py" not in selected(ws, "pkg/a.py")
 
 
+def test_a_class_held_in_an_attribute_runs_for_whoever_calls_through_it(ws):
+    # `self.config_class()`: no edge says what it calls; App's file imports Config's
+    assert selected(ws, "pkg/config.py::Config") == ["tests/test_app.py"]
+
+
 def test_counts_agree_with_the_listed_tests(ws):
     graph = ws.load_graph()
     for target, path in [("pkg/leaf.py", "pkg/leaf.py"), ("pkg/a.py::fa", "pkg/a.py"), ("pkg/b.py", "pkg/b.py"),
-                         ("pkg/models.py::Model.total", "pkg/models.py"), ("pkg/aliases.py", "pkg/aliases.py")]:
+                         ("pkg/models.py::Model.total", "pkg/models.py"), ("pkg/aliases.py", "pkg/aliases.py"),
+                         ("pkg/config.py", "pkg/config.py")]:
         deps, tests = graph.walk(target, path, 3, 0.5)
         assert graph.counts(target, path, 3, 0.5) == (len(deps), len(tests)), target
 
@@ -124,6 +134,18 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
             has_caller.add(dst)
             if src_path in tests and dst_path not in tests:
                 known.add(src_path)
+    # a call through an attribute of self named like nothing defined: may run any file its file imports
+    dispatch = test_reads.unresolved_calls(cur)["dispatch"]
+    makers = defaultdict(set)
+    for src, path in zip(dispatch["src"].tolist(), dispatch["path"].tolist()):
+        if src in symbols:
+            makers[path].add(src)
+    for importer, imported in cur.execute("SELECT src_path, dst_path FROM edges WHERE kind = 'IMPORTS'").fetchall():
+        if makers.get(importer):
+            callers[imported] |= makers[importer]
+            for node, path in symbols.items():
+                if path == imported:
+                    callers[node].add(imported)
     for node in symbols:  # a method or nested function: whoever reaches what is around it
         path, _, qual = node.partition("::")
         if "." in qual and f"{path}::{qual.rsplit('.', 1)[0]}" in symbols:
@@ -141,7 +163,7 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     while frontier:
         frontier = {c for f in frontier for c in callers[f]} - seen
         seen |= frontier
-    found = {symbols[s] for s in seen if s not in has_caller and symbols[s] in tests}
+    found = {symbols[s] for s in seen if s in symbols and s not in has_caller and symbols[s] in tests}
     direct = {s for s, d in cur.execute(
         "SELECT src_path, dst_path FROM edges WHERE kind IN ('IMPORTS', 'ASSERTS_ON')").fetchall() if d == target_path}
     found |= {t for t in direct if t in tests and t not in known}

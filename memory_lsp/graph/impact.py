@@ -159,7 +159,7 @@ class ImpactGraph:
             for column in graph_reads.EDGE_TEXT:  # read when interned: one column of names at a time
                 edges[column] = functools.partial(graph_reads.edge_text, cur, column)
             graph = cls(graph_reads.files(cur), graph_reads.symbols(cur), edges, graph_reads.call_site_confidences(cur))
-            graph.unresolved_test_calls = test_reads.unresolved_test_calls(cur)  # for _tests
+            graph.unresolved_calls = test_reads.unresolved_calls(cur)  # for _tests
             return graph
 
     # -- the walk -------------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ class ImpactGraph:
         (asserting on a touched file) those the symbol graph does not know (graph/tests_reach.py)."""
         reach = self.__dict__.get("_reach")
         if reach is None:  # built on the first question (two threads may both build it: same result)
-            reach = self._reach = tests_reach.TestReach(self, getattr(self, "unresolved_test_calls", None))
+            reach = self._reach = tests_reach.TestReach(self, getattr(self, "unresolved_calls", None))
         touched = np.unique(np.asarray(touched, dtype=np.int64))
         return tests_reach.select(self, reach, target, target_path, touched)
 

@@ -9,7 +9,9 @@ USES_FIXTURE edges between symbols at any confidence (a test to run is not a cla
 default 0.5, recall fell to 0.98 on click and requests), and from a method or a
 nested function to the class or function around it (an instance's dunder methods, properties
 and calls through untyped receivers are not CALLS edges; whoever makes the instance may run
-them). No depth limit: a test runs its callees however deep (at depth 3, recall fell to
+them), and from a file's symbols to the code that calls through an attribute of self named like
+nothing defined (`self.config_class(...)`: a class held in an attribute) in the files importing
+it. No depth limit: a test runs its callees however deep (at depth 3, recall fell to
 0.64-0.77 on bench_truth's corpora).
 
 The file-level rule (the test asserts on a file of the answer, or the walk reaches the test
@@ -40,15 +42,17 @@ class TestReach:
 
     __test__ = False  # not a pytest class
 
-    def __init__(self, g, blind: dict | None):
+    def __init__(self, g, unresolved: dict | None):
         n = len(g.names)
         rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(g.step_ptr).astype(np.int64))
         kinds = [g.kinds.index(k) for k in REACH_KINDS if k in g.kinds]
         keep = np.isin(g.step_kind, kinds) & g.is_symbol[rows] & g.is_symbol[g.step_node]
-        self.ptr = np.zeros(n + 1, dtype=np.int64)  # rows stay grouped: the steps are in CSR order
-        np.cumsum(np.bincount(rows[keep], minlength=n), out=self.ptr[1:])
-        self.node = g.step_node[keep]
-        self.has_caller = np.diff(self.ptr) > 0
+        self.has_caller = np.bincount(rows[keep], minlength=n) > 0
+        extra_callee, extra_caller = self._dispatch(g, rows, (unresolved or {}).get("dispatch"))
+        callee = np.concatenate([rows[keep], extra_callee]).astype(np.int32)
+        caller = np.concatenate([g.step_node[keep], extra_caller]).astype(np.int32)
+        order = np.argsort(callee, kind="stable")
+        self.ptr, self.node = _csr(callee[order], n), caller[order]
         # the symbol around each symbol (`a.py::C.m` -> `a.py::C`), -1 for top-level ones
         self.parent = np.full(n, -1, dtype=np.int32)
         for i in np.flatnonzero(g.is_symbol).tolist():
@@ -56,7 +60,7 @@ class TestReach:
             if "." in qual:
                 self.parent[i] = g.ids.get(f"{path}::{qual.rsplit('.', 1)[0]}", -1)
         # test files that call into non-test code through a resolved edge: the symbol graph knows them
-        callee, caller = rows[keep], self.node
+        callee, caller = rows[keep], g.step_node[keep]
         test_caller = g.is_test[np.maximum(g.path_of[caller], 0)] & (g.path_of[caller] >= 0)
         into_code = ~g.is_test[np.maximum(g.path_of[callee], 0)]
         self.known = np.zeros(n, dtype=bool)
@@ -66,14 +70,42 @@ class TestReach:
         self.call_exts = {_ext(g.names[p]) for p in np.asarray(with_calls).tolist() if p >= 0}
         # what some test runs (forwards from every symbol of a test file): a walk from a target
         # never needs to leave it (p90 of a symbol's selection on Django: 28 ms without, 2-10 with)
-        self.live = self._from_tests(g, callee, caller)
+        self.live = self._from_tests(g, np.repeat(np.arange(n), np.diff(self.ptr)), self.node)
         # a test file's symbol -> the workspace files its unresolved calls go through
         self.blind: dict[int, set[int]] = {}
+        blind = (unresolved or {}).get("tests")
         if blind is not None:
             for src, module in zip(blind["src"].tolist(), blind["module"].tolist()):
                 t, m = g.ids.get(src), g.ids.get(module)
                 if t is not None and m is not None and g.is_symbol[t]:  # not a module-level call
                     self.blind.setdefault(t, set()).add(m)
+
+    @staticmethod
+    def _dispatch(g, rows: np.ndarray, dispatch: dict | None) -> tuple[np.ndarray, np.ndarray]:
+        """Steps for calls through an attribute holding a class or function (`self.config_class(...)`,
+        named like nothing defined): the symbol making one may run any file its own file imports.
+        As steps (callee, caller): each symbol of an imported file -> that file's node -> the
+        symbols making such calls in the files importing it."""
+        empty = np.zeros(0, dtype=np.int64)
+        if dispatch is None or not len(dispatch["src"]) or "IMPORTS" not in g.kinds:
+            return empty, empty
+        makers: dict[int, list[int]] = {}
+        for src, path in zip(dispatch["src"].tolist(), dispatch["path"].tolist()):
+            i, f = g.ids.get(src), g.ids.get(path)
+            if i is not None and f is not None and g.is_symbol[i]:
+                makers.setdefault(f, []).append(i)
+        imports = (g.step_kind == g.kinds.index("IMPORTS")) & g.is_file[rows]
+        callee, caller = [], []
+        for imported, importer in zip(rows[imports].tolist(), g.step_node[imports].tolist()):
+            for maker in makers.get(importer, ()):
+                callee.append(imported)
+                caller.append(maker)
+        files = np.unique(np.array(callee, dtype=np.int64))
+        held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]] for f in files.tolist()]
+        symbols = np.concatenate(held) if held else empty
+        owners = np.repeat(files, [len(h) for h in held]) if held else empty
+        return (np.concatenate([np.array(callee, dtype=np.int64), symbols]),
+                np.concatenate([np.array(caller, dtype=np.int64), owners]))
 
     def _from_tests(self, g, callee: np.ndarray, caller: np.ndarray) -> np.ndarray:
         """The nodes some symbol of a test file reaches: through its calls, fixtures and
@@ -165,7 +197,7 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     starts = np.concatenate([starts_of(g, target, target_path), np.array(blind, dtype=np.int64)])
     if len(starts):
         seen = reach.reached(starts, n)
-        entries = np.flatnonzero(seen & ~reach.has_caller)
+        entries = np.flatnonzero(seen & ~reach.has_caller & g.is_symbol)
         paths = g.path_of[entries]
         paths = paths[paths >= 0]
         found.update(np.unique(paths[g.is_test[paths]]).tolist())

@@ -25,3 +25,20 @@ def unresolved_test_calls(cur) -> dict[str, np.ndarray]:
     """(src, module): the symbol of a test file around an unresolved call, and the workspace file
     that call goes through."""
     return cur.execute(_BLIND).fetchnumpy()
+
+
+_DISPATCH = """
+    SELECT DISTINCT r.src, r.path
+    FROM refs r JOIN files f ON f.path = r.path AND NOT coalesce(f.is_test, false)
+    WHERE r.kind = 'call' AND r.receiver IN ('self', 'cls') AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
+      AND r.name NOT IN (SELECT name FROM symbols)
+      AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
+                      AND e.line = r.line AND e.name = r.name)
+    ORDER BY r.src"""
+
+
+def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
+    """`tests`: as `unresolved_test_calls`; `dispatch`: (src, path) of the code's calls through an
+    attribute of self named like nothing defined (`self.config_class(...)`): a class or function
+    held in an attribute, which may be any the file imports."""
+    return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy()}
