@@ -12,7 +12,7 @@ and calls through untyped receivers are not CALLS edges; whoever makes the insta
 them), and from a file's symbols to the code that calls through an attribute of self named like
 nothing defined (`self.config_class(...)`: a class held in an attribute) in the files importing
 it. No depth limit: a test runs its callees however deep (at depth 3, recall fell to
-0.64-0.77 on bench_truth's corpora).
+0.64-0.77 on requests: bench/BENCHMARKS.md aa).
 
 The file-level rule (the test asserts on a file of the answer, or the walk reaches the test
 file) stays where the symbol graph knows nothing:
