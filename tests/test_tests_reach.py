@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_lsp.graph import tests_reach
 from memory_lsp.store import test_reads
 
 FILES = {
@@ -179,9 +180,14 @@ def unittest_ws(tmp_path_factory, index_files):
     ws.close()
 
 
-def test_selection_equals_the_plain_reading_on_unittest_and_its_tests(unittest_ws):
+@pytest.mark.parametrize("budget", [tests_reach.BITS_BUDGET, 0])  # 0: a walk per question, no bits
+def test_selection_equals_the_plain_reading_on_unittest_and_its_tests(unittest_ws, budget, monkeypatch):
+    monkeypatch.setattr(tests_reach, "BITS_BUDGET", budget)
     cur = unittest_ws.store.cursor()
     graph = unittest_ws.load_graph()
+    graph.__dict__.pop("_reach", None)  # built again under this budget
+    graph._tests(graph.names[0], graph.names[0], [])
+    assert (graph._reach.bits is None) == (budget == 0)
     files = [p for p, in cur.execute("SELECT path FROM files WHERE NOT is_test ORDER BY path").fetchall()]
     symbols = [i for i, in cur.execute("SELECT id FROM symbols WHERE path IN (SELECT path FROM files "
                                        "WHERE NOT is_test) ORDER BY id").fetchall()]

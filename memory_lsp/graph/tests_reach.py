@@ -30,6 +30,7 @@ import numpy as np
 
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
 SMALL = 48  # frontiers walked in plain Python up to this many nodes
+BITS_BUDGET = 32 << 20  # bytes: each node's tests kept as bits up to this size, else a walk per question
 
 
 def _ext(name: str) -> str:
@@ -71,6 +72,7 @@ class TestReach:
         # what some test runs (forwards from every symbol of a test file): a walk from a target
         # never needs to leave it (p90 of a symbol's selection on Django: 28 ms without, 2-10 with)
         self.live = self._from_tests(g, np.repeat(np.arange(n), np.diff(self.ptr)), self.node)
+        self.bits = self._bits(g)
         # a test file's symbol -> the workspace files its unresolved calls go through
         self.blind: dict[int, set[int]] = {}
         blind = (unresolved or {}).get("tests")
@@ -127,6 +129,46 @@ class TestReach:
             live[nxt] = True
             frontier = nxt.astype(np.int64)
         return live
+
+    def _bits(self, g) -> np.ndarray | None:
+        """Per node, the test files whose tests reach it (bit k: self.bit_files[k]), carried once
+        forwards from the tests to a fixed point; None when that would take over BITS_BUDGET."""
+        n = len(g.names)
+        paths = np.maximum(g.path_of, 0)
+        entries = np.flatnonzero(g.is_symbol & ~self.has_caller & (g.path_of >= 0) & g.is_test[paths])
+        self.bit_files, slot = np.unique(g.path_of[entries], return_inverse=True)
+        words = max(1, -(-len(self.bit_files) // 64))
+        if n * words * 8 > BITS_BUDGET:
+            return None
+        bits = np.zeros((n, words), dtype=np.uint64)
+        np.bitwise_or.at(bits, (entries, slot // 64), np.left_shift(np.uint64(1), (slot % 64).astype(np.uint64)))
+        held = np.flatnonzero(self.parent >= 0)  # forwards: caller -> callee, what holds -> what is held
+        src = np.concatenate([self.node.astype(np.int64), self.parent[held].astype(np.int64)])
+        dst = np.concatenate([np.repeat(np.arange(n), np.diff(self.ptr)), held])
+        src, dst = src[self.live[src]], dst[self.live[src]]
+        order = np.argsort(dst, kind="stable")
+        src, dst = src[order], dst[order]
+        heads = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]]) if len(dst) else np.zeros(0, dtype=np.int64)
+        targets = dst[heads]
+        while len(src):
+            grown = np.bitwise_or.reduceat(bits[src], heads, axis=0) | bits[targets]
+            changed = np.any(grown != bits[targets], axis=1)
+            if not changed.any():
+                break
+            bits[targets[changed]] = grown[changed]
+        return bits
+
+    def test_files(self, g, starts: np.ndarray) -> list[int]:
+        """The test files with a test reaching any of `starts`."""
+        if self.bits is None:
+            seen = self.reached(starts, len(g.names))
+            entries = np.flatnonzero(seen & ~self.has_caller & g.is_symbol)
+            paths = g.path_of[entries]
+            paths = paths[paths >= 0]
+            return np.unique(paths[g.is_test[paths]]).tolist()
+        acc = np.bitwise_or.reduce(self.bits[starts], axis=0)
+        on = np.flatnonzero(np.unpackbits(acc.view(np.uint8), bitorder="little"))
+        return self.bit_files[on[on < len(self.bit_files)]].tolist()
 
     def reached(self, starts: np.ndarray, n: int) -> np.ndarray:
         """The nodes that reach any of `starts` (them included) and that a test runs, as a mask."""
@@ -187,7 +229,6 @@ def starts_of(g, target: str, target_path: str) -> np.ndarray:
 
 def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarray) -> list[int]:
     """The test files (node ids) that run the target; `touched`: the files the walk reached."""
-    n = len(g.names)
     own = g.ids.get(target_path)
     found: set[int] = set()
     files = set(touched.tolist()) | ({own} if own is not None else set())
@@ -196,11 +237,7 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     blind = [src for src, modules in reach.blind.items() if modules & files]
     starts = np.concatenate([starts_of(g, target, target_path), np.array(blind, dtype=np.int64)])
     if len(starts):
-        seen = reach.reached(starts, n)
-        entries = np.flatnonzero(seen & ~reach.has_caller & g.is_symbol)
-        paths = g.path_of[entries]
-        paths = paths[paths >= 0]
-        found.update(np.unique(paths[g.is_test[paths]]).tolist())
+        found.update(reach.test_files(g, starts))
     # the file-level rule (as before): tests asserting on a file of the answer, tests walked to
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
