@@ -73,14 +73,14 @@ class TestReach:
         # never needs to leave it
         self.live = self._from_tests(g, np.repeat(np.arange(n), np.diff(self.ptr)), self.node)
         self.bits = self._bits(g)
-        # a test file's symbol -> the workspace files its unresolved calls go through
-        self.blind: dict[int, set[int]] = {}
+        # a workspace file -> the symbols of test files with an unresolved call through it
+        self.blind: dict[int, list[int]] = {}
         blind = (unresolved or {}).get("tests")
         if blind is not None:
             for src, module in zip(blind["src"].tolist(), blind["module"].tolist()):
                 t, m = g.ids.get(src), g.ids.get(module)
                 if t is not None and m is not None and g.is_symbol[t]:  # not a module-level call
-                    self.blind.setdefault(t, set()).add(m)
+                    self.blind.setdefault(m, []).append(t)
 
     @staticmethod
     def _dispatch(g, rows: np.ndarray, dispatch: dict | None) -> tuple[np.ndarray, np.ndarray]:
@@ -234,7 +234,7 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     files = set(touched.tolist()) | ({own} if own is not None else set())
     # an unresolved call through a module the walk reached: as if its symbol called the target
     # (a fixture's reaches the tests using it)
-    blind = [src for src, modules in reach.blind.items() if modules & files]
+    blind = [src for f in files for src in reach.blind.get(f, ())]
     starts = np.concatenate([starts_of(g, target, target_path), np.array(blind, dtype=np.int64)])
     if len(starts):
         found.update(reach.test_files(g, starts))
