@@ -31,7 +31,10 @@ VENV = ROOT / "venv"
 # packages the corpora's tests and imports need, in their venv only
 VENV_PACKAGES = ["pytest", "pytest-cov", "coverage", "hypothesis", "urllib3", "idna", "charset_normalizer",
                  "certifi", "werkzeug", "jinja2", "itsdangerous", "blinker", "click", "pympler",
-                 "cloudpickle", "pytest-httpbin", "trustme", "pytest-mock"]
+                 "cloudpickle", "pytest-httpbin", "trustme", "pytest-mock", "freezegun"]
+# a release whose tests need an older pytest gets a venv of its own (flask 3.0.3's conftest reads
+# `_pytest.monkeypatch.notset`, gone in pytest 9)
+PYTEST_FOR = {"flask": "pytest==8.3.5"}
 
 
 def workspace(spec: str) -> Path:
@@ -63,12 +66,14 @@ def workspace(spec: str) -> Path:
     return ws
 
 
-def venv_python() -> str:
-    py = VENV / "bin" / "python"
-    if not (VENV / ".complete").exists():
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True)
-        subprocess.run([str(py), "-m", "pip", "install", "-q", *VENV_PACKAGES], check=True)
-        (VENV / ".complete").write_text("")
+def venv_python(name: str = "") -> str:
+    pin = PYTEST_FOR.get(name)
+    venv = VENV if pin is None else ROOT / f"venv-{name}"
+    py = venv / "bin" / "python"
+    if not (venv / ".complete").exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "-q", *VENV_PACKAGES, *([pin] if pin else [])], check=True)
+        (venv / ".complete").write_text("")
     return str(py)
 
 
@@ -193,7 +198,7 @@ def tests_truth(spec: str, ws: Path) -> dict[str, list[str]]:
     env = {**os.environ, "PYTHONPATH": str(ws / "src"), "COVERAGE_FILE": str(data)}
     # -p no:warnings: an old release's "filterwarnings = error" would fail it on a newer pytest
     if not data.exists():  # the run's data file is kept: the slow part
-        subprocess.run([venv_python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:warnings",
+        subprocess.run([venv_python(spec.split("==")[0]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:warnings",
                         "--continue-on-collection-errors",  # a module an old release cannot import on this pytest
                         "--cov=" + str(ws / "src"), "--cov-context=test", "--cov-report=", "tests"],
                        cwd=ws, env=env, capture_output=True, text=True)

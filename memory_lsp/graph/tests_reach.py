@@ -1,0 +1,256 @@
+"""Which tests run a file or symbol: the test files whose tests reach it through the symbol graph.
+
+Coverage counts a test as running a file when a line of it runs inside the test (import-time
+lines run at collection, outside any test), so what selects a test is what its functions call,
+not what its module imports. A test file is selected for a target when one of its entry points
+(a symbol in it that nothing calls: a test function or class; helpers and fixtures are reached
+through their callers) reaches a symbol of the target, backwards over the CALLS, INHERITS and
+USES_FIXTURE edges between symbols at any confidence (a test to run is not a claim: at the
+default 0.5, recall fell to 0.98 on click and requests), and from a method or a
+nested function to the class or function around it (an instance's dunder methods, properties
+and calls through untyped receivers are not CALLS edges; whoever makes the instance may run
+them), and from a file's symbols to the code that calls through an attribute of self named like
+nothing defined (`self.config_class(...)`: a class held in an attribute) in the files importing
+it. No depth limit: a test runs its callees however deep (at depth 3, recall fell to
+0.64-0.77 on requests: bench/BENCHMARKS.md aa).
+
+The file-level rule (the test asserts on a file of the answer, or the walk reaches the test
+file) stays where the symbol graph knows nothing:
+  - test files of a language without CALLS edges in the workspace;
+  - an unresolved call in a test file through an import of a workspace file (store/test_reads):
+    when the walk reaches that file, the call's symbol counts as reaching the target (and so do
+    the tests that use it, when it is a fixture or a helper);
+  - test files with no resolved call into non-test code: those asserting on the target's file or
+    importing it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
+SMALL = 48  # frontiers walked in plain Python up to this many nodes
+BITS_BUDGET = 32 << 20  # bytes: each node's tests kept as bits up to this size, else a walk per question
+
+
+def _ext(name: str) -> str:
+    tail = name.rsplit("/", 1)[-1]
+    return tail.rsplit(".", 1)[-1] if "." in tail else ""
+
+
+class TestReach:
+    """What test selection needs beyond the walk's arrays, built once per graph."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, g, unresolved: dict | None):
+        n = len(g.names)
+        rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(g.step_ptr).astype(np.int64))
+        kinds = [g.kinds.index(k) for k in REACH_KINDS if k in g.kinds]
+        keep = np.isin(g.step_kind, kinds) & g.is_symbol[rows] & g.is_symbol[g.step_node]
+        self.has_caller = np.bincount(rows[keep], minlength=n) > 0
+        extra_callee, extra_caller = self._dispatch(g, rows, (unresolved or {}).get("dispatch"))
+        callee = np.concatenate([rows[keep], extra_callee]).astype(np.int32)
+        caller = np.concatenate([g.step_node[keep], extra_caller]).astype(np.int32)
+        order = np.argsort(callee, kind="stable")
+        self.ptr, self.node = _csr(callee[order], n), caller[order]
+        # the symbol around each symbol (`a.py::C.m` -> `a.py::C`), -1 for top-level ones
+        self.parent = np.full(n, -1, dtype=np.int32)
+        for i in np.flatnonzero(g.is_symbol).tolist():
+            path, _, qual = g.names[i].partition("::")
+            if "." in qual:
+                self.parent[i] = g.ids.get(f"{path}::{qual.rsplit('.', 1)[0]}", -1)
+        # test files that call into non-test code through a resolved edge: the symbol graph knows them
+        callee, caller = rows[keep], g.step_node[keep]
+        test_caller = g.is_test[np.maximum(g.path_of[caller], 0)] & (g.path_of[caller] >= 0)
+        into_code = ~g.is_test[np.maximum(g.path_of[callee], 0)]
+        self.known = np.zeros(n, dtype=bool)
+        self.known[g.path_of[caller[test_caller & into_code]]] = True
+        calls = g.kinds.index("CALLS") if "CALLS" in g.kinds else -1
+        with_calls = np.unique(g.path_of[rows[g.step_kind == calls]]) if calls >= 0 else []
+        self.call_exts = {_ext(g.names[p]) for p in np.asarray(with_calls).tolist() if p >= 0}
+        # what some test runs (forwards from every symbol of a test file): a walk from a target
+        # never needs to leave it
+        self.live = self._from_tests(g, np.repeat(np.arange(n), np.diff(self.ptr)), self.node)
+        self.bits = self._bits(g)
+        # a workspace file -> the symbols of test files with an unresolved call through it
+        self.blind: dict[int, list[int]] = {}
+        blind = (unresolved or {}).get("tests")
+        if blind is not None:
+            for src, module in zip(blind["src"].tolist(), blind["module"].tolist()):
+                t, m = g.ids.get(src), g.ids.get(module)
+                if t is not None and m is not None and g.is_symbol[t]:  # not a module-level call
+                    self.blind.setdefault(m, []).append(t)
+
+    @staticmethod
+    def _dispatch(g, rows: np.ndarray, dispatch: dict | None) -> tuple[np.ndarray, np.ndarray]:
+        """Steps for calls through an attribute holding a class or function (`self.config_class(...)`,
+        named like nothing defined): the symbol making one may run any file its own file imports.
+        As steps (callee, caller): each symbol of an imported file -> that file's node -> the
+        symbols making such calls in the files importing it."""
+        empty = np.zeros(0, dtype=np.int64)
+        if dispatch is None or not len(dispatch["src"]) or "IMPORTS" not in g.kinds:
+            return empty, empty
+        makers: dict[int, list[int]] = {}
+        for src, path in zip(dispatch["src"].tolist(), dispatch["path"].tolist()):
+            i, f = g.ids.get(src), g.ids.get(path)
+            if i is not None and f is not None and g.is_symbol[i]:
+                makers.setdefault(f, []).append(i)
+        imports = (g.step_kind == g.kinds.index("IMPORTS")) & g.is_file[rows]
+        callee, caller = [], []
+        for imported, importer in zip(rows[imports].tolist(), g.step_node[imports].tolist()):
+            for maker in makers.get(importer, ()):
+                callee.append(imported)
+                caller.append(maker)
+        files = np.unique(np.array(callee, dtype=np.int64))
+        held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]] for f in files.tolist()]
+        symbols = np.concatenate(held) if held else empty
+        owners = np.repeat(files, [len(h) for h in held]) if held else empty
+        return (np.concatenate([np.array(callee, dtype=np.int64), symbols]),
+                np.concatenate([np.array(caller, dtype=np.int64), owners]))
+
+    def _from_tests(self, g, callee: np.ndarray, caller: np.ndarray) -> np.ndarray:
+        """The nodes some symbol of a test file reaches: through its calls, fixtures and
+        subclasses, and from a class or function to what it holds."""
+        n = len(g.names)
+        order = np.argsort(caller, kind="stable")
+        calls_ptr, calls = _csr(caller[order], n), callee[order]
+        held = np.flatnonzero(self.parent >= 0)
+        order = np.argsort(self.parent[held], kind="stable")
+        held_ptr, held = _csr(self.parent[held][order], n), held[order]
+        paths = np.maximum(g.path_of, 0)
+        frontier = np.flatnonzero(g.is_symbol & g.is_test[paths] & (g.path_of >= 0))
+        live = np.zeros(n, dtype=bool)
+        live[frontier] = True
+        while len(frontier):
+            nxt = np.concatenate([calls[_rows(calls_ptr, frontier)], held[_rows(held_ptr, frontier)]])
+            nxt = np.unique(nxt)
+            nxt = nxt[~live[nxt]]
+            live[nxt] = True
+            frontier = nxt.astype(np.int64)
+        return live
+
+    def _bits(self, g) -> np.ndarray | None:
+        """Per node, the test files whose tests reach it (bit k: self.bit_files[k]), carried once
+        forwards from the tests to a fixed point; None when that would take over BITS_BUDGET."""
+        n = len(g.names)
+        paths = np.maximum(g.path_of, 0)
+        entries = np.flatnonzero(g.is_symbol & ~self.has_caller & (g.path_of >= 0) & g.is_test[paths])
+        self.bit_files, slot = np.unique(g.path_of[entries], return_inverse=True)
+        words = max(1, -(-len(self.bit_files) // 64))
+        if n * words * 8 > BITS_BUDGET:
+            return None
+        bits = np.zeros((n, words), dtype=np.uint64)
+        np.bitwise_or.at(bits, (entries, slot // 64), np.left_shift(np.uint64(1), (slot % 64).astype(np.uint64)))
+        held = np.flatnonzero(self.parent >= 0)  # forwards: caller -> callee, what holds -> what is held
+        src = np.concatenate([self.node.astype(np.int64), self.parent[held].astype(np.int64)])
+        dst = np.concatenate([np.repeat(np.arange(n), np.diff(self.ptr)), held])
+        src, dst = src[self.live[src]], dst[self.live[src]]
+        order = np.argsort(dst, kind="stable")
+        src, dst = src[order], dst[order]
+        heads = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]]) if len(dst) else np.zeros(0, dtype=np.int64)
+        targets = dst[heads]
+        while len(src):
+            grown = np.bitwise_or.reduceat(bits[src], heads, axis=0) | bits[targets]
+            changed = np.any(grown != bits[targets], axis=1)
+            if not changed.any():
+                break
+            bits[targets[changed]] = grown[changed]
+        return bits
+
+    def test_files(self, g, starts: np.ndarray) -> list[int]:
+        """The test files with a test reaching any of `starts`."""
+        if self.bits is None:
+            seen = self.reached(starts, len(g.names))
+            entries = np.flatnonzero(seen & ~self.has_caller & g.is_symbol)
+            paths = g.path_of[entries]
+            paths = paths[paths >= 0]
+            return np.unique(paths[g.is_test[paths]]).tolist()
+        acc = np.bitwise_or.reduce(self.bits[starts], axis=0)
+        on = np.flatnonzero(np.unpackbits(acc.view(np.uint8), bitorder="little"))
+        return self.bit_files[on[on < len(self.bit_files)]].tolist()
+
+    def reached(self, starts: np.ndarray, n: int) -> np.ndarray:
+        """The nodes that reach any of `starts` (them included) and that a test runs, as a mask."""
+        seen = np.zeros(n, dtype=bool)
+        frontier = np.unique(starts[self.live[starts]]).astype(np.int64)
+        seen[frontier] = True
+        if len(frontier) <= SMALL:
+            frontier = self._small_levels(frontier, seen)
+        while len(frontier):
+            up = self.parent[frontier]
+            nxt = np.unique(np.concatenate([self.node[_rows(self.ptr, frontier)], up[up >= 0]]))
+            nxt = nxt[~seen[nxt] & self.live[nxt]]
+            seen[nxt] = True
+            frontier = nxt.astype(np.int64)
+        return seen
+
+
+    def _small_levels(self, frontier: np.ndarray, seen: np.ndarray) -> np.ndarray:
+        """Levels of `reached` in plain Python while they stay within SMALL nodes (numpy's fixed
+        cost per call is larger there); the frontier left for numpy when one grows beyond."""
+        ptr, node, parent, live = self.ptr, self.node, self.parent, self.live
+        todo = frontier.tolist()
+        while todo and len(todo) <= SMALL:
+            nxt = []
+            for v in todo:
+                for u in node[ptr[v]:ptr[v + 1]].tolist() + [int(parent[v])]:
+                    if u >= 0 and not seen[u] and live[u]:
+                        seen[u] = True
+                        nxt.append(u)
+            todo = nxt
+        return np.array(todo, dtype=np.int64)
+
+
+def _csr(keys: np.ndarray, n: int) -> np.ndarray:
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
+    return ptr
+
+
+def _rows(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The positions of the values of `rows` in a CSR layout."""
+    starts, lens = ptr[rows], ptr[rows + 1] - ptr[rows]
+    return np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(starts, lens)
+
+
+def starts_of(g, target: str, target_path: str) -> np.ndarray:
+    """The symbols whose lines are the target's: a file's symbols, or a symbol and those inside it."""
+    own = g.ids.get(target_path)
+    if own is None:
+        return np.zeros(0, dtype=np.int64)
+    rows = g.file_symbol[g.file_symbol_ptr[own]:g.file_symbol_ptr[own + 1]].astype(np.int64)
+    if target == target_path:
+        return rows
+    inside = target + "."
+    return np.array([i for i in rows.tolist() if g.names[i] == target or g.names[i].startswith(inside)],
+                    dtype=np.int64)
+
+
+def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarray) -> list[int]:
+    """The test files (node ids) that run the target; `touched`: the files the walk reached."""
+    own = g.ids.get(target_path)
+    found: set[int] = set()
+    files = set(touched.tolist()) | ({own} if own is not None else set())
+    # an unresolved call through a module the walk reached: as if its symbol called the target
+    # (a fixture's reaches the tests using it)
+    blind = [src for f in files for src in reach.blind.get(f, ())]
+    starts = np.concatenate([starts_of(g, target, target_path), np.array(blind, dtype=np.int64)])
+    if len(starts):
+        found.update(reach.test_files(g, starts))
+    # the file-level rule (as before): tests asserting on a file of the answer, tests walked to
+    asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
+    by_files = asserting | {f for f in files if g.is_test[f]}
+    found.update(t for t in by_files if _ext(g.names[t]) not in reach.call_exts)
+    if own is not None:  # no resolved call into the code: the tests that import the file or assert on it
+        direct = _importers(g, own) | set(g.assert_src[g.assert_ptr[own]:g.assert_ptr[own + 1]].tolist())
+        found.update(t for t in direct if g.is_test[t] and not reach.known[t])
+    found.discard(own)
+    return sorted(found)
+
+
+def _importers(g, f: int) -> set[int]:
+    lo, hi = int(g.step_ptr[f]), int(g.step_ptr[f + 1])
+    imports = g.kinds.index("IMPORTS") if "IMPORTS" in g.kinds else -1
+    return set(g.step_node[lo:hi][g.step_kind[lo:hi] == imports].tolist())
+

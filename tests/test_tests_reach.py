@@ -1,0 +1,200 @@
+"""Test selection (graph/tests_reach.py): a test file runs a target when its tests call into it,
+however deep, not when its module imports it. Pinned on a small workspace indexed for real, and
+checked against a plain-Python reading of the same rule on the standard library's unittest
+package with its own tests.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sysconfig
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from memory_lsp.graph import tests_reach
+from memory_lsp.store import test_reads
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/a.py": "def fa():\n    return 1\n",
+    "pkg/b.py": "def fb():\n    return 2\n",
+    "pkg/c.py": "from pkg.b import fb\n\n\ndef fc():\n    return fb()\n",
+    "pkg/chain.py": ("from pkg.leaf import leaf\n\n\ndef e1():\n    return e2()\n\n\ndef e2():\n    return e3()\n\n\n"
+                     "def e3():\n    return e4()\n\n\ndef e4():\n    return leaf()\n"),
+    "pkg/leaf.py": "def leaf():\n    return 4\n",
+    "pkg/models.py": ("from pkg.a import fa\n\n\nclass Model:\n    def __init__(self):\n        self.x = fa()\n\n"
+                      "    def total(self):\n        return self.x\n"),
+    "pkg/aliases.py": "def real():\n    return 3\n\n\nalias = real\n",
+    "pkg/config.py": "class Config:\n    def __init__(self):\n        self.x = 1\n",
+    "pkg/app.py": ("from pkg.config import Config\n\n\nclass App:\n    config_class = Config\n\n"
+                   "    def make(self):\n        return self.config_class()\n"),
+    "tests/test_app.py": "from pkg.app import App\n\n\ndef test_make():\n    assert App().make().x == 1\n",
+    # imports three modules, calls into one: only that one selects it
+    "tests/test_one.py": ("import pkg.b\nimport pkg.c\nfrom pkg.a import fa\n\n\n"
+                          "def test_fa():\n    assert fa() == 1\n"),
+    "tests/test_deep.py": "from pkg.c import fc\n\n\ndef test_fc():\n    assert fc() == 2\n",
+    "tests/test_chain.py": "from pkg.chain import e1\n\n\ndef test_e1():\n    assert e1() == 4\n",
+    "tests/test_models.py": "from pkg.models import Model\n\n\ndef test_model():\n    assert Model().x == 1\n",
+    "tests/conftest.py": ("import pytest\nfrom pkg import aliases\nfrom pkg.b import fb\n\n\n@pytest.fixture\ndef value():\n"
+                          "    return fb()\n\n\n@pytest.fixture\ndef made():\n    return aliases.alias()\n"),
+    "tests/test_fixture.py": "def test_value(value):\n    assert value == 2\n",
+    # no call the index resolves into the code: the file-level rule
+    "tests/test_attrs.py": "import pkg.a\n\n\ndef test_has():\n    assert hasattr(pkg.a, 'fa')\n",
+    # a call the resolver cannot follow (`alias` is no definition), through an imported module
+    "tests/test_alias.py": "from pkg import aliases\n\n\ndef test_alias():\n    assert aliases.alias() == 3\n",
+    "tests/test_made.py": "def test_made(made):\n    assert made == 3\n",  # the same, in a fixture
+}
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory, index_files):
+    ws = index_files(tmp_path_factory.mktemp("reach"), FILES)
+    yield ws
+    ws.close()
+
+
+def selected(ws, target: str, depth: int = 3) -> list[str]:
+    return ws.impact(target, depth=depth)["tests"]
+
+
+def test_a_test_importing_three_modules_runs_the_one_it_calls(ws, file_edges):
+    assert {("tests/test_one.py", f"pkg/{m}.py") for m in "abc"} <= file_edges(ws, "ASSERTS_ON")  # imports all three
+    assert "tests/test_one.py" in selected(ws, "pkg/a.py")
+    assert "tests/test_one.py" not in selected(ws, "pkg/b.py")
+    assert "tests/test_one.py" not in selected(ws, "pkg/c.py")
+
+
+def test_tests_reach_through_their_callees_however_deep(ws):
+    assert selected(ws, "pkg/b.py") == ["tests/test_deep.py", "tests/test_fixture.py"]
+    assert selected(ws, "pkg/c.py") == ["tests/test_deep.py"]
+    # test_e1 -> e1 -> e2 -> e3 -> e4 -> leaf: five calls, beyond the walk's depth
+    got = ws.impact("pkg/leaf.py::leaf", depth=3)
+    assert [d["symbol"] for d in got["dependents"]] == ["e4", "e3", "e2"]
+    assert got["tests"] == ["tests/test_chain.py"]
+
+
+def test_a_fixture_selects_the_tests_using_it_not_the_conftest(ws):
+    assert "tests/test_fixture.py" in selected(ws, "pkg/b.py::fb")
+    assert "tests/conftest.py" not in selected(ws, "pkg/b.py::fb")
+
+
+def test_a_constructor_call_runs_the_class_and_its_methods(ws):
+    # fa <- Model.__init__ <- (the class) Model <- test_model
+    # (and test_attrs.py, which imports pkg.a and calls nothing the index resolves)
+    assert selected(ws, "pkg/a.py::fa") == ["tests/test_attrs.py", "tests/test_models.py", "tests/test_one.py"]
+    # nothing calls Model.total by name: whoever makes a Model may
+    assert selected(ws, "pkg/models.py::Model.total") == ["tests/test_models.py"]
+
+
+def test_a_symbol_lists_the_tests_that_reach_that_symbol_only(ws):
+    assert selected(ws, "pkg/chain.py::e4") == ["tests/test_chain.py"]
+    assert selected(ws, "pkg/aliases.py::real") == ["tests/test_alias.py", "tests/test_made.py"]  # see below
+
+
+def test_where_the_symbol_graph_knows_nothing_the_file_level_rule_stays(ws):
+    # no resolved call into the code: listed for the files it imports, not for every other file
+    assert "tests/test_attrs.py" in selected(ws, "pkg/a.py")
+    assert "tests/test_attrs.py" not in selected(ws, "pkg/b.py")
+    # an unresolved call through `aliases`: listed for that module (and what imports reach it)
+    assert [t for t, in ws.store.cursor().execute("SELECT path FROM refs WHERE name = 'alias'").fetchall()]
+    # (a fixture's unresolved call: the tests using the fixture, not the conftest)
+    assert selected(ws, "pkg/aliases.py") == ["tests/test_alias.py", "tests/test_made.py"]
+    assert "tests/test_alias.py" not in selected(ws, "pkg/a.py")
+
+
+def test_a_class_held_in_an_attribute_runs_for_whoever_calls_through_it(ws):
+    # `self.config_class()`: no edge says what it calls; App's file imports Config's
+    assert selected(ws, "pkg/config.py::Config") == ["tests/test_app.py"]
+
+
+def test_counts_agree_with_the_listed_tests(ws):
+    graph = ws.load_graph()
+    for target, path in [("pkg/leaf.py", "pkg/leaf.py"), ("pkg/a.py::fa", "pkg/a.py"), ("pkg/b.py", "pkg/b.py"),
+                         ("pkg/models.py::Model.total", "pkg/models.py"), ("pkg/aliases.py", "pkg/aliases.py"),
+                         ("pkg/config.py", "pkg/config.py")]:
+        deps, tests = graph.walk(target, path, 3, 0.5)
+        assert graph.counts(target, path, 3, 0.5) == (len(deps), len(tests)), target
+
+
+# -- the rule read plainly, on real code ----------------------------------------------------------
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
+
+
+def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> list[str]:
+    """The module docstring of graph/tests_reach.py, in sets and dicts straight from the tables."""
+    tests = {p for p, in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
+    symbols = {i: p for i, p in cur.execute("SELECT id, path FROM symbols").fetchall()}
+    callers, has_caller, known = defaultdict(set), set(), set()
+    for src, dst, src_path, dst_path in cur.execute(
+            "SELECT src, dst, src_path, dst_path FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE')").fetchall():
+        if src in symbols and dst in symbols:
+            callers[dst].add(src)
+            has_caller.add(dst)
+            if src_path in tests and dst_path not in tests:
+                known.add(src_path)
+    # a call through an attribute of self named like nothing defined: may run any file its file imports
+    dispatch = test_reads.unresolved_calls(cur)["dispatch"]
+    makers = defaultdict(set)
+    for src, path in zip(dispatch["src"].tolist(), dispatch["path"].tolist()):
+        if src in symbols:
+            makers[path].add(src)
+    for importer, imported in cur.execute("SELECT src_path, dst_path FROM edges WHERE kind = 'IMPORTS'").fetchall():
+        if makers.get(importer):
+            callers[imported] |= makers[importer]
+            for node, path in symbols.items():
+                if path == imported:
+                    callers[node].add(imported)
+    for node in symbols:  # a method or nested function: whoever reaches what is around it
+        path, _, qual = node.partition("::")
+        if "." in qual and f"{path}::{qual.rsplit('.', 1)[0]}" in symbols:
+            callers[node].add(f"{path}::{qual.rsplit('.', 1)[0]}")
+    starts = {s for s, p in symbols.items() if p == target_path
+              and (target == target_path or s == target or s.startswith(target + "."))}
+    # every file here is Python, which has CALLS edges: no test file falls back for its language
+    files = touched | {target_path}
+    cols = test_reads.unresolved_test_calls(cur)
+    blind = defaultdict(set)
+    for src, module in zip(cols["src"].tolist(), cols["module"].tolist()):
+        blind[src].add(module)
+    starts |= {s for s, modules in blind.items() if modules & files and s in symbols}
+    seen, frontier = set(starts), set(starts)
+    while frontier:
+        frontier = {c for f in frontier for c in callers[f]} - seen
+        seen |= frontier
+    found = {symbols[s] for s in seen if s in symbols and s not in has_caller and symbols[s] in tests}
+    direct = {s for s, d in cur.execute(
+        "SELECT src_path, dst_path FROM edges WHERE kind IN ('IMPORTS', 'ASSERTS_ON')").fetchall() if d == target_path}
+    found |= {t for t in direct if t in tests and t not in known}
+    return sorted(found - {target_path})
+
+
+@pytest.fixture(scope="module")
+def unittest_ws(tmp_path_factory, index_files):
+    root = tmp_path_factory.mktemp("unittest")
+    shutil.copytree(STDLIB / "unittest", root / "lib" / "unittest", ignore=shutil.ignore_patterns("__pycache__"))
+    ws = index_files(root, {})
+    yield ws
+    ws.close()
+
+
+@pytest.mark.parametrize("budget", [tests_reach.BITS_BUDGET, 0])  # 0: a walk per question, no bits
+def test_selection_equals_the_plain_reading_on_unittest_and_its_tests(unittest_ws, budget, monkeypatch):
+    monkeypatch.setattr(tests_reach, "BITS_BUDGET", budget)
+    cur = unittest_ws.store.cursor()
+    graph = unittest_ws.load_graph()
+    graph.__dict__.pop("_reach", None)  # built again under this budget
+    graph._tests(graph.names[0], graph.names[0], [])
+    assert (graph._reach.bits is None) == (budget == 0)
+    files = [p for p, in cur.execute("SELECT path FROM files WHERE NOT is_test ORDER BY path").fetchall()]
+    symbols = [i for i, in cur.execute("SELECT id FROM symbols WHERE path IN (SELECT path FROM files "
+                                       "WHERE NOT is_test) ORDER BY id").fetchall()]
+    selected = 0
+    for target in files + symbols[::7]:
+        path = target.partition("::")[0]
+        deps, tests = graph.walk(target, path, 3, 0.5)
+        assert tests == reference_tests(cur, target, path, {d.path for d in deps}), target
+        selected += bool(tests)
+    assert selected > 50
