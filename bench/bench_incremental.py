@@ -6,13 +6,18 @@ it through the service as the server does on save, and restores it. Reported: p5
 `--from-db` starts from a copy of an index of the same copy built earlier (no full index in the run).
 CPU time (the process's, all threads) is reported beside wall time: on a loaded machine it is the work.
 
-    python bench/bench_incremental.py [--rounds 200] [--statements] [--from-db PATH]
+`--profile` runs the timed re-indexes under cProfile and prints the functions with the most own time.
+
+    python bench/bench_incremental.py [--rounds 200] [--statements] [--profile] [--from-db PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import cProfile
+import io
+import pstats
 import json
 import random
 import re
@@ -56,6 +61,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--statements", action="store_true", help="time every SQL statement of the timed runs")
+    ap.add_argument("--profile", action="store_true", help="cProfile the timed runs")
+    ap.add_argument("--profile-sort", default="tottime", help="pstats order: tottime (own time) or cumulative")
     ap.add_argument("--from-db", help="a copy of this index is the start (built by a full index of the same copy)")
     args = ap.parse_args()
     root = corpora.stdlib_copy()
@@ -72,12 +79,17 @@ def main() -> None:
     rng = random.Random(7)
     sample = rng.sample(paths, min(args.rounds, len(paths)))
     times, cpu, sizes = [], [], []
+    profiler = cProfile.Profile() if args.profile else None
     for i, rel in enumerate(sample):
         original = (root / rel).read_bytes()
         edited = original + f"\n\ndef _bench_added_{i}(x):\n    return len(x)\n".encode()
         timed.on = args.statements
         t, c = time.perf_counter(), time.process_time()
+        if profiler:
+            profiler.enable()
         ws.reindex({rel: edited})
+        if profiler:
+            profiler.disable()
         times.append((time.perf_counter() - t) * 1000)
         cpu.append((time.process_time() - c) * 1000)
         timed.on = False
@@ -94,6 +106,10 @@ def main() -> None:
         result["top_statements_ms_per_round"] = {k: round(v * 1000 / len(times), 1)
                                                 for k, v in timed.seconds.most_common(15)}
     print(json.dumps(result, indent=2))
+    if profiler:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats(args.profile_sort).print_stats(40)
+        print(out.getvalue())
     ws.close()
 
 

@@ -8,6 +8,7 @@ re-resolves every edge that could point into it; deleted files leave nothing beh
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import multiprocessing
@@ -15,6 +16,7 @@ import threading
 import os
 import stat
 import time
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +27,8 @@ from memory_lsp.index.discover import Candidate, discover
 from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
-from memory_lsp.index.resolvers import (MARKED_BY_OTHER_FILES, ImportRow, ResolveContext, family_of, import_table_rows,
-                                        inputs_changed)
+from memory_lsp.index.resolvers import (MARKED_BY_OTHER_FILES, PATHS_ONLY_CACHES, ImportRow, ResolveContext, family_of,
+                                        import_table_rows, inputs_changed)
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges, ingest
 from memory_lsp.store.code import FileShape
@@ -38,6 +40,9 @@ PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more tha
 BATCH = 24
 WRITE_FILES = 240  # parsed files per write: each insert has a fixed cost, the overlap needs several
 PROGRESS_WAIT = 0.25  # seconds between progress calls while the workers parse
+# per store, the last run's resolve context: its maps made from the path set alone serve the next
+# run while no path appears or vanishes (an editor's runs), see `_resolve_context`
+_CONTEXTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class Changes(NamedTuple):
@@ -160,7 +165,8 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
         changes = writer.finish(root)
         if passes is not None:
             passes.link(store, cur, changes)
-        store.set_meta("indexed_at", str(time.time()), cur)
+        if only is None:  # nothing reads it; on an editor's run the write cost two statements
+            store.set_meta("indexed_at", str(time.time()), cur)
     report.parsed = writer.parsed
     for _, reason, _ in writer.skipped:
         report.skipped[reason.split(":")[0]] += 1
@@ -317,8 +323,9 @@ class _Writer:
             else:
                 code.delete_imports_of(store, cur, {r.path for r in again})
             raw = raw + again
-        ctx = ResolveContext(root, code.indexed_paths(cur))
+        ctx = _resolve_context(store, root, code.indexed_paths(cur))
         code.insert(store, cur, code.IMPORT_COLUMNS, "imports", import_table_rows(raw, ctx))
+        _keep_context(store, ctx)
         read = ctx.inputs if every or self.first_run else {**inputs, **ctx.inputs}
         if read != inputs:
             store.set_meta("resolver_inputs", json.dumps(read, sort_keys=True), cur)
@@ -347,6 +354,24 @@ class _Writer:
                        # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
                        any(differs(p, "imports", "is_test", "mutates") for p in self.changed) or bool(rebound - self.changed),
                        symbol_names)
+
+
+def _resolve_context(store: Store, root: Path, paths: frozenset[str]) -> ResolveContext:
+    """A fresh context for this run's resolution, with the last run's path-only maps (and folder
+    lists) when the indexed paths are the same: nothing read from a file is carried over."""
+    last = _CONTEXTS.get(store)
+    if last is not None and last.root == root and last.paths == paths:
+        ctx = copy.copy(last)  # `dirs` (made from the paths) comes along
+        ctx.cache, ctx.inputs = dict(last.cache), {}
+        return ctx
+    return ResolveContext(root, paths)
+
+
+def _keep_context(store: Store, ctx: ResolveContext) -> None:
+    """Keep the context's path-only maps for the next run (the rest may hang on file contents)."""
+    kept = copy.copy(ctx)
+    kept.cache, kept.inputs = {k: v for k, v in ctx.cache.items() if k in PATHS_ONLY_CACHES}, {}
+    _CONTEXTS[store] = kept
 
 
 def _insert_facts(cur, batch: Batch) -> None:
