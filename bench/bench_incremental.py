@@ -42,16 +42,17 @@ class TimedConnection:
     """The writer's connection with each statement's time added up by its first words."""
 
     def __init__(self, conn):
-        self._conn, self.on, self.seconds = conn, False, collections.Counter()
+        self._conn, self.on, self.seconds, self.cpu = conn, False, collections.Counter(), collections.Counter()
 
     def execute(self, query, parameters=None):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         try:
             return self._conn.execute(query) if parameters is None else self._conn.execute(query, parameters)
         finally:
             if self.on:
                 key = re.sub(r"\s+", " ", re.sub(r"\(('[^']*'(, )?)+\)", "(...)", query)).strip()[:100]
                 self.seconds[key] += time.perf_counter() - t
+                self.cpu[key] += time.process_time() - c  # an editor's run keeps DuckDB on this thread
 
     def __getattr__(self, name):
         return getattr(self._conn, name)
@@ -105,6 +106,9 @@ def main() -> None:
         result["sql_ms_per_round"] = round(sum(timed.seconds.values()) * 1000 / len(times), 1)
         result["top_statements_ms_per_round"] = {k: round(v * 1000 / len(times), 1)
                                                 for k, v in timed.seconds.most_common(15)}
+        result["sql_cpu_ms_per_round"] = round(sum(timed.cpu.values()) * 1000 / len(times), 1)
+        result["top_statements_cpu_ms_per_round"] = {k: round(v * 1000 / len(times), 1)
+                                                    for k, v in timed.cpu.most_common(25)}
     print(json.dumps(result, indent=2))
     if profiler:
         out = io.StringIO()
