@@ -99,12 +99,13 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
         FROM _precise GROUP BY src, dst, kind, path, dst_path, line, name""")
     # base classes by name first: the typed pass below walks the INHERITS edges
-    _by_name(cur, c, kind, max_candidates, "inherit", selfs, syms)
+    _open_refs(cur, max_candidates, selfs, syms)
+    _by_name(cur, c, kind, max_candidates, "inherit", syms)
     # the INHERITS edges once (every base, those just resolved too), for the walks up the bases
     cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
     _resolve_typed(cur, c, selfs, syms)
-    _by_name(cur, c, kind, max_candidates, "call", selfs, syms)
-    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh") + (("_syms",) if scope else ()):
+    _by_name(cur, c, kind, max_candidates, "call", syms)
+    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_counts", "_open", "_closed") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -131,45 +132,56 @@ def _scoped_refs(store: Store, cur, scope: RefScope) -> None:
     cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS " + (" UNION ALL ".join(selects) or "SELECT * FROM refs WHERE false"))
 
 
-def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, selfs: str, syms: str) -> None:
-    """Name-only guesses where nothing precise matched, the receiver is no `self` and its type is
-    unknown or a name the workspace does not resolve (index/receivers.py); never a builtin."""
+def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
+    """What both by-name passes read, made once: `_counts` (definitions per referenced name, up
+    to the limit) and `_open` (references nothing precise matched, whose receiver is no `self`,
+    is not bound to an external import and whose type is unknown or a name the workspace does not
+    resolve (index/receivers.py); never a builtin). Two plain statements here instead of the
+    same CTEs in each pass: DuckDB spent more CPU planning them than running them."""
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _counts AS  -- @overload stubs repeat one id: count definitions, not rows
+        SELECT name, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
+        FROM {syms} WHERE name IN (SELECT name FROM _refs)
+        GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _open AS
+        WITH external AS (SELECT DISTINCT path, binding FROM imports
+                          WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
+        outside AS (SELECT DISTINCT path, binding FROM imports
+                    WHERE strategy = 'external' AND path IN (SELECT path FROM _refs))
+        SELECT r.* FROM _refs r
+        ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
+             ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
+        ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
+        LEFT JOIN outside o ON o.path = r.path AND o.binding = split_part(r.rtype, '.', 1)
+        WHERE r.kind IN ('inherit', 'call') AND coalesce(r.receiver, '') NOT IN ({selfs})
+          -- a type the file names but the workspace does not define is guessed only when
+          -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
+          AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL))""")
+
+
+def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, syms: str) -> None:
+    """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`)."""
     candidates = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
     # a receiver whose class was found in the workspace, with every direct base resolved: its
     # class and bases said no (a base the workspace could not resolve may still define it)
     typed = ("""ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name
-             ANTI JOIN (SELECT k.* FROM _cls k WHERE NOT EXISTS (
-                 SELECT 1 FROM _bases h WHERE h.src = k.cid AND NOT EXISTS (
-                     SELECT 1 FROM _inh e WHERE e.src = h.src AND e.name = h.name))) k
-                 ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
+             ANTI JOIN _closed k ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
              if ref_kind == "call" else "")
+    if ref_kind == "call":
+        cur.execute("""
+            CREATE OR REPLACE TEMP TABLE _closed AS
+            SELECT DISTINCT k.path, k.line, k.name FROM _cls k
+            ANTI JOIN (SELECT DISTINCT h.src FROM _bases h ANTI JOIN _inh e ON e.src = h.src AND e.name = h.name) o
+                 ON o.src = k.cid""")
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
-        WITH counts AS (  -- @overload stubs repeat one id: count definitions, not rows
-            SELECT name, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
-            FROM {syms} WHERE name IN (SELECT name FROM _refs)
-            GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}),
-        external AS (SELECT DISTINCT path, binding FROM imports
-                     WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
-        outside AS (SELECT DISTINCT path, binding FROM imports
-                    WHERE strategy = 'external' AND path IN (SELECT path FROM _refs)),
-        open_refs AS (
-            SELECT r.* FROM _refs r
-            ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
-                 ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
-            {typed}
-            ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
-            LEFT JOIN outside o ON o.path = r.path AND o.binding = split_part(r.rtype, '.', 1)
-            WHERE r.kind = '{ref_kind}' AND coalesce(r.receiver, '') NOT IN ({selfs})
-              -- a type the file names but the workspace does not define is guessed only when
-              -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
-              AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL)))
         SELECT DISTINCT r.src, s.id, {kind}, r.path, s.path, r.line,
                {_lit(c.by_name)} / ({candidates}),
                CASE WHEN ({candidates}) = 1 THEN 'name_unique' ELSE 'name_ambiguous' END, r.name, 1
-        FROM open_refs r JOIN counts c ON c.name = r.name
+        FROM _open r {typed} JOIN _counts c ON c.name = r.name
              JOIN {syms} s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method')
-        WHERE ({candidates}) <= {int(max_candidates)}
+        WHERE r.kind = '{ref_kind}' AND ({candidates}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
 
 
