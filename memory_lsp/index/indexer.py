@@ -130,7 +130,9 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     started = time.perf_counter()
     report = IndexReport(recovered=store.recovered)
     cur = store.conn
-    known = code.known_files(cur)
+    # an editor's run looks up only its own paths (reading every file's row cost ~10 ms a run)
+    known = code.known_files(cur, None if only is None else list(only))
+    first_run = not (known if only is None else code.has_files(cur))
     if only is None:
         candidates, skipped = discover(root, settings)
         present = {c.path for c in candidates}
@@ -155,7 +157,7 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
 
     # an editor's few files: small statements, on one thread (a whole run keeps them all)
     with store.single_threaded(only is not None and len(to_parse) < PARALLEL_THRESHOLD), store.transaction() as cur:
-        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact)
+        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact, first_run)
         writer.remove(deleted, deleted=True)
         if only is None:
             code.clear_skipped(cur)
@@ -254,9 +256,11 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress, redact=No
 class _Writer:
     """Applies one run's results inside its transaction, then re-resolves what they touch."""
 
-    def __init__(self, store: Store, cur, known: dict, mtimes: dict, redact: Callable[[str], str] | None):
+    def __init__(self, store: Store, cur, known: dict, mtimes: dict, redact: Callable[[str], str] | None,
+                 first_run: bool):
+        """`known`: the stored rows of (at least) every path this run may touch."""
         self.store, self.cur, self.known, self.mtimes, self.redact = store, cur, known, mtimes, redact
-        self.first_run = not known
+        self.first_run = first_run
         self.names: set[str] = set()  # names whose resolution may change: defined before or after
         self.changed: set[str] = set()  # files whose rows were replaced
         self.paths_moved = False  # a path appeared or vanished: any import may land elsewhere now

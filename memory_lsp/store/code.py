@@ -91,9 +91,13 @@ def value_set(store: Store, cur, name: str, values) -> str:
     return "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
 
 
-def known_files(cur) -> dict[str, KnownFile]:
-    return {r[0]: KnownFile(r[1], r[2], r[3])
-            for r in cur.execute("SELECT path, hash, size, mtime FROM files").fetchall()}
+def known_files(cur, paths: list[str] | None = None) -> dict[str, KnownFile]:
+    """The stored hash, size and mtime of every file, or of `paths` only."""
+    if paths is not None:
+        rows = cur.execute("SELECT path, hash, size, mtime FROM files WHERE path = ANY(?::VARCHAR[])", [paths]).fetchall()
+    else:
+        rows = cur.execute("SELECT path, hash, size, mtime FROM files").fetchall()
+    return {r[0]: KnownFile(r[1], r[2], r[3]) for r in rows}
 
 
 def indexed_paths(cur) -> frozenset[str]:
