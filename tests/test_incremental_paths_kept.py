@@ -1,7 +1,7 @@
 """An editor's runs reuse the import resolvers' maps made from the path set while no path appears
 or vanishes, and build them again when one does: imports land where a full index puts them."""
 
-from memory_lsp.index import indexer
+from memory_lsp.index import contexts
 from memory_lsp.workspace import Workspace
 
 FILES = {
@@ -30,16 +30,16 @@ def test_module_map_kept_across_edits_and_rebuilt_when_a_path_appears(tmp_path, 
     ws = Workspace.open(root)
     ws.index(workers=0)
     ws.reindex({root / "pkg/c.py": b"def h():\n    return 2\n"})
-    modules = indexer._CONTEXTS[ws.store].cache["python.modules"]
+    modules = contexts._CONTEXTS[ws.store].cache["python.modules"]
     assert "pkg.b" not in modules
     ws.reindex({root / "pkg/c.py": b"def h():\n    return 3\n"})
-    assert indexer._CONTEXTS[ws.store].cache["python.modules"] is modules  # same paths: the map was reused
+    assert contexts._CONTEXTS[ws.store].cache["python.modules"] is modules  # same paths: the map was reused
     assert not any(r[0] == "pkg/a.py" and r[5] == "pkg/b.py" for r in imports(ws))
     assert imports(ws) == fresh_imports(tmp_path, root)
 
     (root / "pkg/b.py").write_text("def g():\n    return 0\n")  # a new path: `from pkg import b` now lands there
     ws.reindex({root / "pkg/b.py": None})
-    assert "pkg.b" in indexer._CONTEXTS[ws.store].cache["python.modules"]
+    assert "pkg.b" in contexts._CONTEXTS[ws.store].cache["python.modules"]
     assert any(r[0] == "pkg/a.py" and r[5] == "pkg/b.py" for r in imports(ws))
     assert imports(ws) == fresh_imports(tmp_path, root)
     ws.close()

@@ -8,7 +8,6 @@ re-resolves every edge that could point into it; deleted files leave nothing beh
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import multiprocessing
@@ -16,19 +15,17 @@ import threading
 import os
 import stat
 import time
-import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
-from memory_lsp.index import gitmine, languages
+from memory_lsp.index import contexts, gitmine, languages
 from memory_lsp.index.discover import Candidate, discover
 from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
-from memory_lsp.index.resolvers import (MARKED_BY_OTHER_FILES, PATHS_ONLY_CACHES, ImportRow, ResolveContext, family_of,
-                                        import_table_rows, inputs_changed)
+from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_of, import_table_rows, inputs_changed
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges, ingest
 from memory_lsp.store.code import FileShape
@@ -40,9 +37,6 @@ PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more tha
 BATCH = 24
 WRITE_FILES = 240  # parsed files per write: each insert has a fixed cost, the overlap needs several
 PROGRESS_WAIT = 0.25  # seconds between progress calls while the workers parse
-# per store, the last run's resolve context: its maps made from the path set alone serve the next
-# run while no path appears or vanishes (an editor's runs), see `_resolve_context`
-_CONTEXTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class Changes(NamedTuple):
@@ -57,6 +51,8 @@ class Changes(NamedTuple):
     names: set[str]
     structure_changed: bool  # a file's imports, test status or mutation flag changed
     symbol_names: set[str]  # names and qualified names of the symbols added, removed or changed
+    # the IMPORTS, ASSERTS_ON and DRIVES edges are as a rebuild would make them (kept from the last run)
+    links_same: bool = False
 
 
 class GraphPasses(NamedTuple):
@@ -267,6 +263,7 @@ class _Writer:
         self.imports: list[ImportRow] = []
         self.edges_kept: set[str] = set()  # removed files whose edges from elsewhere are still there
         self.old_shapes: dict[str, FileShape] = {}  # what other files' edges depend on, before
+        self.old_imports: dict[str, frozenset] = {}  # path -> its import rows as written, lines too, before
         self.new_shapes: dict[str, FileShape] = {}
         self.parsed = 0
         self.skipped: list[tuple] = []
@@ -279,6 +276,7 @@ class _Writer:
             return []
         removed = code.remove_files(self.store, self.cur, paths, edges_into=deleted)
         self.old_shapes.update(removed.shapes)
+        self.old_imports.update(removed.import_rows)
         if deleted:
             self.names |= removed.names
             edges.delete_co_changes(self.store, self.cur, paths)
@@ -327,9 +325,9 @@ class _Writer:
             else:
                 code.delete_imports_of(store, cur, {r.path for r in again})
             raw = raw + again
-        ctx = _resolve_context(store, root, code.indexed_paths(cur))
+        ctx = contexts.fresh(store, root, code.indexed_paths(cur))
         code.insert(store, cur, code.IMPORT_COLUMNS, "imports", import_table_rows(raw, ctx))
-        _keep_context(store, ctx)
+        contexts.keep(store, ctx)
         read = ctx.inputs if every or self.first_run else {**inputs, **ctx.inputs}
         if read != inputs:
             store.set_meta("resolver_inputs", json.dumps(read, sort_keys=True), cur)
@@ -348,34 +346,25 @@ class _Writer:
                 and not differs(p, "imports", "is_test", "mutates", "inherits")}
         bases = code.base_names(store, cur, {s[1] for p in kept for s in moved[p]})
         kept = {p for p in kept if not any(s[1] in bases for s in moved[p])}
-        code.delete_edges_into(store, cur, self.edges_kept - kept)
         names, symbol_names = set(self.names), set()
         for path, rows in moved.items():
             symbol_names |= {s[0] for s in rows} | {s[1] for s in rows}
             names |= {s[1] for s in rows} if path in kept else \
                 {s[1] for shape in (self.old_shapes.get(path), self.new_shapes.get(path)) if shape for s in shape.symbols}
+        # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
+        structure = any(differs(p, "imports", "is_test", "mutates") for p in self.changed) or bool(rebound - self.changed)
+        # re-parsed files' IMPORTS, ASSERTS_ON and DRIVES edges (code.remove_files kept them) stay when no
+        # import row of theirs changed, not even its line, and every import landed where it did before
+        written: dict[str, set] = {}
+        for r in self.imports:
+            written.setdefault(r.path, set()).add((r.line, r.module, r.name, r.alias))
+        links_same = not (self.first_run or self.paths_moved or every or marked or structure) and \
+            all(self.old_imports.get(p, frozenset()) == frozenset(written.get(p, ())) for p in self.changed)
+        if not links_same:
+            code.delete_file_links(store, cur, self.edges_kept)
+        code.delete_edges_into(store, cur, self.edges_kept - kept, but=code.FILE_LINK_KINDS if links_same else ())
         return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound, names,
-                       # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
-                       any(differs(p, "imports", "is_test", "mutates") for p in self.changed) or bool(rebound - self.changed),
-                       symbol_names)
-
-
-def _resolve_context(store: Store, root: Path, paths: frozenset[str]) -> ResolveContext:
-    """A fresh context for this run's resolution, with the last run's path-only maps (and folder
-    lists) when the indexed paths are the same: nothing read from a file is carried over."""
-    last = _CONTEXTS.get(store)
-    if last is not None and last.root == root and last.paths == paths:
-        ctx = copy.copy(last)  # `dirs` (made from the paths) comes along
-        ctx.cache, ctx.inputs = dict(last.cache), {}
-        return ctx
-    return ResolveContext(root, paths)
-
-
-def _keep_context(store: Store, ctx: ResolveContext) -> None:
-    """Keep the context's path-only maps for the next run (the rest may hang on file contents)."""
-    kept = copy.copy(ctx)
-    kept.cache, kept.inputs = {k: v for k, v in ctx.cache.items() if k in PATHS_ONLY_CACHES}, {}
-    _CONTEXTS[store] = kept
+                       structure, symbol_names, links_same)
 
 
 def _insert_facts(cur, batch: Batch) -> None:
