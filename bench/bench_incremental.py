@@ -6,13 +6,18 @@ it through the service as the server does on save, and restores it. Reported: p5
 `--from-db` starts from a copy of an index of the same copy built earlier (no full index in the run).
 CPU time (the process's, all threads) is reported beside wall time: on a loaded machine it is the work.
 
-    python bench/bench_incremental.py [--rounds 200] [--statements] [--from-db PATH]
+`--profile` runs the timed re-indexes under cProfile and prints the functions with the most own time.
+
+    python bench/bench_incremental.py [--rounds 200] [--statements] [--profile] [--from-db PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import cProfile
+import io
+import pstats
 import json
 import random
 import re
@@ -37,16 +42,17 @@ class TimedConnection:
     """The writer's connection with each statement's time added up by its first words."""
 
     def __init__(self, conn):
-        self._conn, self.on, self.seconds = conn, False, collections.Counter()
+        self._conn, self.on, self.seconds, self.cpu = conn, False, collections.Counter(), collections.Counter()
 
     def execute(self, query, parameters=None):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         try:
             return self._conn.execute(query) if parameters is None else self._conn.execute(query, parameters)
         finally:
             if self.on:
                 key = re.sub(r"\s+", " ", re.sub(r"\(('[^']*'(, )?)+\)", "(...)", query)).strip()[:100]
                 self.seconds[key] += time.perf_counter() - t
+                self.cpu[key] += time.process_time() - c  # an editor's run keeps DuckDB on this thread
 
     def __getattr__(self, name):
         return getattr(self._conn, name)
@@ -56,6 +62,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--statements", action="store_true", help="time every SQL statement of the timed runs")
+    ap.add_argument("--profile", action="store_true", help="cProfile the timed runs")
+    ap.add_argument("--profile-sort", default="tottime", help="pstats order: tottime (own time) or cumulative")
     ap.add_argument("--from-db", help="a copy of this index is the start (built by a full index of the same copy)")
     args = ap.parse_args()
     root = corpora.stdlib_copy()
@@ -72,12 +80,17 @@ def main() -> None:
     rng = random.Random(7)
     sample = rng.sample(paths, min(args.rounds, len(paths)))
     times, cpu, sizes = [], [], []
+    profiler = cProfile.Profile() if args.profile else None
     for i, rel in enumerate(sample):
         original = (root / rel).read_bytes()
         edited = original + f"\n\ndef _bench_added_{i}(x):\n    return len(x)\n".encode()
         timed.on = args.statements
         t, c = time.perf_counter(), time.process_time()
+        if profiler:
+            profiler.enable()
         ws.reindex({rel: edited})
+        if profiler:
+            profiler.disable()
         times.append((time.perf_counter() - t) * 1000)
         cpu.append((time.process_time() - c) * 1000)
         timed.on = False
@@ -93,7 +106,14 @@ def main() -> None:
         result["sql_ms_per_round"] = round(sum(timed.seconds.values()) * 1000 / len(times), 1)
         result["top_statements_ms_per_round"] = {k: round(v * 1000 / len(times), 1)
                                                 for k, v in timed.seconds.most_common(15)}
+        result["sql_cpu_ms_per_round"] = round(sum(timed.cpu.values()) * 1000 / len(times), 1)
+        result["top_statements_cpu_ms_per_round"] = {k: round(v * 1000 / len(times), 1)
+                                                    for k, v in timed.cpu.most_common(25)}
     print(json.dumps(result, indent=2))
+    if profiler:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats(args.profile_sort).print_stats(40)
+        print(out.getvalue())
     ws.close()
 
 

@@ -3,8 +3,10 @@
 `link` runs inside the run's transaction, after the rows and the imports are written: IMPORTS
 edges, call and inheritance resolution, DOCUMENTS edges, promotions. Only the edges from or into
 touched files are rebuilt, unless a file's imports, test status or mutation flag changed (fan-in
-counts and promotions may then change anywhere); the documentation that mentions a symbol added,
-removed or changed has its DOCUMENTS edges rebuilt. `score` runs after a whole-workspace run.
+counts and promotions may then change anywhere); IMPORTS edges and promotions not at all when the
+touched files' import rows (lines too) and flags are as they were (the indexer kept them). The
+documentation that mentions a symbol added, removed or changed has its DOCUMENTS edges rebuilt.
+`score` runs after a whole-workspace run.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from memory_lsp.store.db import Store
 
 def link(store: Store, cur, changes: Changes) -> None:
     structural = None if changes.everywhere or changes.structure_changed else changes.changed
-    edges.rebuild_import_edges(store, cur, structural)
+    if not changes.links_same:  # else the files' import rows and flags are as they were: so are these edges
+        edges.rebuild_import_edges(store, cur, structural)
     if changes.first_run:
         resolution.resolve_all(store, cur)
     elif changes.rebound or changes.names:
@@ -25,7 +28,8 @@ def link(store: Store, cur, changes: Changes) -> None:
     documents = None if changes.everywhere else \
         changes.changed | edges.mentioning(store, cur, changes.symbol_names)
     edges.rebuild_documents(store, cur, documents)
-    promotions.rebuild(store, cur, structural)
+    if not changes.links_same:
+        promotions.rebuild(store, cur, structural)
 
 
 PASSES = GraphPasses(link=link, score=scoring.refresh_scores)

@@ -20,13 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
-from memory_lsp.index import gitmine, languages
+from memory_lsp.index import contexts, gitmine, languages
 from memory_lsp.index.discover import Candidate, discover, would_list
 from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
-from memory_lsp.index.resolvers import (MARKED_BY_OTHER_FILES, ImportRow, ResolveContext, family_of, import_table_rows,
-                                        inputs_changed)
+from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_of, import_table_rows, inputs_changed
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges, ingest
 from memory_lsp.store.code import FileShape
@@ -52,6 +51,8 @@ class Changes(NamedTuple):
     names: set[str]
     structure_changed: bool  # a file's imports, test status or mutation flag changed
     symbol_names: set[str]  # names and qualified names of the symbols added, removed or changed
+    # the IMPORTS, ASSERTS_ON and DRIVES edges are as a rebuild would make them (kept from the last run)
+    links_same: bool = False
 
 
 class GraphPasses(NamedTuple):
@@ -125,7 +126,9 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     started = time.perf_counter()
     report = IndexReport(recovered=store.recovered)
     cur = store.conn
-    known = code.known_files(cur)
+    # an editor's run looks up only its own paths (reading every file's row cost ~10 ms a run)
+    known = code.known_files(cur, None if only is None else list(only))
+    first_run = not (known if only is None else code.has_files(cur))
     if only is None:
         candidates, skipped = discover(root, settings)
         present = {c.path for c in candidates}
@@ -150,7 +153,7 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
 
     # an editor's few files: small statements, on one thread (a whole run keeps them all)
     with store.single_threaded(only is not None and len(to_parse) < PARALLEL_THRESHOLD), store.transaction() as cur:
-        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact)
+        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact, first_run)
         writer.remove(deleted, deleted=True)
         if only is None:
             code.clear_skipped(cur)
@@ -160,7 +163,8 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
         changes = writer.finish(root)
         if passes is not None:
             passes.link(store, cur, changes)
-        store.set_meta("indexed_at", str(time.time()), cur)
+        if only is None:  # nothing reads it; on an editor's run the write cost two statements
+            store.set_meta("indexed_at", str(time.time()), cur)
     report.parsed = writer.parsed
     for _, reason, _ in writer.skipped:
         report.skipped[reason.split(":")[0]] += 1
@@ -251,15 +255,18 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress, redact=No
 class _Writer:
     """Applies one run's results inside its transaction, then re-resolves what they touch."""
 
-    def __init__(self, store: Store, cur, known: dict, mtimes: dict, redact: Callable[[str], str] | None):
+    def __init__(self, store: Store, cur, known: dict, mtimes: dict, redact: Callable[[str], str] | None,
+                 first_run: bool):
+        """`known`: the stored rows of (at least) every path this run may touch."""
         self.store, self.cur, self.known, self.mtimes, self.redact = store, cur, known, mtimes, redact
-        self.first_run = not known
+        self.first_run = first_run
         self.names: set[str] = set()  # names whose resolution may change: defined before or after
         self.changed: set[str] = set()  # files whose rows were replaced
         self.paths_moved = False  # a path appeared or vanished: any import may land elsewhere now
         self.imports: list[ImportRow] = []
         self.edges_kept: set[str] = set()  # removed files whose edges from elsewhere are still there
         self.old_shapes: dict[str, FileShape] = {}  # what other files' edges depend on, before
+        self.old_imports: dict[str, frozenset] = {}  # path -> its import rows as written, lines too, before
         self.new_shapes: dict[str, FileShape] = {}
         self.parsed = 0
         self.skipped: list[tuple] = []
@@ -272,6 +279,7 @@ class _Writer:
             return []
         removed = code.remove_files(self.store, self.cur, paths, edges_into=deleted)
         self.old_shapes.update(removed.shapes)
+        self.old_imports.update(removed.import_rows)
         if deleted:
             self.names |= removed.names
             edges.delete_co_changes(self.store, self.cur, paths)
@@ -320,8 +328,9 @@ class _Writer:
             else:
                 code.delete_imports_of(store, cur, {r.path for r in again})
             raw = raw + again
-        ctx = ResolveContext(root, code.indexed_paths(cur))
+        ctx = contexts.fresh(store, root, code.indexed_paths(cur))
         code.insert(store, cur, code.IMPORT_COLUMNS, "imports", import_table_rows(raw, ctx))
+        contexts.keep(store, ctx)
         read = ctx.inputs if every or self.first_run else {**inputs, **ctx.inputs}
         if read != inputs:
             store.set_meta("resolver_inputs", json.dumps(read, sort_keys=True), cur)
@@ -340,16 +349,25 @@ class _Writer:
                 and not differs(p, "imports", "is_test", "mutates", "inherits")}
         bases = code.base_names(store, cur, {s[1] for p in kept for s in moved[p]})
         kept = {p for p in kept if not any(s[1] in bases for s in moved[p])}
-        code.delete_edges_into(store, cur, self.edges_kept - kept)
         names, symbol_names = set(self.names), set()
         for path, rows in moved.items():
             symbol_names |= {s[0] for s in rows} | {s[1] for s in rows}
             names |= {s[1] for s in rows} if path in kept else \
                 {s[1] for shape in (self.old_shapes.get(path), self.new_shapes.get(path)) if shape for s in shape.symbols}
+        # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
+        structure = any(differs(p, "imports", "is_test", "mutates") for p in self.changed) or bool(rebound - self.changed)
+        # re-parsed files' IMPORTS, ASSERTS_ON and DRIVES edges (code.remove_files kept them) stay when no
+        # import row of theirs changed, not even its line, and every import landed where it did before
+        written: dict[str, set] = {}
+        for r in self.imports:
+            written.setdefault(r.path, set()).add((r.line, r.module, r.name, r.alias))
+        links_same = not (self.first_run or self.paths_moved or every or marked or structure) and \
+            all(self.old_imports.get(p, frozenset()) == frozenset(written.get(p, ())) for p in self.changed)
+        if not links_same:
+            code.delete_file_links(store, cur, self.edges_kept)
+        code.delete_edges_into(store, cur, self.edges_kept - kept, but=code.FILE_LINK_KINDS if links_same else ())
         return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound, names,
-                       # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
-                       any(differs(p, "imports", "is_test", "mutates") for p in self.changed) or bool(rebound - self.changed),
-                       symbol_names)
+                       structure, symbol_names, links_same)
 
 
 def _insert_facts(cur, batch: Batch) -> None:

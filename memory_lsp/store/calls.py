@@ -22,26 +22,26 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     by name only where nothing precise matched, the name has at most `max_candidates`
     definitions and no receiver is bound to an external import. `scope` None: every reference.
     """
-    where = ""
     if scope is not None:
-        files, names, importers, anywhere = (value_set(store, cur, name, values) for name, values in
-                                             zip(("_s_files", "_s_names", "_s_importers", "_s_anywhere"), scope))
-        predicate = (f"{{path}} IN {files} OR name IN {anywhere} OR "
-                     f"(name IN {names} AND {{path}} IN {importers})")
-        where = "WHERE " + predicate.format(path="path")
-        cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE') "
-                    f"AND ({predicate.format(path='src_path')})")
+        _scoped_refs(store, cur, scope)
+    else:
+        cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)
     c = confidence
     kind = "CASE WHEN r.kind = 'call' THEN 'CALLS' ELSE 'INHERITS' END"
-    cur.execute(f"CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs {where}")
     # a scoped run reads the symbols its references can reach by file or name once, not every
-    # symbol in every statement (an exported name reached through an alias comes from _exports)
+    # symbol in every statement (an exported name reached through an alias comes from _exports);
+    # the columns the statements below read, the file's own rows by a filter on the scan
     syms = "symbols"
     if scope is not None:
         syms = "_syms"
-        cur.execute("CREATE OR REPLACE TEMP TABLE _syms AS SELECT * FROM symbols "
-                    "WHERE path IN (SELECT DISTINCT path FROM _refs) OR name IN (SELECT DISTINCT name FROM _refs)")
+        paths = value_set(store, cur, "_s_paths", [r[0] for r in cur.execute("SELECT DISTINCT path FROM _refs").fetchall()])
+        cur.execute(f"""
+            CREATE OR REPLACE TEMP TABLE _syms AS
+            SELECT id, path, name, kind, parent FROM symbols WHERE path IN {paths}
+            UNION ALL
+            SELECT id, path, name, kind, parent FROM symbols
+            WHERE name IN (SELECT DISTINCT name FROM _refs) AND path NOT IN {paths}""")
     _resolve_fixtures(cur, c, syms)
     cur.execute("DELETE FROM _refs WHERE kind = 'fixture'")
     # the imports of those files, each with the function it sits in (it binds only there)
@@ -99,54 +99,89 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
         FROM _precise GROUP BY src, dst, kind, path, dst_path, line, name""")
     # base classes by name first: the typed pass below walks the INHERITS edges
-    _by_name(cur, c, kind, max_candidates, "inherit", selfs, syms)
+    _open_refs(cur, max_candidates, selfs, syms)
+    _by_name(cur, c, kind, max_candidates, "inherit", syms)
     # the INHERITS edges once (every base, those just resolved too), for the walks up the bases
     cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
     _resolve_typed(cur, c, selfs, syms)
-    _by_name(cur, c, kind, max_candidates, "call", selfs, syms)
-    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh") + (("_syms",) if scope else ()):
+    _by_name(cur, c, kind, max_candidates, "call", syms)
+    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_counts", "_open", "_closed") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
-def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, selfs: str, syms: str) -> None:
-    """Name-only guesses where nothing precise matched, the receiver is no `self` and its type is
-    unknown or a name the workspace does not resolve (index/receivers.py); never a builtin."""
+def _scoped_refs(store: Store, cur, scope: RefScope) -> None:
+    """The references `scope` names into `_refs`, and their edges deleted. Each condition is its
+    own statement: an OR of them made DuckDB read every column of every row (refs: 350k) before
+    filtering, one condition per scan is applied to its column first."""
+    files, anywhere = set(scope.files), set(scope.anywhere)
+    names, importers = set(scope.names) - anywhere, set(scope.importers) - files
+    conditions = []  # (the path's condition, the name's): disjoint, so no row comes twice
+    if files:
+        conditions.append((f"IN {value_set(store, cur, '_s_files', files)}", None))
+    if anywhere:
+        conditions.append((f"NOT IN {value_set(store, cur, '_s_files', files)}" if files else None,
+                           f"IN {value_set(store, cur, '_s_anywhere', anywhere)}"))
+    if names and importers:
+        conditions.append((f"IN {value_set(store, cur, '_s_importers', importers)}",
+                           f"IN {value_set(store, cur, '_s_names', names)}"))
+    selects = []
+    for path, name in conditions:
+        where = " AND ".join(f"{column} {test}" for column, test in (("{path}", path), ("name", name)) if test)
+        cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE') AND {where.format(path='src_path')}")
+        selects.append(f"SELECT * FROM refs WHERE {where.format(path='path')}")
+    cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS " + (" UNION ALL ".join(selects) or "SELECT * FROM refs WHERE false"))
+
+
+def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
+    """What both by-name passes read, made once: `_counts` (definitions per referenced name, up
+    to the limit) and `_open` (references nothing precise matched, whose receiver is no `self`,
+    is not bound to an external import and whose type is unknown or a name the workspace does not
+    resolve (index/receivers.py); never a builtin). Two plain statements here instead of the
+    same CTEs in each pass: DuckDB spent more CPU planning them than running them."""
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _counts AS  -- @overload stubs repeat one id: count definitions, not rows
+        SELECT name, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
+        FROM {syms} WHERE name IN (SELECT name FROM _refs)
+        GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _open AS
+        WITH external AS (SELECT DISTINCT path, binding FROM imports
+                          WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
+        outside AS (SELECT DISTINCT path, binding FROM imports
+                    WHERE strategy = 'external' AND path IN (SELECT path FROM _refs))
+        SELECT r.* FROM _refs r
+        ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
+             ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
+        ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
+        LEFT JOIN outside o ON o.path = r.path AND o.binding = split_part(r.rtype, '.', 1)
+        WHERE r.kind IN ('inherit', 'call') AND coalesce(r.receiver, '') NOT IN ({selfs})
+          -- a type the file names but the workspace does not define is guessed only when
+          -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
+          AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL))""")
+
+
+def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, syms: str) -> None:
+    """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`)."""
     candidates = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
     # a receiver whose class was found in the workspace, with every direct base resolved: its
     # class and bases said no (a base the workspace could not resolve may still define it)
     typed = ("""ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name
-             ANTI JOIN (SELECT k.* FROM _cls k WHERE NOT EXISTS (
-                 SELECT 1 FROM _bases h WHERE h.src = k.cid AND NOT EXISTS (
-                     SELECT 1 FROM _inh e WHERE e.src = h.src AND e.name = h.name))) k
-                 ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
+             ANTI JOIN _closed k ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
              if ref_kind == "call" else "")
+    if ref_kind == "call":
+        cur.execute("""
+            CREATE OR REPLACE TEMP TABLE _closed AS
+            SELECT DISTINCT k.path, k.line, k.name FROM _cls k
+            ANTI JOIN (SELECT DISTINCT h.src FROM _bases h ANTI JOIN _inh e ON e.src = h.src AND e.name = h.name) o
+                 ON o.src = k.cid""")
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
-        WITH counts AS (  -- @overload stubs repeat one id: count definitions, not rows
-            SELECT name, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
-            FROM {syms} WHERE name IN (SELECT name FROM _refs)
-            GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}),
-        external AS (SELECT DISTINCT path, binding FROM imports
-                     WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
-        outside AS (SELECT DISTINCT path, binding FROM imports
-                    WHERE strategy = 'external' AND path IN (SELECT path FROM _refs)),
-        open_refs AS (
-            SELECT r.* FROM _refs r
-            ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
-                 ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
-            {typed}
-            ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
-            LEFT JOIN outside o ON o.path = r.path AND o.binding = split_part(r.rtype, '.', 1)
-            WHERE r.kind = '{ref_kind}' AND coalesce(r.receiver, '') NOT IN ({selfs})
-              -- a type the file names but the workspace does not define is guessed only when
-              -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
-              AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL)))
         SELECT DISTINCT r.src, s.id, {kind}, r.path, s.path, r.line,
                {_lit(c.by_name)} / ({candidates}),
                CASE WHEN ({candidates}) = 1 THEN 'name_unique' ELSE 'name_ambiguous' END, r.name, 1
-        FROM open_refs r JOIN counts c ON c.name = r.name
+        FROM _open r {typed} JOIN _counts c ON c.name = r.name
              JOIN {syms} s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method')
-        WHERE ({candidates}) <= {int(max_candidates)}
+        WHERE r.kind = '{ref_kind}' AND ({candidates}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
 
 

@@ -64,6 +64,7 @@ class Removed(NamedTuple):
     names: set[str]  # symbol names they defined
     shapes: dict[str, FileShape]
     history: list[tuple]  # (path, churn, last_change): git figures to give back on re-insert
+    import_rows: dict[str, frozenset]  # path -> {(line, module, name, alias)}: the imports as written
 
 
 def insert(store: Store, cur, columns: tuple, table: str, rows: list[tuple]) -> None:
@@ -91,47 +92,70 @@ def value_set(store: Store, cur, name: str, values) -> str:
     return "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
 
 
-def known_files(cur) -> dict[str, KnownFile]:
-    return {r[0]: KnownFile(r[1], r[2], r[3])
-            for r in cur.execute("SELECT path, hash, size, mtime FROM files").fetchall()}
+def known_files(cur, paths: list[str] | None = None) -> dict[str, KnownFile]:
+    """The stored hash, size and mtime of every file, or of `paths` only."""
+    if paths is not None:
+        rows = cur.execute("SELECT path, hash, size, mtime FROM files WHERE path = ANY(?::VARCHAR[])", [paths]).fetchall()
+    else:
+        rows = cur.execute("SELECT path, hash, size, mtime FROM files").fetchall()
+    return {r[0]: KnownFile(r[1], r[2], r[3]) for r in rows}
 
 
 def indexed_paths(cur) -> frozenset[str]:
     return frozenset(r[0] for r in cur.execute("SELECT path FROM files").fetchall())
 
 
+# edges made from the imports table and the files' flags alone (store/edges.py)
+FILE_LINK_KINDS = ("IMPORTS", "ASSERTS_ON", "DRIVES")
+
+
 def remove_files(store: Store, cur, paths, edges_into: bool = True) -> Removed:
     """Delete every row the files contributed and every edge from them (and into them unless
     `edges_into` is False: the caller decides later, see `delete_edges_into`), except CO_CHANGES,
-    which follows git; return what they held."""
+    which follows git; return what they held. With `edges_into` False (files parsed again) their
+    FILE_LINK_KINDS edges stay too, until the caller knows whether their imports changed
+    (`delete_file_links`)."""
     gone = value_set(store, cur, "_gone", paths)
-    shapes = _file_shapes(cur, gone)
+    shapes, import_rows = _file_shapes(cur, gone)
     names = {symbol[1] for shape in shapes.values() for symbol in shape.symbols}
     history = cur.execute(
         f"SELECT path, churn, last_change FROM files WHERE path IN {gone}").fetchall()
     for table in _PER_FILE_TABLES:
         cur.execute(f"DELETE FROM {table} WHERE path IN {gone}")
-    into = f"OR dst_path IN {gone}" if edges_into else ""
-    cur.execute(f"DELETE FROM edges WHERE kind <> 'CO_CHANGES' AND (src_path IN {gone} {into})")
-    return Removed(names, shapes, history)
+    if edges_into:
+        cur.execute(f"DELETE FROM edges WHERE kind <> 'CO_CHANGES' AND (src_path IN {gone} OR dst_path IN {gone})")
+    else:
+        kept = ", ".join(f"'{k}'" for k in ("CO_CHANGES",) + FILE_LINK_KINDS)
+        cur.execute(f"DELETE FROM edges WHERE kind NOT IN ({kept}) AND src_path IN {gone}")
+    return Removed(names, shapes, history, import_rows)
 
 
-def delete_edges_into(store: Store, cur, paths) -> None:
-    """Delete the edges into `paths` (except CO_CHANGES): their files changed what others may resolve to."""
+def delete_file_links(store: Store, cur, paths) -> None:
+    """Delete the FILE_LINK_KINDS edges from `paths` (files parsed again whose imports changed)."""
+    if paths:
+        kinds = ", ".join(f"'{k}'" for k in FILE_LINK_KINDS)
+        cur.execute(f"DELETE FROM edges WHERE kind IN ({kinds}) AND src_path IN {value_set(store, cur, '_gone', paths)}")
+
+
+def delete_edges_into(store: Store, cur, paths, but: tuple[str, ...] = ()) -> None:
+    """Delete the edges into `paths` (except CO_CHANGES and the kinds `but`): their files changed
+    what others may resolve to."""
     if paths:
         gone = value_set(store, cur, "_gone", paths)
-        cur.execute(f"DELETE FROM edges WHERE kind <> 'CO_CHANGES' AND dst_path IN {gone}")
+        kept = ", ".join(f"'{k}'" for k in ("CO_CHANGES",) + tuple(but))
+        cur.execute(f"DELETE FROM edges WHERE kind NOT IN ({kept}) AND dst_path IN {gone}")
 
 
-def _file_shapes(cur, temp: str) -> dict[str, FileShape]:
-    shapes = {}
+def _file_shapes(cur, temp: str) -> tuple[dict[str, FileShape], dict[str, frozenset]]:
+    shapes, import_rows = {}, {}
     for path, is_test, mutates in cur.execute(
             f"SELECT path, is_test, mutations > 0 FROM files WHERE path IN {temp}").fetchall():
         shapes[path] = [set(), is_test, mutates, [], []]
-    for path, _line, module, name, alias in cur.execute(
+    for path, line, module, name, alias in cur.execute(
             "SELECT DISTINCT path, line, module, name, alias FROM imports "
             f"WHERE path IN {temp}").fetchall():
         shapes[path][0].add((module, name, alias))
+        import_rows.setdefault(path, set()).add((line, module, name, alias))
     for path, *symbol in cur.execute(
             f"SELECT path, qualname, name, kind, parent FROM symbols WHERE path IN {temp}").fetchall():
         shapes[path][3].append(tuple(symbol))
@@ -139,7 +163,8 @@ def _file_shapes(cur, temp: str) -> dict[str, FileShape]:
             "SELECT path, src, src_class, name, receiver, rtype FROM refs "
             f"WHERE kind = 'inherit' AND path IN {temp}").fetchall():
         shapes[path][4].append(tuple(ref))
-    return {p: FileShape(frozenset(v[0]), v[1], v[2], shape_rows(v[3]), shape_rows(v[4])) for p, v in shapes.items()}
+    return ({p: FileShape(frozenset(v[0]), v[1], v[2], shape_rows(v[3]), shape_rows(v[4])) for p, v in shapes.items()},
+            {p: frozenset(rows) for p, rows in import_rows.items()})
 
 
 def shape_rows(rows) -> tuple:
