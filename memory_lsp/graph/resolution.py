@@ -22,6 +22,7 @@ from __future__ import annotations
 from memory_lsp.index import languages
 from memory_lsp.store import calls, edges
 from memory_lsp.store.db import Store
+from memory_lsp.store.ingest import release_freed_memory
 
 CONFIDENCE = edges.CallConfidence(self_receiver=0.95, implicit_self=0.9, same_file=0.9, imported=0.9,
                                   module_attr=0.9, by_name=0.5, typed=0.9, inherited=0.85, fixture=0.9)
@@ -29,10 +30,19 @@ MAX_NAME_CANDIDATES = 3
 # a changed name can reach a reference in a file that does not import the change only by name
 # alone, and only when it is rare enough (definitions beyond this are never resolved by name)
 RARE_NAME_LIMIT = MAX_NAME_CANDIDATES * 8
+# a full run resolves the calls of this many references at a time (refs rows; the stdlib has ~350k)
+SLICE_REFS = 40_000
 
 
 def resolve_all(store: Store, cur) -> None:
-    _resolve(store, cur, None)
+    """Every reference of the workspace: the base classes first (a typed call walks them), then
+    the calls and fixtures a slice of files at a time, so that DuckDB's joins and temp tables hold
+    one slice (the edges are those of one pass over everything: tests/test_resolve_slices.py)."""
+    release_freed_memory()  # what the writes freed, before DuckDB takes its share
+    with store.bulk():
+        _resolve(store, cur, None, ("inherit",))
+        for files in calls.ref_slices(cur, SLICE_REFS):
+            _resolve(store, cur, edges.RefScope(files, set(), set(), set()), ("call", "fixture"))
 
 
 def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None:
@@ -50,8 +60,8 @@ def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None
     _resolve(store, cur, edges.RefScope(rebound, local, importers, by_name))
 
 
-def _resolve(store: Store, cur, scope: edges.RefScope | None) -> None:
+def _resolve(store: Store, cur, scope: edges.RefScope | None, kinds: tuple[str, ...] = tuple(calls.EDGE_KINDS)) -> None:
     registry = languages.registry().values()
     self_names = sorted({s for lang in registry for s in lang.self_names})
     implicit = [lang.name for lang in registry if lang.implicit_self]
-    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope)
+    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope, kinds)
