@@ -30,19 +30,12 @@ MAX_NAME_CANDIDATES = 3
 # a changed name can reach a reference in a file that does not import the change only by name
 # alone, and only when it is rare enough (definitions beyond this are never resolved by name)
 RARE_NAME_LIMIT = MAX_NAME_CANDIDATES * 8
-# a full run resolves the calls of this many references at a time (refs rows; the stdlib has ~350k)
-SLICE_REFS = 40_000
 
 
 def resolve_all(store: Store, cur) -> None:
-    """Every reference of the workspace: the base classes first (a typed call walks them), then
-    the calls and fixtures a slice of files at a time, so that DuckDB's joins and temp tables hold
-    one slice (the edges are those of one pass over everything: tests/test_resolve_slices.py)."""
     release_freed_memory()  # what the writes freed, before DuckDB takes its share
     with store.bulk():
-        _resolve(store, cur, None, ("inherit",))
-        for files in calls.ref_slices(cur, SLICE_REFS):
-            _resolve(store, cur, edges.RefScope(files, set(), set(), set()), ("call", "fixture"))
+        _resolve(store, cur, None)
 
 
 def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None:
@@ -60,8 +53,8 @@ def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None
     _resolve(store, cur, edges.RefScope(rebound, local, importers, by_name))
 
 
-def _resolve(store: Store, cur, scope: edges.RefScope | None, kinds: tuple[str, ...] = tuple(calls.EDGE_KINDS)) -> None:
+def _resolve(store: Store, cur, scope: edges.RefScope | None) -> None:
     registry = languages.registry().values()
     self_names = sorted({s for lang in registry for s in lang.self_names})
     implicit = [lang.name for lang in registry if lang.implicit_self]
-    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope, kinds)
+    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope)

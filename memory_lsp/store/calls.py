@@ -10,30 +10,26 @@ from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
 
-EDGE_KINDS = {"call": "CALLS", "inherit": "INHERITS", "fixture": "USES_FIXTURE"}  # a reference's kind -> its edge's
 # an import inside a function binds its name there (and in functions nested in it) only
 _IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"
 
 
 def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
-                 confidence: CallConfidence, max_candidates: int, scope: RefScope | None,
-                 kinds: tuple[str, ...] = tuple(EDGE_KINDS)) -> None:
+                 confidence: CallConfidence, max_candidates: int, scope: RefScope | None) -> None:
     """Resolve call and base-class references to symbols (CALLS and INHERITS edges).
 
     Precise strategies first (self, same file, imported name, imported module's attribute);
     by name only where nothing precise matched, the name has at most `max_candidates`
     definitions and no receiver is bound to an external import. `scope` None: every reference.
-    `kinds`: only the references of these kinds (a slice of calls needs every base resolved first).
     """
-    only = "" if set(kinds) == set(EDGE_KINDS) else f"kind IN ({_quoted(kinds)}) AND "
-    where = f"WHERE {only}TRUE"
+    where = ""
     if scope is not None:
         files, names, importers, anywhere = (value_set(store, cur, name, values) for name, values in
                                              zip(("_s_files", "_s_names", "_s_importers", "_s_anywhere"), scope))
         predicate = (f"{{path}} IN {files} OR name IN {anywhere} OR "
                      f"(name IN {names} AND {{path}} IN {importers})")
-        where = f"WHERE {only}({predicate.format(path='path')})"
-        cur.execute(f"DELETE FROM edges WHERE kind IN ({_quoted(EDGE_KINDS[k] for k in kinds)}) "
+        where = "WHERE " + predicate.format(path="path")
+        cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE') "
                     f"AND ({predicate.format(path='src_path')})")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)
     c = confidence
@@ -110,18 +106,6 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     _by_name(cur, c, kind, max_candidates, "call", selfs, syms)
     for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
-
-
-def ref_slices(cur, max_refs: int) -> list[set[str]]:
-    """The files that hold references, in path order, cut into runs of about `max_refs` references."""
-    slices, current, size = [], set(), 0
-    for path, count in cur.execute("SELECT path, count(*) FROM refs GROUP BY path ORDER BY path").fetchall():
-        if current and size + count > max_refs:
-            slices.append(current)
-            current, size = set(), 0
-        current.add(path)
-        size += count
-    return slices + [current] if current else slices
 
 
 def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, selfs: str, syms: str) -> None:

@@ -73,11 +73,19 @@ class Store:
         self.conn = conn
         self.path = path
         self.recovered = recovered  # why the database was rebuilt on open, if it was
-        self.extensions = _load_extensions(conn)
+        self._extensions = _load_extensions(conn, ("fts",))
         self._local = threading.local()
         self.write_lock = threading.RLock()
         self.damage: str | None = None  # what said the file is damaged, once something did
         self.on_damage = None  # called with that error (from the thread that met it): reopen
+
+    @property
+    def extensions(self) -> dict[str, str]:
+        """fts (search needs it) and vss, loaded when first asked for: no statement uses vss today,
+        and loading it costs every process ~26 MB."""
+        if "vss" not in self._extensions:
+            self._extensions.update(_load_extensions(self.cursor(), ("vss",)))  # any thread: its own cursor
+        return self._extensions
 
     @classmethod
     def open(cls, path: str | os.PathLike, set_aside: str | None = None) -> "Store":
@@ -303,10 +311,10 @@ def _read_every_block(conn: duckdb.DuckDBPyConnection) -> None:
         conn.execute(f'SELECT count(*), max(hash(COLUMNS(*))) FROM "{schema}"."{table}"').fetchall()
 
 
-def _load_extensions(conn) -> dict[str, str]:
-    """Load fts and vss from the wheels; report each as 'loaded' or the error (never fatal)."""
+def _load_extensions(conn, names) -> dict[str, str]:
+    """Load extensions from the wheels; report each as 'loaded' or the error (never fatal)."""
     status = {}
-    for name in ("fts", "vss"):
+    for name in names:
         try:
             conn.execute(f"LOAD {name}")
             status[name] = "loaded"
