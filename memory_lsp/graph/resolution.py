@@ -34,7 +34,9 @@ RARE_NAME_LIMIT = MAX_NAME_CANDIDATES * 8
 
 def resolve_all(store: Store, cur) -> None:
     release_freed_memory()  # what the writes freed, before DuckDB takes its share
-    with store.bulk():
+    # one DuckDB thread: under the memory limit two threads' partitions spilled more; resolution took
+    # 2.5-5.4 s instead of 4.2-8.7 s on the stdlib (BENCHMARKS.md z)
+    with store.bulk(), store.single_threaded():
         _resolve(store, cur, None)
 
 
