@@ -61,8 +61,10 @@ print(json.dumps({"seconds": elapsed, "files": n, "loc": int(loc or 0), "rss_mb"
 
 
 def run_child(mode: str, root: Path, db: str, workers: int) -> dict:
+    # `python -c` puts its working directory first on sys.path, ahead of PYTHONPATH: the child runs
+    # in bench/ (no package here), so that PYTHONPATH=<another checkout> measures that checkout
     out = subprocess.run([sys.executable, "-c", CHILD, mode, str(root), db, str(workers)],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -75,7 +77,7 @@ def main() -> None:
     if args.corpus == "stdlib":
         root = corpora.stdlib_copy()
     elif os.path.isdir(args.corpus):
-        root = Path(args.corpus)
+        root = Path(args.corpus).resolve()
     else:
         root = corpora.package_copy(args.corpus)
     base, full = [], []

@@ -31,7 +31,9 @@
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) type: (type) @bind.type) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (identifier) @bind.alias) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension) (set_comprehension)] @bind.literal) @bind
-(parameters (identifier) @bind.name) @bind
+; `self` binds nothing a call's receiver type needs (`self.x` is looked up as its own name), and is
+; most plain parameters: not captured
+((parameters (identifier) @bind.name) @bind (#not-eq? @bind.name "self"))
 (parameters (default_parameter name: (identifier) @bind.name)) @bind
 (parameters (typed_parameter (identifier) @bind.name type: (type) @bind.type)) @bind
 (parameters (typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)) @bind

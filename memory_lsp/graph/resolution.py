@@ -22,6 +22,7 @@ from __future__ import annotations
 from memory_lsp.index import languages
 from memory_lsp.store import calls, edges
 from memory_lsp.store.db import Store
+from memory_lsp.store.ingest import release_freed_memory
 
 CONFIDENCE = edges.CallConfidence(self_receiver=0.95, implicit_self=0.9, same_file=0.9, imported=0.9,
                                   module_attr=0.9, by_name=0.5, typed=0.9, inherited=0.85, fixture=0.9)
@@ -32,7 +33,11 @@ RARE_NAME_LIMIT = MAX_NAME_CANDIDATES * 8
 
 
 def resolve_all(store: Store, cur) -> None:
-    _resolve(store, cur, None)
+    release_freed_memory()  # what the writes freed, before DuckDB takes its share
+    # one DuckDB thread: under the memory limit two threads' partitions spilled more; resolution took
+    # 2.5-5.4 s instead of 4.2-8.7 s on the stdlib (BENCHMARKS.md z)
+    with store.bulk(), store.single_threaded():
+        _resolve(store, cur, None)
 
 
 def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None:

@@ -44,6 +44,10 @@ class Batch:
             for mine, theirs in zip(self.tables.setdefault(table, [[] for _ in cols]), cols):
                 mine.extend(theirs)
 
+    def rows(self) -> int:
+        """How many rows the batch holds, all tables together."""
+        return sum(len(cols[0]) for cols in self.tables.values() if cols)
+
     def without(self, paths: set[str]) -> "Batch":
         """The same batch without the rows of `paths` (files touched but unchanged)."""
         if not paths:

@@ -29,6 +29,7 @@ from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges, ingest
 from memory_lsp.store.code import FileShape
+from memory_lsp.store.ingest import release_freed_memory
 from memory_lsp.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,9 @@ Progress = Callable[[int, int], None]
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 BATCH = 24
 WRITE_FILES = 240  # parsed files per write: each insert has a fixed cost, the overlap needs several
+# and at most this many rows per write (all tables): the biggest files come first, and 240 of them
+# held as Python objects while DuckDB copies them made the peak of the writes
+WRITE_ROWS = 40_000
 PROGRESS_WAIT = 0.25  # seconds between progress calls while the workers parse
 
 
@@ -243,7 +247,7 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress, redact=No
                 continue
             done += len(part.files) + len(part.skips)
             merged.extend(part)
-            if len(merged.files) + len(merged.skips) >= WRITE_FILES:
+            if len(merged.files) + len(merged.skips) >= WRITE_FILES or merged.rows() >= WRITE_ROWS:
                 yield merged
                 merged = Batch()
             if progress:
@@ -304,6 +308,8 @@ class _Writer:
         code.restore_file_history(self.store, self.cur, history)
         code.insert(self.store, self.cur, code.SKIP_COLUMNS, "skipped", skips)
         self.skipped += skips
+        if len(batch.files) >= BATCH:  # a worker batch's rows are garbage now: hand the pages back
+            release_freed_memory()
         for f in batch.files:
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known

@@ -36,6 +36,10 @@ MIGRATIONS: dict[int, str] = {
     3: "SELECT 1",  # v3 adds the vectors table
     4: "CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id)",  # v4 looks chunks up by id
 }
+# DuckDB's own memory by default (its cache, joins, a run's uncommitted rows): beyond it it spills to
+# the temp directory (<db>.tmp) instead of growing; by default DuckDB takes up to 80% of RAM, and an
+# index of the stdlib grew the indexing process to 900 MB in call resolution
+MEMORY_LIMIT_MB = 256
 TABLES = ("files", "skipped", "symbols", "refs", "imports", "edges", "chunks", "mentions")
 # what DuckDB says when the file or the connection is broken, as opposed to a query being wrong
 _DAMAGE = ("Corrupt database file", "Could not read enough bytes", "database has been invalidated",
@@ -69,11 +73,19 @@ class Store:
         self.conn = conn
         self.path = path
         self.recovered = recovered  # why the database was rebuilt on open, if it was
-        self.extensions = _load_extensions(conn)
+        self._extensions = _load_extensions(conn, ("fts",))
         self._local = threading.local()
         self.write_lock = threading.RLock()
         self.damage: str | None = None  # what said the file is damaged, once something did
         self.on_damage = None  # called with that error (from the thread that met it): reopen
+
+    @property
+    def extensions(self) -> dict[str, str]:
+        """fts (search needs it) and vss, loaded when first asked for: no statement uses vss today,
+        and loading it costs every process ~26 MB."""
+        if "vss" not in self._extensions:
+            self._extensions.update(_load_extensions(self.cursor(), ("vss",)))  # any thread: its own cursor
+        return self._extensions
 
     @classmethod
     def open(cls, path: str | os.PathLike, set_aside: str | None = None) -> "Store":
@@ -118,6 +130,17 @@ class Store:
                     pass
                 self.report(exc)
                 raise
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Statements over a whole workspace whose rows may come in any order: DuckDB need not
+        hold rows back to keep their order, so big inserts and joins stream (and spill less)."""
+        before = self.conn.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]
+        self.conn.execute("SET preserve_insertion_order = false")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"SET preserve_insertion_order = {bool(before)}")
 
     @contextmanager
     def single_threaded(self, on: bool = True) -> Iterator[None]:
@@ -240,7 +263,8 @@ class ReadCursor:
 
 
 def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
-    config = {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
+    config = {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false",
+              "memory_limit": f"{MEMORY_LIMIT_MB}MB"}
     ext_dir = extension_directory()
     if ext_dir:
         config["extension_directory"] = ext_dir
@@ -287,10 +311,10 @@ def _read_every_block(conn: duckdb.DuckDBPyConnection) -> None:
         conn.execute(f'SELECT count(*), max(hash(COLUMNS(*))) FROM "{schema}"."{table}"').fetchall()
 
 
-def _load_extensions(conn) -> dict[str, str]:
-    """Load fts and vss from the wheels; report each as 'loaded' or the error (never fatal)."""
+def _load_extensions(conn, names) -> dict[str, str]:
+    """Load extensions from the wheels; report each as 'loaded' or the error (never fatal)."""
     status = {}
-    for name in ("fts", "vss"):
+    for name in names:
         try:
             conn.execute(f"LOAD {name}")
             status[name] = "loaded"

@@ -2,11 +2,17 @@
 
 Index workers build their batches column by column (index/batch.py), so the process that owns
 the database turns each column into one numpy array (a C loop, no Python tuple per row) and
-DuckDB reads the arrays as a registered view.
+DuckDB reads the arrays as a registered view. DuckDB keeps the object a view was registered with
+until the transaction ends (a dropped view stays in its catalog for the transaction's snapshot), so
+the dict is emptied after the insert: else an index run, one transaction, held every row it wrote
+as Python objects until its commit (~190 MB on the stdlib).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -28,3 +34,20 @@ def insert_columns(cur, table: str, columns: Sequence[str], types: Sequence[str]
         cur.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select} FROM {view}")
     finally:
         cur.unregister(view)
+        arrays.clear()
+
+
+def release_freed_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc keeps what Python freed: after an
+    index run's writes the process stayed ~100 MB larger than what it still used). Elsewhere a no-op."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim():
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to trim
+        return None
