@@ -101,7 +101,7 @@ class ImpactGraph:
         """From columns of node ids (see `load`; `graph/follow.py` builds the same columns for a
         graph that follows an edit). `names` is shared by the graphs that follow one another:
         it only grows, and `n` says how many of its names this graph knows."""
-        self.names, self.ids = names.names, names.ids
+        self.table, self.names, self.ids = names, names.names, names.ids
         self.n = n = len(self.names)
         self.kinds, self.strategies = edges["kinds"], edges["strategies"]
         self.file_node = files["node"].astype(np.int32)
@@ -126,10 +126,11 @@ class ImpactGraph:
         self.e = {c: np.asarray(edges[c]).astype(t, copy=False) for c, t in zip(EDGE_COLUMNS, EDGE_TYPES)}
         self._edges(n)
         self._symbols(n)
-        self.call_names, self.call_ids = calls["names"], calls["ids"]
+        self.calls = calls["table"]  # call names (and symbol names), shared like `names`
+        self.call_ids = self.calls.ids
         self.site_name, self.site_file = calls["name"].astype(np.int32), calls["file"].astype(np.int32)
         self.site_best = calls["best"].astype(np.float64)
-        self.call_ptr = csr(self.site_name, len(self.call_names))  # sites are sorted by name
+        self.call_ptr = csr(self.site_name, len(self.calls.names))  # sites are sorted by name
         self._counts: dict[tuple, tuple[int, int]] = {}
         self._lock = threading.Lock()
 
@@ -176,8 +177,7 @@ class ImpactGraph:
             files = graph_reads.files(cur)
             call_names, lengths, sites = graph_reads.call_sites(cur)
             symbols = graph_reads.symbols(cur)
-        call_list = split(call_names, lengths)
-        calls = {"names": call_list, "ids": {name: k for k, name in enumerate(call_list)}, **sites}
+        calls = {"table": Names(call_names, lengths), **sites}
         return cls(names, {"node": files["id"], "is_test": files["is_test"], "fp": files["fp"]}, edges, symbols, calls)
 
     # -- the walk -------------------------------------------------------------------------------------

@@ -95,8 +95,9 @@ def call_sites(cur) -> tuple[str, np.ndarray, dict[str, np.ndarray]]:
     local's) with the best confidence of the CALLS edges that resolve it (-inf: none), and its
     file's node id; names numbered in byte order and come back once, as `names`."""
     sites = _CALL_SITES.format(where_edges="", where_refs="")
+    # every symbol's name too (with no sites yet): a file's symbols then always have their name's id
     cur.execute(f"CREATE TEMP TABLE _graph_calls AS SELECT name, (row_number() OVER (ORDER BY name) - 1)::INTEGER "
-                f"AS k FROM (SELECT DISTINCT name FROM ({sites}))")
+                f"AS k FROM (SELECT name FROM ({sites}) UNION SELECT name FROM symbols WHERE name IS NOT NULL)")
     lengths = cur.execute("SELECT length(name) AS n FROM _graph_calls ORDER BY k").fetchnumpy()["n"]
     joined = cur.execute("SELECT coalesce(string_agg(name, '' ORDER BY k), '') FROM _graph_calls").fetchall()[0][0]
     rows = cur.execute(f"""SELECT c.k AS name, coalesce(n.id, -1)::INTEGER AS file, s.best::DOUBLE AS best
@@ -107,7 +108,7 @@ def call_sites(cur) -> tuple[str, np.ndarray, dict[str, np.ndarray]]:
 
 def symbols(cur) -> dict[str, np.ndarray]:
     """The symbol rows of every file (duplicates kept) as `store.code.symbols_of` lists them, by
-    path then start line: node id, its file's node id, its name's call-site id (-1: no site)."""
+    path then start line: node id, its file's node id, its name's id among the call names (-1: none)."""
     return cur.execute("""
         SELECT n.id AS node, p.id AS path, coalesce(c.k, -1)::INTEGER AS call
         FROM symbols s JOIN _graph_nodes n ON n.name = s.id JOIN _graph_nodes p ON p.name = s.path

@@ -15,6 +15,7 @@ import os
 import threading
 from pathlib import Path
 
+from memory_lsp.graph.follow import follow
 from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.graph.passes import PASSES
 from memory_lsp.index import indexer
@@ -45,6 +46,7 @@ class Workspace:
         self._graph: ImpactGraph | None = None
         self._graph_generation = -1  # the generation the graph was loaded at
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
+        self._graph_whole = True  # the next graph is read whole (after a full run), not followed from the last
         self.memory_limit_mb: int | None = None
         self._log_signature = store.meta("memory_log")  # the log as the projection last saw it
         self._memories_embedded: str | None = None  # the log signature whose memories have vectors
@@ -79,6 +81,7 @@ class Workspace:
             self.store.set_memory_limit(self.memory_limit_mb)
         with self._graph_lock:
             self._retriever, self._graph, self._generation = None, None, self._generation + 1
+            self._graph_whole = True
         self._log_signature = None
         self._snapshot = self._initial_snapshot()
 
@@ -113,7 +116,7 @@ class Workspace:
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
         report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers,
                              passes=PASSES, redact=redact_file_text)
-        self._code_changed(report)
+        self._code_changed(report, whole=True)
         return report
 
     def reindex(self, paths: dict[str, bytes | None]) -> indexer.IndexReport:
@@ -125,10 +128,13 @@ class Workspace:
             self._code_changed(report)
         return report
 
-    def _code_changed(self, report: indexer.IndexReport) -> None:
+    def _code_changed(self, report: indexer.IndexReport, whole: bool = False) -> None:
         """After an index run: a new generation if any file changed; citations resolved again
-        (a full run also refreshes the git history that git-mined memories come from)."""
+        (a full run also refreshes the git history that git-mined memories come from). After a
+        full run the next graph is read whole; after a re-index of some files it follows the last."""
         if report.parsed or report.deleted:
+            if whole:
+                self._graph_whole = True
             self._generation += 1
         search_sql.mark_dirty(self.store)
         self.sync_memories(code_changed=True)
@@ -196,7 +202,10 @@ class Workspace:
         with self._graph_lock:
             generation = self._generation
             if self._graph is None or self._graph_generation != generation:
-                graph = ImpactGraph.load(self.store)
+                whole, self._graph_whole = self._graph_whole or self._graph is None, False
+                graph = None if whole else follow(self._graph, self.store)  # None: too much changed
+                if graph is None:
+                    graph = ImpactGraph.load(self.store)
                 self._graph, self._graph_generation = graph, generation
                 self._publish(self._snapshot.memories, indexed=self._snapshot.indexed)
             return self._graph
