@@ -66,7 +66,7 @@ def ws(tmp_path_factory):
     root = tmp_path_factory.mktemp("follow")
     shutil.copytree(STDLIB / "json", root / "lib" / "json", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(CONTRACT, root / "contract")
-    ws = Workspace.open(root)
+    ws = Workspace.open(root, memory_limit_mb=256)  # as the server: DuckDB's freed memory handed back
     ws.index(workers=0)
     yield ws
     ws.close()

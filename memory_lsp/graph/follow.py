@@ -1,9 +1,11 @@
 """The impact graph follows an edit: after a re-index of a few files, the next graph is built
 from the last one and the rows that changed, not read whole again (seconds at 10,000 files).
 
-What changed is found, not assumed. Edges: every edge's 64-bit fingerprint (DuckDB's hash of
-the columns the graph reads) in table order, against those the last graph holds; an edge whose
-fingerprint the last graph has keeps its columns from there, the others are read by rowid. So
+What changed is found, not assumed. Edges: every edge's rowid and 64-bit fingerprint (DuckDB's
+hash of the columns the graph reads) in table order, against those the last graph holds; an edge
+at a rowid the last graph read with the same fingerprint keeps its columns from there, the others
+are read by rowid (a checkpoint may renumber the rows: then they all are, or the graph is read
+whole). So
 an edge re-resolved anywhere (a call in another file that now resolves elsewhere, a DOCUMENTS
 edge) is seen, and the new edge list is the table's, in its order (ties in score keep that
 order, as a fresh load does). Files: each file's content hash and test flag; a changed, new or
@@ -26,13 +28,13 @@ MAX_CHANGED_FILES = 400  # beyond these a whole load is about as fast
 MAX_NEW_EDGES = 0.2  # share of the edges read again beyond which a whole load is about as fast
 
 
-def follow(old: ImpactGraph, store) -> ImpactGraph | None:
+def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
     """The graph of the index as it is now, from `old` and what changed since; None when so
     much changed that a whole load is the better way."""
     with graph_reads.graph_transaction(store.cursor()) as cur:
         now = graph_reads.edge_fingerprints(cur)
-        new_fp = np.asarray(now["fp"]).astype(np.uint64)
-        source = _matches(old.e["fp"], new_fp)
+        new_fp, rowid = np.asarray(now["fp"]).astype(np.uint64), np.asarray(now["r"]).astype(np.int64)
+        source = _matches(old.e, rowid, new_fp)
         fresh_at = np.flatnonzero(source < 0)
         if len(fresh_at) > MAX_NEW_EDGES * max(len(new_fp), 1000):
             return None
@@ -40,23 +42,25 @@ def follow(old: ImpactGraph, store) -> ImpactGraph | None:
         changed, files = _files(old, files_now)
         if len(changed) > MAX_CHANGED_FILES:
             return None
-        fresh = graph_reads.edges_at(cur, np.asarray(now["r"])[fresh_at]) if len(fresh_at) else None
-        edges, resolved_in = _edges(old, new_fp, source, fresh_at, fresh)
+        fresh = graph_reads.edges_at(cur, rowid[fresh_at]) if len(fresh_at) else None
+        edges, resolved_in = _edges(old, new_fp, rowid, source, fresh_at, fresh)
         sites_of = sorted(set(changed) | resolved_in)
         symbols = graph_reads.symbols_of_files(cur, changed) if changed else None
         sites = graph_reads.call_sites_of_files(cur, sites_of) if sites_of else None
+    if release is not None:
+        release(store.cursor())
     table = old.table
     return ImpactGraph(table, files, edges, _symbols(old, changed, symbols), _sites(old, sites_of, sites))
 
 
-def _matches(old_fp: np.ndarray, new_fp: np.ndarray) -> np.ndarray:
-    """For each new edge, the index of an old edge with the same fingerprint, or -1."""
-    if not len(old_fp):
-        return np.full(len(new_fp), -1, dtype=np.int64)
-    order = np.argsort(old_fp, kind="stable")
-    ranked = old_fp[order]
-    at = np.minimum(np.searchsorted(ranked, new_fp), len(ranked) - 1)
-    return np.where(ranked[at] == new_fp, order[at], -1)
+def _matches(old: dict, rowid: np.ndarray, fp: np.ndarray) -> np.ndarray:
+    """For each edge now, the index of the old edge at the same rowid with the same fingerprint,
+    or -1 (a new row; or every row, after a checkpoint renumbered them). Both lists are in rowid
+    order, so the search runs over sorted values."""
+    if not len(old["r"]):
+        return np.full(len(rowid), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(old["r"], rowid), len(old["r"]) - 1)
+    return np.where((old["r"][at] == rowid) & (old["fp"][at] == fp), at, -1)
 
 
 def _files(old: ImpactGraph, now: dict) -> tuple[list[str], dict]:
@@ -74,7 +78,7 @@ def _files(old: ImpactGraph, now: dict) -> tuple[list[str], dict]:
     return changed, {"node": node[order], "is_test": np.asarray(now["is_test"])[order], "fp": fp[order]}
 
 
-def _edges(old: ImpactGraph, new_fp, source, fresh_at, fresh) -> tuple[dict, set[str]]:
+def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[dict, set[str]]:
     """The edge columns in the table's order now, and the files whose CALLS edges changed."""
     kinds, strategies = list(old.kinds), list(old.strategies)
     n = len(new_fp)
@@ -86,7 +90,8 @@ def _edges(old: ImpactGraph, new_fp, source, fresh_at, fresh) -> tuple[dict, set
         out[column] = values
     resolved_in: set[str] = set()
     calls = old.kinds.index("CALLS") if "CALLS" in old.kinds else -1
-    removed = ~np.isin(old.e["fp"], new_fp)
+    removed = np.ones(len(old.e["fp"]), dtype=bool)
+    removed[source[kept]] = False
     resolved_in.update(old.names[i] for i in np.unique(old.e["src_path"][removed & (old.e["kind"] == calls)]).tolist())
     if fresh is not None:
         if not np.array_equal(np.asarray(fresh["fp"]).astype(np.uint64), new_fp[fresh_at]):
@@ -103,6 +108,7 @@ def _edges(old: ImpactGraph, new_fp, source, fresh_at, fresh) -> tuple[dict, set
             out[column][fresh_at] = np.asarray(fresh[column])
         resolved_in.update(p for p, k in zip(np.asarray(fresh["src_path"]).tolist(),
                                              np.asarray(fresh["kind"]).tolist()) if k == "CALLS")
+    out["r"] = rowid
     out["kinds"], out["strategies"] = kinds, strategies
     return out, resolved_in
 

@@ -65,8 +65,10 @@ def gather(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return offsets, owner
 
 
-EDGE_COLUMNS = ("src", "dst", "src_path", "dst_path", "kind", "strategy", "line", "confidence", "score", "fp")
-EDGE_TYPES = (np.int32, np.int32, np.int32, np.int32, np.int8, np.int16, np.int32, np.float64, np.float64, np.uint64)
+# r: the edge's rowid when it was read (ascending: table order); fp: its fingerprint (graph/follow.py)
+EDGE_COLUMNS = ("src", "dst", "src_path", "dst_path", "kind", "strategy", "line", "confidence", "score", "fp", "r")
+EDGE_TYPES = (np.int32, np.int32, np.int32, np.int32, np.int8, np.int16, np.int32, np.float64, np.float64, np.uint64,
+              np.int64)
 
 
 def split(joined: str, lengths: np.ndarray) -> list[str]:
@@ -168,15 +170,22 @@ class ImpactGraph:
         self.file_symbol_call = self.sym_call[by_file]
 
     @classmethod
-    def load(cls, store) -> "ImpactGraph":
+    def load(cls, store, release=None) -> "ImpactGraph":
+        """Read whole. `release`: called with a cursor after each large read (a long-lived process
+        hands DuckDB's freed memory back between them, so their peaks do not add up)."""
+        release = release or (lambda _cur: None)
         with graph_reads.graph_transaction(store.cursor()) as cur:
             names = Names(*graph_reads.names(cur))
+            release(cur)
             kinds, strategies = graph_reads.labels(cur, "kind"), graph_reads.labels(cur, "strategy")
             edges = graph_reads.edges(cur, kinds, strategies)
             edges = {"kinds": kinds, "strategies": strategies, **{c: edges[c] for c in EDGE_COLUMNS}}
+            release(cur)
             files = graph_reads.files(cur)
             call_names, lengths, sites = graph_reads.call_sites(cur)
+            release(cur)
             symbols = graph_reads.symbols(cur)
+        release(store.cursor())
         calls = {"table": Names(call_names, lengths), **sites}
         return cls(names, {"node": files["id"], "is_test": files["is_test"], "fp": files["fp"]}, edges, symbols, calls)
 

@@ -27,7 +27,7 @@ from memory_lsp.memory.secrets import redact_file_text
 from memory_lsp.paths import memory_dir, relpath, workspace_root
 from memory_lsp.settings import Settings
 from memory_lsp.store import Store
-from memory_lsp.store import code
+from memory_lsp.store import code, graph_reads
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import search as search_sql
 from memory_lsp.workspace import queries
@@ -138,6 +138,8 @@ class Workspace:
             self._generation += 1
         search_sql.mark_dirty(self.store)
         self.sync_memories(code_changed=True)
+        if self.memory_limit_mb:  # what the run's queries freed, back to the system
+            self._release_memory(self.store.cursor())
 
     def memories_outdated(self) -> bool:
         """Has the log changed (another process, a merge) since the projection was built?"""
@@ -203,12 +205,17 @@ class Workspace:
             generation = self._generation
             if self._graph is None or self._graph_generation != generation:
                 whole, self._graph_whole = self._graph_whole or self._graph is None, False
-                graph = None if whole else follow(self._graph, self.store)  # None: too much changed
+                release = self._release_memory if self.memory_limit_mb else None
+                graph = None if whole else follow(self._graph, self.store, release)  # None: too much changed
                 if graph is None:
-                    graph = ImpactGraph.load(self.store)
+                    graph = ImpactGraph.load(self.store, release)
                 self._graph, self._graph_generation = graph, generation
                 self._publish(self._snapshot.memories, indexed=self._snapshot.indexed)
             return self._graph
+
+    def _release_memory(self, cur) -> None:
+        """A long-lived process (a memory limit was set): DuckDB's freed memory back to the system."""
+        graph_reads.release_memory(cur, self.memory_limit_mb)
 
     def graph_is_current(self) -> bool:
         return self._graph is not None and self._graph_generation == self._generation
