@@ -83,11 +83,10 @@ def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[di
     kinds, strategies = list(old.kinds), list(old.strategies)
     n = len(new_fp)
     kept = source >= 0
-    out = {}
-    for column, dtype in zip(EDGE_COLUMNS, EDGE_TYPES):
-        values = np.empty(n, dtype=dtype)
-        values[kept] = old.e[column][source[kept]]
-        out[column] = values
+    at = np.maximum(source, 0)  # one gather per column; the fresh rows are overwritten below
+    out = {column: np.take(old.e[column], at).astype(dtype, copy=False)
+           for column, dtype in zip(EDGE_COLUMNS, EDGE_TYPES)} if len(old.e["fp"]) else \
+        {column: np.zeros(n, dtype=dtype) for column, dtype in zip(EDGE_COLUMNS, EDGE_TYPES)}
     resolved_in: set[str] = set()
     calls = old.kinds.index("CALLS") if "CALLS" in old.kinds else -1
     removed = np.ones(len(old.e["fp"]), dtype=bool)

@@ -145,19 +145,25 @@ class ImpactGraph:
         """The steps of every node (CSR over edge indexes) and the tests asserting on each file."""
         e = self.e
         src, dst, src_path, dst_path, kind = e["src"], e["dst"], e["src_path"], e["dst_path"], e["kind"]
-        order = np.arange(len(src), dtype=np.int64)
         is_dep = np.isin(kind, [self.kinds.index(k) for k in DEPENDENCY_KINDS if k in self.kinds])
         is_fwd = np.isin(kind, [self.kinds.index(k) for k in FORWARD_KINDS if k in self.kinds])
         lifted = is_dep & ((src != src_path) | (dst != dst_path))  # symbol edge: also at file level
-        # the steps in the order they were appended to per-node lists before (an edge's own step,
-        # then its file-level copy), so a stable sort by score keeps that order on ties
-        key = np.concatenate([dst[is_dep], dst_path[lifted], src[is_fwd]])
-        seq = np.concatenate([2 * order[is_dep], 2 * order[lifted] + 1, 2 * order[is_fwd]])
-        step_edge = np.concatenate([order[is_dep], order[lifted], order[is_fwd]]).astype(np.int32)
-        sort = np.lexsort((seq, -e["score"][step_edge], key))
+        # the steps in the order they were appended to per-node lists before (each edge in table
+        # order: its own step, then its file-level copy), then two stable sorts: by score, by node
+        own = np.flatnonzero(is_dep | is_fwd)
+        copy = np.flatnonzero(lifted)
+        step_edge = np.concatenate([own, copy])
+        step_edge = step_edge[np.argsort(2 * step_edge + np.repeat([0, 1], [len(own), len(copy)]), kind="stable")]
+        is_copy = np.zeros(len(step_edge), dtype=bool)
+        is_copy[1:] = step_edge[1:] == step_edge[:-1]  # a lifted edge's second step
+        fwd = is_fwd[step_edge]
+        key = np.where(is_copy, dst_path[step_edge], np.where(fwd, src[step_edge], dst[step_edge]))
+        node = np.where(is_copy, src_path[step_edge], np.where(fwd, dst[step_edge], src[step_edge]))
+        sort = np.argsort(-e["score"][step_edge], kind="stable")
+        sort = sort[np.argsort(key[sort], kind="stable")]
         self.step_ptr = csr(key[sort], n)
-        self.step_node = np.concatenate([src[is_dep], src_path[lifted], dst[is_fwd]]).astype(np.int32)[sort]
-        self.step_edge = step_edge[sort]
+        self.step_node = node[sort].astype(np.int32)
+        self.step_edge = step_edge[sort].astype(np.int32)
         asserts = kind == (self.kinds.index("ASSERTS_ON") if "ASSERTS_ON" in self.kinds else -1)
         pairs = np.unique(np.stack([dst_path[asserts], src_path[asserts]], axis=1).reshape(-1, 2), axis=0)
         self.assert_ptr, self.assert_src = csr(pairs[:, 0], n), pairs[:, 1].astype(np.int32)
