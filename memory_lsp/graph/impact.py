@@ -183,16 +183,20 @@ class ImpactGraph:
         with graph_reads.graph_transaction(store.cursor()) as cur:
             names = Names(*graph_reads.names(cur))
             release(cur)
+            edges = {}
+            for column in ("src", "dst", "src_path", "dst_path"):
+                edges[column] = graph_reads.edge_ends(cur, column)
+                release(cur)
             kinds, strategies = graph_reads.labels(cur, "kind"), graph_reads.labels(cur, "strategy")
-            edges = graph_reads.edges(cur, kinds, strategies)
-            edges = {"kinds": kinds, "strategies": strategies, **{c: edges[c] for c in EDGE_COLUMNS}}
+            edges.update(graph_reads.edges(cur, kinds, strategies), kinds=kinds, strategies=strategies)
             release(cur)
             files = graph_reads.files(cur)
-            call_names, lengths, sites = graph_reads.call_sites(cur)
+            calls = {"table": Names(*graph_reads.call_names(cur))}
+            release(cur)
+            calls.update(graph_reads.call_sites(cur, release))
             release(cur)
             symbols = graph_reads.symbols(cur)
         release(store.cursor())
-        calls = {"table": Names(call_names, lengths), **sites}
         return cls(names, {"node": files["id"], "is_test": files["is_test"], "fp": files["fp"]}, edges, symbols, calls)
 
     # -- the walk -------------------------------------------------------------------------------------

@@ -73,20 +73,24 @@ def labels(cur, column: str) -> list[str]:
     return [r[0] for r in cur.execute(f"SELECT DISTINCT coalesce({column}, '') FROM edges ORDER BY 1").fetchall()]
 
 
+def edge_ends(cur, column: str) -> np.ndarray:
+    """One end of every edge (src, dst, src_path, dst_path) as node ids, in table order: one join
+    at a time (four at once hold four hash tables and a wide sort: +170 MB at 10,000 files)."""
+    if column not in ("src", "dst", "src_path", "dst_path"):
+        raise ValueError(column)
+    return cur.execute(f"SELECT n.id FROM edges e JOIN _graph_nodes n ON n.name = coalesce(e.{column}, '') "
+                       "ORDER BY e.rowid").fetchnumpy()["id"]
+
+
 def edges(cur, kinds: list[str], strategies: list[str]) -> dict[str, np.ndarray]:
-    """Every edge in table order: its ends as node ids, kind and strategy as indexes into the
-    given lists, line (-1: none), confidence, score (0 for none), fingerprint, rowid."""
+    """Every edge's other columns in table order: kind and strategy as indexes into the given
+    lists, line (-1: none), confidence, score (0 for none), fingerprint, rowid."""
     return cur.execute(f"""
-        SELECT s.id AS src, d.id AS dst, sp.id AS src_path, dp.id AS dst_path,
-               (list_position(?, coalesce(e.kind, '')) - 1)::TINYINT AS kind,
+        SELECT (list_position(?, coalesce(e.kind, '')) - 1)::TINYINT AS kind,
                (list_position(?, coalesce(e.strategy, '')) - 1)::SMALLINT AS strategy,
                coalesce(e.line, -1)::INTEGER AS line, e.confidence::DOUBLE AS confidence,
                coalesce(e.score, 0.0)::DOUBLE AS score, {EDGE_FINGERPRINT} AS fp, e.rowid AS r
-        FROM edges e
-        JOIN _graph_nodes s ON s.name = coalesce(e.src, '') JOIN _graph_nodes d ON d.name = coalesce(e.dst, '')
-        JOIN _graph_nodes sp ON sp.name = coalesce(e.src_path, '')
-        JOIN _graph_nodes dp ON dp.name = coalesce(e.dst_path, '')
-        ORDER BY e.rowid""", [kinds, strategies]).fetchnumpy()
+        FROM edges e ORDER BY e.rowid""", [kinds, strategies]).fetchnumpy()
 
 
 _CALL_SITES = """
@@ -98,20 +102,37 @@ _CALL_SITES = """
           {where_refs}"""
 
 
-def call_sites(cur) -> tuple[str, np.ndarray, dict[str, np.ndarray]]:
-    """Every call site that `store.code.unresolved_call_sites` may count (not a builtin's nor a
-    local's) with the best confidence of the CALLS edges that resolve it (-inf: none), and its
-    file's node id; names numbered in byte order and come back once, as `names`."""
-    sites = _CALL_SITES.format(where_edges="", where_refs="")
-    # every symbol's name too (with no sites yet): a file's symbols then always have their name's id
-    cur.execute(f"CREATE TEMP TABLE _graph_calls AS SELECT name, (row_number() OVER (ORDER BY name) - 1)::INTEGER "
-                f"AS k FROM (SELECT name FROM ({sites}) UNION SELECT name FROM symbols WHERE name IS NOT NULL)")
+def call_names(cur) -> tuple[str, np.ndarray]:
+    """Number the names of every call site that `store.code.unresolved_call_sites` may count
+    (and every symbol's name, with no sites yet: a file's symbols then always have their name's
+    id) in a temporary table; (the names joined, their lengths) as `names`."""
+    cur.execute("CREATE TEMP TABLE _graph_calls AS SELECT name, (row_number() OVER (ORDER BY name) - 1)::INTEGER "
+                "AS k FROM (SELECT name FROM refs r WHERE r.kind = 'call' AND r.name IS NOT NULL AND "
+                "coalesce(r.rtype, '') NOT IN ('builtin', 'local') UNION SELECT name FROM symbols WHERE name IS NOT NULL)")
     lengths = cur.execute("SELECT length(name) AS n FROM _graph_calls ORDER BY k").fetchnumpy()["n"]
     joined = cur.execute("SELECT coalesce(string_agg(name, '' ORDER BY k), '') FROM _graph_calls").fetchall()[0][0]
-    rows = cur.execute(f"""SELECT c.k AS name, coalesce(n.id, -1)::INTEGER AS file, s.best::DOUBLE AS best
-                           FROM ({sites}) s JOIN _graph_calls c USING (name)
-                           LEFT JOIN _graph_nodes n ON n.name = s.path ORDER BY c.k""").fetchnumpy()
-    return joined, lengths.astype(np.int64), rows
+    return joined, lengths.astype(np.int64)
+
+
+def call_sites(cur, release=None) -> dict[str, np.ndarray]:
+    """Every such call site, by name id (`call_names`): its file's node id and the best
+    confidence of the CALLS edges that resolve it (-inf: none). In three steps over ids, so that
+    `release` can hand the memory of each back before the next (one query over the names: +120
+    MB at 10,000 files)."""
+    release = release or (lambda _cur: None)
+    cur.execute("""CREATE TEMP TABLE _graph_best AS
+        SELECT n.id AS file, e.line, c.k AS name, max(e.confidence) AS c FROM edges e
+        JOIN _graph_nodes n ON n.name = e.src_path JOIN _graph_calls c ON c.name = e.name
+        WHERE e.kind = 'CALLS' GROUP BY ALL""")
+    release(cur)
+    cur.execute("""CREATE TEMP TABLE _graph_sites AS
+        SELECT coalesce(n.id, -1) AS file, r.line, c.k AS name FROM refs r
+        LEFT JOIN _graph_nodes n ON n.name = r.path JOIN _graph_calls c ON c.name = r.name
+        WHERE r.kind = 'call' AND r.name IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""")
+    release(cur)
+    return cur.execute("""SELECT s.name, s.file::INTEGER AS file, coalesce(b.c, '-inf'::DOUBLE)::DOUBLE AS best
+                          FROM _graph_sites s LEFT JOIN _graph_best b
+                          ON b.file = s.file AND b.line = s.line AND b.name = s.name ORDER BY s.name""").fetchnumpy()
 
 
 def symbols(cur) -> dict[str, np.ndarray]:
