@@ -66,6 +66,10 @@ def ws(tmp_path_factory):
     root = tmp_path_factory.mktemp("follow")
     shutil.copytree(STDLIB / "json", root / "lib" / "json", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(CONTRACT, root / "contract")
+    # names beyond ASCII: the graph finds names by bisection over their UTF-8 bytes
+    (root / "lib" / "unicode_names.py").write_text(
+        "def café():\n    return 1\n\n\nclass Ärger:\n    def 数据(self):\n        return café()\n\n\n"
+        "def z():\n    return Ärger().数据() + café()\n", encoding="utf-8")
     ws = Workspace.open(root, memory_limit_mb=256)  # as the server: DuckDB's freed memory handed back
     ws.index(workers=0)
     yield ws
@@ -135,3 +139,18 @@ def test_a_full_index_run_reads_the_graph_whole(ws):
     ws.index(workers=0)
     after = ws.load_graph()
     assert after is not before and after.table is not before.table
+
+
+def test_every_indexed_name_is_found(ws):
+    graph = ImpactGraph.load(ws.store)
+    cur = ws.store.cursor()
+    files = [r[0] for r in cur.execute("SELECT path FROM files").fetchall()]
+    symbols = [r[0] for r in cur.execute("SELECT id FROM symbols").fetchall()]
+    assert "lib/unicode_names.py::Ärger.数据" in symbols
+    assert all(graph.has_file(f) for f in files)
+    assert all(graph.has_symbol(s) for s in symbols)
+    assert not graph.has_symbol("lib/unicode_names.py::Ärger.数") and not graph.has_file("lib/unicode")
+    assert [graph.names[i] for i in range(graph.n)] == sorted((graph.names[i] for i in range(graph.n)),
+                                                              key=lambda n: n.encode())
+    callers = graph.walk("lib/unicode_names.py::café", "lib/unicode_names.py", 2)[0]
+    assert {d.node for d in callers} >= {"lib/unicode_names.py::z"}

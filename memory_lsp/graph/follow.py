@@ -68,7 +68,7 @@ def _files(old: ImpactGraph, now: dict) -> tuple[list[str], dict]:
     paths = np.asarray(now["path"]).tolist()
     node = old.table.intern(paths)
     fp = np.asarray(now["fp"]).astype(np.uint64)
-    before = np.zeros(len(old.table.names), dtype=np.uint64)
+    before = np.zeros(len(old.table), dtype=np.uint64)
     was = np.zeros(len(before), dtype=bool)
     before[old.file_node], was[old.file_node] = old.file_fp, True
     differs = ~was[node] | (before[node] != fp)

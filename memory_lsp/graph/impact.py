@@ -20,6 +20,8 @@ right at least 9 times in 10 (name-only guesses fall below it).
 
 from __future__ import annotations
 
+import array
+import bisect
 import threading
 from dataclasses import dataclass, field
 
@@ -71,29 +73,47 @@ EDGE_TYPES = (np.int32, np.int32, np.int32, np.int32, np.int8, np.int16, np.int3
               np.int64)
 
 
-def split(joined: str, lengths: np.ndarray) -> list[str]:
-    """Names fetched as one string and the length of each."""
-    ends = np.cumsum(lengths).tolist()
-    return [joined[a:b] for a, b in zip([0] + ends[:-1], ends)]
-
-
 class Names:
-    """Node names and their ids, shared by a graph and the graphs that follow it (append-only)."""
+    """Names and their ids, shared by a graph and the graphs that follow it (they only grow).
+    The names read by a load are one UTF-8 buffer with the end of each, in byte order, so a name
+    is found by bisection (a Python string and a dict entry per name: about 3x the memory);
+    names added later (a graph that follows an edit: a few) are kept beside, in a dict."""
 
     def __init__(self, joined: str, lengths: np.ndarray):
-        self.names = split(joined, lengths)
-        self.ids = {name: i for i, name in enumerate(self.names)}
+        self.data = joined.encode("utf-8")
+        self.ends = array.array("q", np.cumsum(lengths, dtype=np.int64).tobytes())  # fast to index
+        self.loaded = len(self.ends)
+        self.added: list[str] = []
+        self.added_ids: dict[str, int] = {}
         self.path_of: np.ndarray | None = None  # each name's file, as the last graph built worked out
 
+    def __len__(self) -> int:
+        return self.loaded + len(self.added)
+
+    def _bytes(self, i: int) -> bytes:
+        return self.data[self.ends[i - 1] if i else 0:self.ends[i]]
+
+    def __getitem__(self, i: int) -> str:
+        if i >= self.loaded:
+            return self.added[i - self.loaded]
+        return self.data[self.ends[i - 1] if i else 0:self.ends[i]].decode("utf-8")
+
+    def get(self, name: str, default=None):
+        i = self.added_ids.get(name)
+        if i is not None:
+            return i
+        key = name.encode("utf-8", "surrogatepass")
+        at = bisect.bisect_left(range(self.loaded), key, key=self._bytes)
+        return at if at < self.loaded and self._bytes(at) == key else default
+
     def intern(self, values) -> np.ndarray:
-        """Node ids of the names (new names get new ids)."""
-        ids, names = self.ids, self.names
+        """Ids of the names (new names get new ids)."""
         out = np.empty(len(values), dtype=np.int32)
         for k, v in enumerate(values):
-            i = ids.get(v)
+            i = self.get(v)
             if i is None:
-                i = ids[v] = len(names)
-                names.append(v)
+                i = self.added_ids[v] = len(self)
+                self.added.append(v)
             out[k] = i
         return out
 
@@ -103,8 +123,8 @@ class ImpactGraph:
         """From columns of node ids (see `load`; `graph/follow.py` builds the same columns for a
         graph that follows an edit). `names` is shared by the graphs that follow one another:
         it only grows, and `n` says how many of its names this graph knows."""
-        self.table, self.names, self.ids = names, names.names, names.ids
-        self.n = n = len(self.names)
+        self.table = self.names = names
+        self.n = n = len(names)
         self.kinds, self.strategies = edges["kinds"], edges["strategies"]
         self.file_node = files["node"].astype(np.int32)
         self.file_fp = files["fp"].astype(np.uint64)
@@ -123,22 +143,21 @@ class ImpactGraph:
         self.path_of[self.file_node] = self.file_node
         self.path_of[self.sym_node] = self.sym_path
         for i in np.flatnonzero(self.path_of < 0).tolist():
-            self.path_of[i] = self.ids.get(self.names[i].partition("::")[0], -1)
+            self.path_of[i] = names.get(names[i].partition("::")[0], -1)
         names.path_of = self.path_of  # a name's file never changes: the next graph starts from these
         self.e = {c: np.asarray(edges[c]).astype(t, copy=False) for c, t in zip(EDGE_COLUMNS, EDGE_TYPES)}
         self._edges(n)
         self._symbols(n)
         self.calls = calls["table"]  # call names (and symbol names), shared like `names`
-        self.call_ids = self.calls.ids
         self.site_name, self.site_file = calls["name"].astype(np.int32), calls["file"].astype(np.int32)
         self.site_best = calls["best"].astype(np.float64)
-        self.call_ptr = csr(self.site_name, len(self.calls.names))  # sites are sorted by name
+        self.call_ptr = csr(self.site_name, len(self.calls))  # sites are sorted by name
         self._counts: dict[tuple, tuple[int, int]] = {}
         self._lock = threading.Lock()
 
     def _id(self, name: str | None) -> int | None:
         """The node id of a name this graph knows (a later graph may have added more)."""
-        i = self.ids.get(name) if name is not None else None
+        i = self.table.get(name) if name is not None else None
         return i if i is not None and i < self.n else None
 
     def _edges(self, n: int) -> None:
@@ -338,7 +357,7 @@ class ImpactGraph:
         """Call sites named one of `names` (and of every symbol of the file `symbols_of`) that no
         CALLS edge at or above `min_confidence` resolves (as `store.code.unresolved_call_sites`)."""
         n_calls = len(self.call_ptr) - 1
-        wanted = {k for k in (self.call_ids.get(n) for n in names) if k is not None and k < n_calls}
+        wanted = {k for k in (self.calls.get(n) for n in names) if k is not None and k < n_calls}
         i = self._id(symbols_of)
         if i is not None:
             rows = self.file_symbol_call[self.file_symbol_ptr[i]:self.file_symbol_ptr[i + 1]]

@@ -45,17 +45,17 @@ EDGE_FINGERPRINT = ("hash(e.src, e.dst, e.kind, e.src_path, e.dst_path, e.line, 
 FILE_FINGERPRINT = "hash(f.hash, coalesce(f.is_test, false))"
 
 _NODES = """CREATE TEMP TABLE _graph_nodes AS
-    SELECT name, (row_number() OVER (ORDER BY name) - 1)::INTEGER AS id FROM (
+    SELECT name, (row_number() OVER (ORDER BY encode(name)) - 1)::INTEGER AS id FROM (
         SELECT path AS name FROM files UNION SELECT id FROM symbols UNION SELECT path FROM symbols
         UNION SELECT coalesce(src, '') FROM edges UNION SELECT coalesce(dst, '') FROM edges
         UNION SELECT coalesce(src_path, '') FROM edges UNION SELECT coalesce(dst_path, '') FROM edges)"""
 
 
 def names(cur) -> tuple[str, np.ndarray]:
-    """Number every node name (files, symbols, edge ends) in a temporary table: (the names in id
-    order joined as one string, the length of each in characters)."""
+    """Number every node name (files, symbols, edge ends) in byte order in a temporary table:
+    (the names in id order joined as one string, the length of each in UTF-8 bytes)."""
     cur.execute(_NODES)
-    lengths = cur.execute("SELECT length(name) AS n FROM _graph_nodes ORDER BY id").fetchnumpy()["n"]
+    lengths = cur.execute("SELECT strlen(name) AS n FROM _graph_nodes ORDER BY id").fetchnumpy()["n"]
     joined = cur.execute("SELECT coalesce(string_agg(name, '' ORDER BY id), '') FROM _graph_nodes").fetchall()[0][0]
     return joined, lengths.astype(np.int64)
 
@@ -106,10 +106,10 @@ def call_names(cur) -> tuple[str, np.ndarray]:
     """Number the names of every call site that `store.code.unresolved_call_sites` may count
     (and every symbol's name, with no sites yet: a file's symbols then always have their name's
     id) in a temporary table; (the names joined, their lengths) as `names`."""
-    cur.execute("CREATE TEMP TABLE _graph_calls AS SELECT name, (row_number() OVER (ORDER BY name) - 1)::INTEGER "
+    cur.execute("CREATE TEMP TABLE _graph_calls AS SELECT name, (row_number() OVER (ORDER BY encode(name)) - 1)::INTEGER "
                 "AS k FROM (SELECT name FROM refs r WHERE r.kind = 'call' AND r.name IS NOT NULL AND "
                 "coalesce(r.rtype, '') NOT IN ('builtin', 'local') UNION SELECT name FROM symbols WHERE name IS NOT NULL)")
-    lengths = cur.execute("SELECT length(name) AS n FROM _graph_calls ORDER BY k").fetchnumpy()["n"]
+    lengths = cur.execute("SELECT strlen(name) AS n FROM _graph_calls ORDER BY k").fetchnumpy()["n"]
     joined = cur.execute("SELECT coalesce(string_agg(name, '' ORDER BY k), '') FROM _graph_calls").fetchall()[0][0]
     return joined, lengths.astype(np.int64)
 
