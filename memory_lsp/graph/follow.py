@@ -66,8 +66,17 @@ def _matches(old: dict, rowid: np.ndarray, fp: np.ndarray) -> np.ndarray:
 def _files(old: ImpactGraph, now: dict) -> tuple[list[str], dict]:
     """(paths whose rows may have changed: new, edited or deleted files; the files' columns)."""
     paths = np.asarray(now["path"]).tolist()
-    node = old.table.intern(paths)
-    fp = np.asarray(now["fp"]).astype(np.uint64)
+    fp, ph = np.asarray(now["fp"]).astype(np.uint64), np.asarray(now["ph"]).astype(np.uint64)
+    # a file known before keeps its node (found by the hash of its path: a name lookup per file
+    # costs ~1 s at 10,000 files); new files' paths are interned
+    node = np.full(len(paths), -1, dtype=np.int64)
+    if len(old.file_ph):
+        order = np.argsort(old.file_ph)
+        at = np.minimum(np.searchsorted(old.file_ph[order], ph), len(order) - 1)
+        hit = old.file_ph[order[at]] == ph
+        node[hit] = old.file_node[order[at[hit]]]
+    new = np.flatnonzero(node < 0)
+    node[new] = old.table.intern([paths[k] for k in new.tolist()])
     before = np.zeros(len(old.table), dtype=np.uint64)
     was = np.zeros(len(before), dtype=bool)
     before[old.file_node], was[old.file_node] = old.file_fp, True
@@ -75,7 +84,8 @@ def _files(old: ImpactGraph, now: dict) -> tuple[list[str], dict]:
     gone = old.file_node[~np.isin(old.file_node, node)]
     changed = [paths[k] for k in np.flatnonzero(differs).tolist()] + [old.names[i] for i in gone.tolist()]
     order = np.argsort(node, kind="stable")
-    return changed, {"node": node[order], "is_test": np.asarray(now["is_test"])[order], "fp": fp[order]}
+    return changed, {"node": node[order], "is_test": np.asarray(now["is_test"])[order], "fp": fp[order],
+                     "ph": ph[order]}
 
 
 def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[dict, set[str]]:

@@ -127,7 +127,7 @@ class ImpactGraph:
         self.n = n = len(names)
         self.kinds, self.strategies = edges["kinds"], edges["strategies"]
         self.file_node = files["node"].astype(np.int32)
-        self.file_fp = files["fp"].astype(np.uint64)
+        self.file_fp, self.file_ph = files["fp"].astype(np.uint64), files["ph"].astype(np.uint64)
         self.is_file = np.zeros(n, dtype=bool)
         self.is_file[self.file_node] = True
         self.is_test = np.zeros(n, dtype=bool)
@@ -216,7 +216,8 @@ class ImpactGraph:
             release(cur)
             symbols = graph_reads.symbols(cur)
         release(store.cursor())
-        return cls(names, {"node": files["id"], "is_test": files["is_test"], "fp": files["fp"]}, edges, symbols, calls)
+        files["node"] = files.pop("id")
+        return cls(names, files, edges, symbols, calls)
 
     # -- the walk -------------------------------------------------------------------------------------
     def _levels(self, target: str, target_path: str, depth: int, min_confidence: float):

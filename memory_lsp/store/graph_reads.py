@@ -61,8 +61,10 @@ def names(cur) -> tuple[str, np.ndarray]:
 
 
 def files(cur) -> dict[str, np.ndarray]:
-    """Every indexed file: node id, is_test, fingerprint (its content hash and test flag)."""
-    return cur.execute(f"""SELECT n.id, coalesce(f.is_test, false) AS is_test, {FILE_FINGERPRINT} AS fp
+    """Every indexed file: node id, is_test, fingerprint (its content hash and test flag), the
+    hash of its path."""
+    return cur.execute(f"""SELECT n.id, coalesce(f.is_test, false) AS is_test, {FILE_FINGERPRINT} AS fp,
+                                  hash(f.path) AS ph
                            FROM files f JOIN _graph_nodes n ON n.name = f.path ORDER BY n.id""").fetchnumpy()
 
 
@@ -163,9 +165,9 @@ def edges_at(cur, rowids: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def files_state(cur) -> dict[str, np.ndarray]:
-    """Every indexed file: path, is_test, fingerprint."""
-    return cur.execute(f"SELECT f.path, coalesce(f.is_test, false) AS is_test, {FILE_FINGERPRINT} AS fp "
-                       "FROM files f").fetchnumpy()
+    """Every indexed file: path, is_test, fingerprint, the hash of its path."""
+    return cur.execute(f"SELECT f.path, coalesce(f.is_test, false) AS is_test, {FILE_FINGERPRINT} AS fp, "
+                       "hash(f.path) AS ph FROM files f").fetchnumpy()
 
 
 def symbols_of_files(cur, paths: list[str]) -> dict[str, np.ndarray]:
