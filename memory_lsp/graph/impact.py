@@ -253,8 +253,10 @@ class ImpactGraph:
         deps: list[Dependent] = []
         parents = [([target], [], 1.0, 0.0, [])]
         names, kinds, e = self.names, self.kinds, self.e
+        touched = []  # each dependent's file (`path_of`: a name lookup per dependent costs more than the walk)
         for level, (offsets, owner, reached) in enumerate(self._levels(target, target_path, depth, min_confidence), 1):
             found = []
+            touched.append(self.path_of[reached])
             edge = self.step_edge[offsets]
             steps = zip(owner.tolist(), reached.tolist(), e["kind"][edge].tolist(), e["line"][edge].tolist(),
                         e["score"][edge].tolist(), e["confidence"][edge].tolist())
@@ -269,7 +271,8 @@ class ImpactGraph:
                 found.append((dep.via, dep.edge_kinds, dep.confidence, dep.score, dep.lines))
             parents = found
         deps.sort(key=lambda d: (d.depth, -d.score))
-        touched = [i for i in (self._id(d.path) for d in deps) if i is not None]
+        touched = np.concatenate(touched) if touched else np.zeros(0, dtype=np.int32)
+        touched = touched[touched >= 0]
         return deps, sorted(names[i] for i in self._tests(target_path, touched))
 
     def _tests(self, target_path: str, touched: list[int] | np.ndarray) -> list[int]:
