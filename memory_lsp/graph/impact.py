@@ -200,7 +200,7 @@ class ImpactGraph:
         hands DuckDB's freed memory back between them, so their peaks do not add up)."""
         release = release or (lambda _cur: None)
         with graph_reads.graph_transaction(store.cursor()) as cur:
-            names = Names(*graph_reads.names(cur))
+            names = Names(*graph_reads.names(cur, release))
             release(cur)
             edges = {}
             for column in ("src", "dst", "src_path", "dst_path"):
@@ -214,7 +214,7 @@ class ImpactGraph:
             release(cur)
             calls.update(graph_reads.call_sites(cur, release))
             release(cur)
-            symbols = graph_reads.symbols(cur)
+            symbols = graph_reads.symbols(cur, release)
         release(store.cursor())
         files["node"] = files.pop("id")
         return cls(names, files, edges, symbols, calls)

@@ -44,17 +44,26 @@ EDGE_FINGERPRINT = ("hash(e.src, e.dst, e.kind, e.src_path, e.dst_path, e.line, 
                     "e.score, e.name)")
 FILE_FINGERPRINT = "hash(f.hash, coalesce(f.is_test, false))"
 
-_NODES = """CREATE TEMP TABLE _graph_nodes AS
-    SELECT name, (row_number() OVER (ORDER BY encode(name)) - 1)::INTEGER AS id FROM (
-        SELECT path AS name FROM files UNION SELECT id FROM symbols UNION SELECT path FROM symbols
-        UNION SELECT coalesce(src, '') FROM edges UNION SELECT coalesce(dst, '') FROM edges
-        UNION SELECT coalesce(src_path, '') FROM edges UNION SELECT coalesce(dst_path, '') FROM edges)"""
+# the names of the nodes, gathered one source at a time (one UNION of all seven held every
+# edge end's string in one hash table: +200 MB at 10,000 files)
+_NAMES = ("SELECT path FROM files", "SELECT id FROM symbols", "SELECT path FROM symbols",
+          "SELECT coalesce(src, '') FROM edges", "SELECT coalesce(dst, '') FROM edges",
+          "SELECT coalesce(src_path, '') FROM edges", "SELECT coalesce(dst_path, '') FROM edges")
 
 
-def names(cur) -> tuple[str, np.ndarray]:
+def names(cur, release=None) -> tuple[str, np.ndarray]:
     """Number every node name (files, symbols, edge ends) in byte order in a temporary table:
     (the names in id order joined as one string, the length of each in UTF-8 bytes)."""
-    cur.execute(_NODES)
+    release = release or (lambda _cur: None)
+    cur.execute("CREATE TEMP TABLE _graph_names (name VARCHAR)")
+    for source in _NAMES:
+        cur.execute(f"INSERT INTO _graph_names SELECT DISTINCT name FROM ({source}) AS s(name) "
+                    "WHERE name NOT IN (SELECT name FROM _graph_names)")
+        release(cur)
+    cur.execute("CREATE TEMP TABLE _graph_nodes AS SELECT name, "
+                "(row_number() OVER (ORDER BY encode(name)) - 1)::INTEGER AS id FROM _graph_names")
+    cur.execute("DROP TABLE _graph_names")
+    release(cur)
     lengths = cur.execute("SELECT strlen(name) AS n FROM _graph_nodes ORDER BY id").fetchnumpy()["n"]
     joined = cur.execute("SELECT coalesce(string_agg(name, '' ORDER BY id), '') FROM _graph_nodes").fetchall()[0][0]
     return joined, lengths.astype(np.int64)
@@ -137,14 +146,22 @@ def call_sites(cur, release=None) -> dict[str, np.ndarray]:
                           ON b.file = s.file AND b.line = s.line AND b.name = s.name ORDER BY s.name""").fetchnumpy()
 
 
-def symbols(cur) -> dict[str, np.ndarray]:
+def symbols(cur, release=None) -> dict[str, np.ndarray]:
     """The symbol rows of every file (duplicates kept) as `store.code.symbols_of` lists them, by
-    path then start line: node id, its file's node id, its name's id among the call names (-1: none)."""
-    return cur.execute("""
-        SELECT n.id AS node, p.id AS path, coalesce(c.k, -1)::INTEGER AS call
-        FROM symbols s JOIN _graph_nodes n ON n.name = s.id JOIN _graph_nodes p ON p.name = s.path
-        LEFT JOIN _graph_calls c ON c.name = s.name
-        ORDER BY s.path, s.start_line, s.rowid""").fetchnumpy()
+    path then start line: node id, its file's node id, its name's id among the call names (-1:
+    none). One join at a time in table order, sorted here (three joins and a sort by path at
+    once: +80 MB at 10,000 files)."""
+    release = release or (lambda _cur: None)
+    cols = {}
+    for column, sql in (("node", "SELECT n.id AS v FROM symbols s JOIN _graph_nodes n ON n.name = s.id"),
+                        ("path", "SELECT n.id AS v FROM symbols s JOIN _graph_nodes n ON n.name = s.path"),
+                        ("call", "SELECT coalesce(c.k, -1)::INTEGER AS v FROM symbols s "
+                                 "LEFT JOIN _graph_calls c ON c.name = s.name"),
+                        ("line", "SELECT coalesce(s.start_line, 2147483647) AS v FROM symbols s")):
+        cols[column] = cur.execute(f"{sql} ORDER BY s.rowid").fetchnumpy()["v"]
+        release(cur)
+    order = np.lexsort((cols.pop("line"), cols["path"]))  # stable: table order on ties, as rowid
+    return {c: v[order] for c, v in cols.items()}
 
 
 # -- what an update reads -------------------------------------------------------------------------
