@@ -2,10 +2,11 @@
 
 The traversal runs over an in-memory adjacency built once from the edges table (a recursive CTE
 over the same edges takes 12-113 ms). `ImpactGraph.load` is what a long-lived process (the
-server) keeps and refreshes after a run. It is held compact: every node name interned once to an
-integer id, the adjacency in CSR form (numpy arrays: one row of steps per node, their
-confidences, scores, lines, kinds and strategies as parallel arrays), so its size is a few
-dozen bytes per edge rather than a Python object each. It also holds what `impact` needs
+server) keeps; after a re-index, graph/follow.py builds the next one from it. It is held
+compact: the node names as one UTF-8 buffer in byte order (`Names`: ids by bisection), every
+edge's columns as numpy arrays, and the adjacency in CSR form (one row of steps per node: the
+node reached and the edge taken), so its size is a few dozen bytes per edge rather than a
+Python object each. It also holds what `impact` needs
 besides the walk (which files and symbols exist, each file's symbols, and per called name the
 best confidence of each call site) so no query runs per answer.
 
