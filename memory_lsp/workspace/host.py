@@ -11,6 +11,7 @@ read methods here (`memories`, `search`, `impact`, ...) are shorthands for
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from pathlib import Path
@@ -33,6 +34,8 @@ from memory_lsp.store import search as search_sql
 from memory_lsp.workspace import queries
 from memory_lsp.workspace.lookup import IndexLookup
 from memory_lsp.workspace.snapshot import MemoryView, Snapshot
+
+log = logging.getLogger(__name__)
 
 
 class Workspace:
@@ -206,12 +209,19 @@ class Workspace:
             if self._graph is None or self._graph_generation != generation:
                 whole, self._graph_whole = self._graph_whole or self._graph is None, False
                 release = self._release_memory if self.memory_limit_mb else None
-                graph = None if whole else follow(self._graph, self.store, release)  # None: too much changed
+                graph = None if whole else self._follow(release)  # None: too much changed
                 if graph is None:
                     graph = ImpactGraph.load(self.store, release)
                 self._graph, self._graph_generation = graph, generation
                 self._publish(self._snapshot.memories, indexed=self._snapshot.indexed)
             return self._graph
+
+    def _follow(self, release) -> ImpactGraph | None:
+        try:
+            return follow(self._graph, self.store, release)
+        except Exception:  # a bug there must cost a whole load, never the graph
+            log.exception("following the impact graph failed: reading it whole")
+            return None
 
     def _release_memory(self, cur) -> None:
         """A long-lived process (a memory limit was set): DuckDB's freed memory back to the system."""
