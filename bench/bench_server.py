@@ -149,7 +149,10 @@ def prepare(args) -> tuple[Path, dict]:
 
 def drop_index(root: Path) -> None:
     for p in (root / ".memory").glob("index.duckdb*"):
-        p.unlink()
+        if p.is_dir():  # index.duckdb.tmp: where DuckDB spilled beyond its memory limit
+            shutil.rmtree(p)
+        else:
+            p.unlink()
 
 
 # -- the process --------------------------------------------------------------------------------------------

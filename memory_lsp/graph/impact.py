@@ -2,10 +2,11 @@
 
 The traversal runs over an in-memory adjacency built once from the edges table (a recursive CTE
 over the same edges takes 12-113 ms). `ImpactGraph.load` is what a long-lived process (the
-server) keeps and refreshes after a run. It is held compact: every node name interned once to an
-integer id, the adjacency in CSR form (numpy arrays: one row of steps per node, their
-confidences, scores, lines, kinds and strategies as parallel arrays), so its size is a few
-dozen bytes per edge rather than a Python object each. It also holds what `impact` needs
+server) keeps; after a re-index, graph/follow.py builds the next one from it. It is held
+compact: the node names as one UTF-8 buffer in byte order (`Names`: ids by bisection), every
+edge's columns as numpy arrays, and the adjacency in CSR form (one row of steps per node: the
+node reached and the edge taken), so its size is a few dozen bytes per edge rather than a
+Python object each. It also holds what `impact` needs
 besides the walk (which files and symbols exist, each file's symbols, and per called name the
 best confidence of each call site) so no query runs per answer.
 
@@ -20,7 +21,7 @@ right at least 9 times in 10 (name-only guesses fall below it).
 
 from __future__ import annotations
 
-import functools
+import array
 import threading
 from dataclasses import dataclass, field
 
@@ -34,6 +35,7 @@ DEFAULT_MIN_CONFIDENCE = 0.5
 FORWARD_KINDS = ("DRIVES", "CO_CHANGES")  # dst is affected by src
 NO_LINE = -1  # an edge without a line (DRIVES)
 SMALL_WALK = 64  # counts walk in plain Python up to this many nodes, with numpy beyond
+FOUND_KEPT = 100_000  # name lookups remembered by `Names` before it starts over
 COUNTS_KEPT = 100_000  # memoised (dependents, tests) counts per graph before the memo starts over
 
 
@@ -67,112 +69,192 @@ def gather(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return offsets, owner
 
 
-def labels(values: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """Text values (a few distinct ones) as small ints with their lookup table."""
-    table: dict[str, int] = {}
-    got = [table.setdefault(v, len(table)) for v in values.tolist()]
-    return list(table), np.array(got, dtype=np.int16)
+# r: the edge's rowid when it was read (ascending: table order); fp: its fingerprint (graph/follow.py)
+EDGE_COLUMNS = ("src", "dst", "src_path", "dst_path", "kind", "strategy", "line", "confidence", "score", "fp", "r")
+EDGE_TYPES = (np.int32, np.int32, np.int32, np.int32, np.int8, np.int16, np.int32, np.float64, np.float64, np.uint64,
+              np.int64)
+
+
+class Names:
+    """Names and their ids, shared by a graph and the graphs that follow it (they only grow).
+    The names read by a load are one UTF-8 buffer with the end of each, in byte order (a Python
+    string and a dict entry per name: about 3x the memory), and a sorted array of their hashes
+    to find one (bisection over the names costs ~10 us a lookup, and a lens asks several);
+    names added later (a graph that follows an edit: a few) are kept beside, in a dict."""
+
+    def __init__(self, joined: str, lengths: np.ndarray):
+        self.data = joined.encode("utf-8")
+        self.ends = array.array("q", np.cumsum(lengths, dtype=np.int64).tobytes())  # fast to index
+        self.loaded = len(self.ends)
+        data, ends = self.data, self.ends
+        hashes = np.fromiter((hash(data[ends[i - 1] if i else 0:ends[i]]) for i in range(self.loaded)),
+                             dtype=np.int64, count=self.loaded)
+        self.by_hash = np.argsort(hashes, kind="stable").astype(np.int32)
+        self.hashes = hashes[self.by_hash]
+        self.added: list[str] = []
+        self.added_ids: dict[str, int] = {}
+        self._found: dict[str, int] = {}  # lookups of the loaded names already answered (lenses ask again)
+        self.path_of: np.ndarray | None = None  # each name's file, as the last graph built worked out
+
+    def __len__(self) -> int:
+        return self.loaded + len(self.added)
+
+    def _bytes(self, i: int) -> bytes:
+        return self.data[self.ends[i - 1] if i else 0:self.ends[i]]
+
+    def __getitem__(self, i: int) -> str:
+        if i >= self.loaded:
+            return self.added[i - self.loaded]
+        return self.data[self.ends[i - 1] if i else 0:self.ends[i]].decode("utf-8")
+
+    def get(self, name: str, default=None):
+        i = self.added_ids.get(name)
+        if i is None:
+            i = self._found.get(name)
+        if i is None:
+            key = name.encode("utf-8", "surrogatepass")
+            h = hash(key)
+            at, i = int(self.hashes.searchsorted(h)), -1
+            while at < self.loaded and self.hashes[at] == h:
+                if self._bytes(int(self.by_hash[at])) == key:
+                    i = int(self.by_hash[at])
+                    break
+                at += 1
+            if len(self._found) >= FOUND_KEPT:
+                self._found.clear()
+            self._found[name] = i
+        return default if i < 0 else i
+
+    def intern(self, values) -> np.ndarray:
+        """Ids of the names (new names get new ids)."""
+        out = np.empty(len(values), dtype=np.int32)
+        for k, v in enumerate(values):
+            i = self.get(v)
+            if i is None:
+                i = self.added_ids[v] = len(self)
+                self.added.append(v)
+            out[k] = i
+        return out
 
 
 class ImpactGraph:
-    def __init__(self, files: dict, symbols: dict, edges: dict, calls: dict):
-        """From the columns of `store.graph_reads` (see `load`; an edge's text columns are
-        callables, read one at a time). Node ids: the files in path order, then the symbols,
-        then any other name an edge carries."""
-        self.names: list[str] = files["path"].tolist()
-        self.ids = {name: i for i, name in enumerate(self.names)}
-        n_files = len(self.names)
-        symbol_node = self._intern(symbols["id"])
-        symbol_path = self._intern(symbols["path"])
-        src, dst, src_path, dst_path = (self._intern(edges[c]()) for c in ("src", "dst", "src_path", "dst_path"))
-        n = len(self.names)
-        self.is_file = np.arange(n) < n_files
+    def __init__(self, names: Names, files: dict, edges: dict, symbols: dict, calls: dict):
+        """From columns of node ids (see `load`; `graph/follow.py` builds the same columns for a
+        graph that follows an edit). `names` is shared by the graphs that follow one another:
+        it only grows, and `n` says how many of its names this graph knows."""
+        self.table = self.names = names
+        self.n = n = len(names)
+        self.kinds, self.strategies = edges["kinds"], edges["strategies"]
+        self.file_node = files["node"].astype(np.int32)
+        self.file_fp, self.file_ph = files["fp"].astype(np.uint64), files["ph"].astype(np.uint64)
+        self.is_file = np.zeros(n, dtype=bool)
+        self.is_file[self.file_node] = True
         self.is_test = np.zeros(n, dtype=bool)
-        self.is_test[:n_files] = files["is_test"].astype(bool)
+        self.is_test[self.file_node] = files["is_test"].astype(bool)
+        self.sym_node, self.sym_path = symbols["node"].astype(np.int32), symbols["path"].astype(np.int32)
+        self.sym_call = symbols["call"].astype(np.int32)
         self.is_symbol = np.zeros(n, dtype=bool)
-        self.is_symbol[symbol_node] = True
+        self.is_symbol[self.sym_node] = True
         # each node's file (the name before '::'): the tests asserting on it are the node's too
         self.path_of = np.full(n, -1, dtype=np.int32)
-        self.path_of[:n_files] = np.arange(n_files)
-        self.path_of[symbol_node] = symbol_path
+        known = names.path_of[:n] if names.path_of is not None else np.full(0, -1, dtype=np.int32)
+        self.path_of[:len(known)] = known
+        self.path_of[self.file_node] = self.file_node
+        self.path_of[self.sym_node] = self.sym_path
         for i in np.flatnonzero(self.path_of < 0).tolist():
-            self.path_of[i] = self.ids.get(self.names[i].partition("::")[0], -1)
-        self._edges(edges, src, dst, src_path, dst_path, n)
-        self._symbols(symbols, symbol_node, symbol_path, calls, n)
+            self.path_of[i] = names.get(names[i].partition("::")[0], -1)
+        names.path_of = self.path_of  # a name's file never changes: the next graph starts from these
+        self.e = {c: np.asarray(edges[c]).astype(t, copy=False) for c, t in zip(EDGE_COLUMNS, EDGE_TYPES)}
+        self._edges(n)
+        self._symbols(n)
+        self.calls = calls["table"]  # call names (and symbol names), shared like `names`
+        self.site_name, self.site_file = calls["name"].astype(np.int32), calls["file"].astype(np.int32)
+        self.site_best = calls["best"].astype(np.float64)
+        self.call_ptr = csr(self.site_name, len(self.calls))  # sites are sorted by name
         self._counts: dict[tuple, tuple[int, int]] = {}
         self._lock = threading.Lock()
 
-    def _intern(self, values: np.ndarray) -> np.ndarray:
-        """Node ids of the names (new names get new ids)."""
-        ids, names = self.ids, self.names
-        got = [ids.get(v, -1) for v in values.tolist()]
-        for k in [k for k, i in enumerate(got) if i < 0]:
-            got[k] = ids.setdefault(values[k], len(names))
-            if got[k] == len(names):
-                names.append(values[k])
-        return np.array(got, dtype=np.int64)
+    def _id(self, name: str | None) -> int | None:
+        """The node id of a name this graph knows (a later graph may have added more)."""
+        i = self.table.get(name) if name is not None else None
+        return i if i is not None and i < self.n else None
 
-    def _edges(self, edges: dict, src, dst, src_path, dst_path, n: int) -> None:
-        """The steps of every node (CSR) and the tests asserting on each file."""
-        self.kinds, kind = labels(edges["kind"]())  # step_kind and step_strategy index these
-        self.strategies, strategy = labels(edges["strategy"]())
-        line, conf, score = edges["line"].astype(np.int32), edges["confidence"].astype(np.float64), edges["score"]
-        order = np.arange(len(src), dtype=np.int64)
+    def _edges(self, n: int) -> None:
+        """The steps of every node (CSR over edge indexes) and the tests asserting on each file."""
+        e = self.e
+        src, dst, src_path, dst_path, kind = e["src"], e["dst"], e["src_path"], e["dst_path"], e["kind"]
         is_dep = np.isin(kind, [self.kinds.index(k) for k in DEPENDENCY_KINDS if k in self.kinds])
         is_fwd = np.isin(kind, [self.kinds.index(k) for k in FORWARD_KINDS if k in self.kinds])
         lifted = is_dep & ((src != src_path) | (dst != dst_path))  # symbol edge: also at file level
-        # the steps in the order they were appended to per-node lists before (an edge's own step,
-        # then its file-level copy), so a stable sort by score keeps that order on ties
-        pick = [is_dep, lifted, is_fwd]
-        key = np.concatenate([dst[is_dep], dst_path[lifted], src[is_fwd]])
-        seq = np.concatenate([2 * order[is_dep], 2 * order[lifted] + 1, 2 * order[is_fwd]])
-        step_score = np.concatenate([score[m] for m in pick]).astype(np.float64)
-        sort = np.lexsort((seq, -step_score, key))
+        # the steps in the order they were appended to per-node lists before (each edge in table
+        # order: its own step, then its file-level copy), then two stable sorts: by score, by node
+        own = np.flatnonzero(is_dep | is_fwd)
+        copy = np.flatnonzero(lifted)
+        step_edge = np.concatenate([own, copy])
+        step_edge = step_edge[np.argsort(2 * step_edge + np.repeat([0, 1], [len(own), len(copy)]), kind="stable")]
+        is_copy = np.zeros(len(step_edge), dtype=bool)
+        is_copy[1:] = step_edge[1:] == step_edge[:-1]  # a lifted edge's second step
+        fwd = is_fwd[step_edge]
+        key = np.where(is_copy, dst_path[step_edge], np.where(fwd, src[step_edge], dst[step_edge]))
+        node = np.where(is_copy, src_path[step_edge], np.where(fwd, dst[step_edge], src[step_edge]))
+        sort = np.argsort(-e["score"][step_edge], kind="stable")
+        sort = sort[np.argsort(key[sort], kind="stable")]
         self.step_ptr = csr(key[sort], n)
-        self.step_node = np.concatenate([src[is_dep], src_path[lifted], dst[is_fwd]]).astype(np.int32)[sort]
-        self.step_score = step_score[sort]
-        self.step_conf = np.concatenate([conf[m] for m in pick])[sort]
-        self.step_kind = np.concatenate([kind[m] for m in pick]).astype(np.int8)[sort]
-        self.step_line = np.concatenate([line[m] for m in pick])[sort]
-        self.step_strategy = np.concatenate([strategy[m] for m in pick])[sort]
+        self.step_node = node[sort].astype(np.int32)
+        self.step_edge = step_edge[sort].astype(np.int32)
+        # every walk and count filters steps by confidence: a copy beside the edges (8 bytes a step)
+        # keeps that a slice instead of a gather through the edge
+        self.step_conf = e["confidence"][self.step_edge]
         asserts = kind == (self.kinds.index("ASSERTS_ON") if "ASSERTS_ON" in self.kinds else -1)
         pairs = np.unique(np.stack([dst_path[asserts], src_path[asserts]], axis=1).reshape(-1, 2), axis=0)
         self.assert_ptr, self.assert_src = csr(pairs[:, 0], n), pairs[:, 1].astype(np.int32)
 
-    def _symbols(self, symbols: dict, symbol_node, symbol_path, calls: dict, n: int) -> None:
-        """Each file's symbols in file order (for validation and `unresolved`) and the call sites
-        by name."""
-        self.call_ids = {name: k for k, name in enumerate(calls["name"].tolist())}
-        self.call_ptr = np.zeros(len(self.call_ids) + 1, dtype=np.int64)
-        np.cumsum(calls["sites"], out=self.call_ptr[1:])
-        self.call_best = calls["best"].astype(np.float64)
-        by_file = np.argsort(symbol_path, kind="stable")  # file order within each file kept
-        self.file_symbol_ptr = csr(symbol_path[by_file], n)
-        self.file_symbol = symbol_node[by_file].astype(np.int32)
-        call = np.array([self.call_ids.get(name, -1) for name in symbols["name"].tolist()], dtype=np.int32)
-        self.file_symbol_call = call[by_file]
+    def _symbols(self, n: int) -> None:
+        """Each file's symbols in file order (for validation and `unresolved`)."""
+        by_file = np.argsort(self.sym_path, kind="stable")  # file order within each file kept
+        self.file_symbol_ptr = csr(self.sym_path[by_file], n)
+        self.file_symbol = self.sym_node[by_file]
+        self.file_symbol_call = self.sym_call[by_file]
 
     @classmethod
-    def load(cls, store) -> "ImpactGraph":
+    def load(cls, store, release=None) -> "ImpactGraph":
+        """Read whole. `release`: called with a cursor after each large read (a long-lived process
+        hands DuckDB's freed memory back between them, so their peaks do not add up)."""
+        release = release or (lambda _cur: None)
         with graph_reads.graph_transaction(store.cursor()) as cur:
-            edges = graph_reads.edge_columns(cur)
-            for column in graph_reads.EDGE_TEXT:  # read when interned: one column of names at a time
-                edges[column] = functools.partial(graph_reads.edge_text, cur, column)
-            graph = cls(graph_reads.files(cur), graph_reads.symbols(cur), edges, graph_reads.call_site_confidences(cur))
-            graph.unresolved_calls = test_reads.unresolved_calls(cur)  # for _tests
-            return graph
+            names = Names(*graph_reads.names(cur, release))
+            release(cur)
+            edges = {}
+            for column in ("src", "dst", "src_path", "dst_path"):
+                edges[column] = graph_reads.edge_ends(cur, column)
+                release(cur)
+            kinds, strategies = graph_reads.labels(cur, "kind"), graph_reads.labels(cur, "strategy")
+            edges.update(graph_reads.edges(cur, kinds, strategies), kinds=kinds, strategies=strategies)
+            release(cur)
+            files = graph_reads.files(cur)
+            calls = {"table": Names(*graph_reads.call_names(cur))}
+            release(cur)
+            calls.update(graph_reads.call_sites(cur, release))
+            release(cur)
+            symbols = graph_reads.symbols(cur, release)
+            unresolved = test_reads.unresolved_calls(cur)  # for _tests
+        release(store.cursor())
+        files["node"] = files.pop("id")
+        graph = cls(names, files, edges, symbols, calls)
+        graph.unresolved_calls = unresolved
+        return graph
 
     # -- the walk -------------------------------------------------------------------------------------
     def _levels(self, target: str, target_path: str, depth: int, min_confidence: float):
         """Breadth first from the target, one level at a time: (the steps taken, the index of
         each one's parent in the previous level, the nodes reached), in the order a walk that
         visits each frontier node's steps best-scored first would reach them."""
-        start = self.ids.get(target)
+        start = self._id(target)
         if start is None:
             return
-        seen = np.zeros(len(self.names), dtype=bool)
+        seen = np.zeros(self.n, dtype=bool)
         seen[start] = True
-        skip = self.ids.get(target_path)
+        skip = self._id(target_path)
         if skip is not None:
             seen[skip] = True  # a file's own symbols never count as its dependents
         frontier = np.array([start], dtype=np.int64)
@@ -195,12 +277,14 @@ class ImpactGraph:
         among the edges at or above `min_confidence`."""
         deps: list[Dependent] = []
         parents = [([target], [], 1.0, 0.0, [])]
-        names, kinds = self.names, self.kinds
+        names, kinds, e = self.names, self.kinds, self.e
+        touched = []  # each dependent's file (`path_of`: a name lookup per dependent costs more than the walk)
         for level, (offsets, owner, reached) in enumerate(self._levels(target, target_path, depth, min_confidence), 1):
             found = []
-            steps = zip(owner.tolist(), reached.tolist(), self.step_kind[offsets].tolist(),
-                        self.step_line[offsets].tolist(), self.step_score[offsets].tolist(),
-                        self.step_conf[offsets].tolist())
+            touched.append(self.path_of[reached])
+            edge = self.step_edge[offsets]
+            steps = zip(owner.tolist(), reached.tolist(), e["kind"][edge].tolist(), e["line"][edge].tolist(),
+                        e["score"][edge].tolist(), e["confidence"][edge].tolist())
             for parent, node, kind, line, step_score, step_conf in steps:
                 via, edge_kinds, conf, score, lines = parents[parent]
                 name = names[node]
@@ -212,7 +296,8 @@ class ImpactGraph:
                 found.append((dep.via, dep.edge_kinds, dep.confidence, dep.score, dep.lines))
             parents = found
         deps.sort(key=lambda d: (d.depth, -d.score))
-        touched = [self.ids[d.path] for d in deps if d.path in self.ids]
+        touched = np.concatenate(touched) if touched else np.zeros(0, dtype=np.int32)
+        touched = touched[touched >= 0]
         return deps, sorted(names[i] for i in self._tests(target, target_path, touched))
 
     def _tests(self, target: str, target_path: str, touched: list[int] | np.ndarray) -> list[int]:
@@ -246,7 +331,7 @@ class ImpactGraph:
     def _small_counts(self, target: str, target_path: str, depth: int, min_confidence: float):
         """`counts` in plain Python while the walk stays within SMALL_WALK nodes (most lenses
         and hovers: numpy's fixed cost per call is larger there); None beyond."""
-        start, own = self.ids.get(target), self.ids.get(target_path)
+        start, own = self._id(target), self._id(target_path)
         if start is None:
             return (0, 0) if own is None else (0, len(self._tests(target, target_path, [])))
         ptr, step_node, step_conf = self.step_ptr, self.step_node, self.step_conf
@@ -257,8 +342,8 @@ class ImpactGraph:
                 lo, hi = int(ptr[node]), int(ptr[node + 1])
                 if hi - lo > SMALL_WALK:
                     return None
-                for found, conf in zip(step_node[lo:hi].tolist(), step_conf[lo:hi].tolist()):
-                    if conf >= min_confidence and found not in seen:
+                for found, sure in zip(step_node[lo:hi].tolist(), step_conf[lo:hi].tolist()):
+                    if sure >= min_confidence and found not in seen:
                         seen.add(found)
                         nxt.append(found)
             reached += nxt
@@ -272,20 +357,20 @@ class ImpactGraph:
 
     # -- what `impact` needs besides the walk ------------------------------------------------------------
     def has_file(self, path: str) -> bool:
-        i = self.ids.get(path)
+        i = self._id(path)
         return i is not None and bool(self.is_file[i])
 
     def is_test_file(self, path: str) -> bool:
-        i = self.ids.get(path)
+        i = self._id(path)
         return i is not None and bool(self.is_test[i])
 
     def has_symbol(self, node: str) -> bool:
-        i = self.ids.get(node)
+        i = self._id(node)
         return i is not None and bool(self.is_symbol[i])
 
     def qualnames(self, path: str) -> list[str]:
         """The qualified names defined in `path`, in file order (as `store.code.symbols_of`)."""
-        i = self.ids.get(path)
+        i = self._id(path)
         if i is None:
             return []
         rows = self.file_symbol[self.file_symbol_ptr[i]:self.file_symbol_ptr[i + 1]].tolist()
@@ -294,13 +379,14 @@ class ImpactGraph:
     def unresolved(self, names: set[str], symbols_of: str | None, min_confidence: float) -> int:
         """Call sites named one of `names` (and of every symbol of the file `symbols_of`) that no
         CALLS edge at or above `min_confidence` resolves (as `store.code.unresolved_call_sites`)."""
-        wanted = {self.call_ids[n] for n in names if n in self.call_ids}
-        i = self.ids.get(symbols_of) if symbols_of is not None else None
+        n_calls = len(self.call_ptr) - 1
+        wanted = {k for k in (self.calls.get(n) for n in names) if k is not None and k < n_calls}
+        i = self._id(symbols_of)
         if i is not None:
             rows = self.file_symbol_call[self.file_symbol_ptr[i]:self.file_symbol_ptr[i + 1]]
             wanted.update(rows[rows >= 0].tolist())
         total = 0
         for k in wanted:
             lo, hi = int(self.call_ptr[k]), int(self.call_ptr[k + 1])
-            total += int(np.searchsorted(self.call_best[lo:hi], min_confidence, side="left"))
+            total += int(np.count_nonzero(self.site_best[lo:hi] < min_confidence))
         return total

@@ -33,6 +33,12 @@ SMALL = 48  # frontiers walked in plain Python up to this many nodes
 BITS_BUDGET = 32 << 20  # bytes: each node's tests kept as bits up to this size, else a walk per question
 
 
+def _node(g, name: str, default=None):
+    """The graph's node id of a name it knows."""
+    i = g._id(name)
+    return default if i is None else i
+
+
 def _ext(name: str) -> str:
     tail = name.rsplit("/", 1)[-1]
     return tail.rsplit(".", 1)[-1] if "." in tail else ""
@@ -44,12 +50,13 @@ class TestReach:
     __test__ = False  # not a pytest class
 
     def __init__(self, g, unresolved: dict | None):
-        n = len(g.names)
+        n = g.n
         rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(g.step_ptr).astype(np.int64))
+        step_kind = g.e["kind"][g.step_edge]
         kinds = [g.kinds.index(k) for k in REACH_KINDS if k in g.kinds]
-        keep = np.isin(g.step_kind, kinds) & g.is_symbol[rows] & g.is_symbol[g.step_node]
+        keep = np.isin(step_kind, kinds) & g.is_symbol[rows] & g.is_symbol[g.step_node]
         self.has_caller = np.bincount(rows[keep], minlength=n) > 0
-        extra_callee, extra_caller = self._dispatch(g, rows, (unresolved or {}).get("dispatch"))
+        extra_callee, extra_caller = self._dispatch(g, rows, step_kind, (unresolved or {}).get("dispatch"))
         callee = np.concatenate([rows[keep], extra_callee]).astype(np.int32)
         caller = np.concatenate([g.step_node[keep], extra_caller]).astype(np.int32)
         order = np.argsort(callee, kind="stable")
@@ -59,7 +66,7 @@ class TestReach:
         for i in np.flatnonzero(g.is_symbol).tolist():
             path, _, qual = g.names[i].partition("::")
             if "." in qual:
-                self.parent[i] = g.ids.get(f"{path}::{qual.rsplit('.', 1)[0]}", -1)
+                self.parent[i] = _node(g, f"{path}::{qual.rsplit('.', 1)[0]}", -1)
         # test files that call into non-test code through a resolved edge: the symbol graph knows them
         callee, caller = rows[keep], g.step_node[keep]
         test_caller = g.is_test[np.maximum(g.path_of[caller], 0)] & (g.path_of[caller] >= 0)
@@ -67,7 +74,7 @@ class TestReach:
         self.known = np.zeros(n, dtype=bool)
         self.known[g.path_of[caller[test_caller & into_code]]] = True
         calls = g.kinds.index("CALLS") if "CALLS" in g.kinds else -1
-        with_calls = np.unique(g.path_of[rows[g.step_kind == calls]]) if calls >= 0 else []
+        with_calls = np.unique(g.path_of[rows[step_kind == calls]]) if calls >= 0 else []
         self.call_exts = {_ext(g.names[p]) for p in np.asarray(with_calls).tolist() if p >= 0}
         # what some test runs (forwards from every symbol of a test file): a walk from a target
         # never needs to leave it
@@ -78,12 +85,12 @@ class TestReach:
         blind = (unresolved or {}).get("tests")
         if blind is not None:
             for src, module in zip(blind["src"].tolist(), blind["module"].tolist()):
-                t, m = g.ids.get(src), g.ids.get(module)
+                t, m = _node(g, src), _node(g, module)
                 if t is not None and m is not None and g.is_symbol[t]:  # not a module-level call
                     self.blind.setdefault(m, []).append(t)
 
     @staticmethod
-    def _dispatch(g, rows: np.ndarray, dispatch: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    def _dispatch(g, rows: np.ndarray, step_kind: np.ndarray, dispatch: dict | None) -> tuple[np.ndarray, np.ndarray]:
         """Steps for calls through an attribute holding a class or function (`self.config_class(...)`,
         named like nothing defined): the symbol making one may run any file its own file imports.
         As steps (callee, caller): each symbol of an imported file -> that file's node -> the
@@ -93,10 +100,10 @@ class TestReach:
             return empty, empty
         makers: dict[int, list[int]] = {}
         for src, path in zip(dispatch["src"].tolist(), dispatch["path"].tolist()):
-            i, f = g.ids.get(src), g.ids.get(path)
+            i, f = _node(g, src), _node(g, path)
             if i is not None and f is not None and g.is_symbol[i]:
                 makers.setdefault(f, []).append(i)
-        imports = (g.step_kind == g.kinds.index("IMPORTS")) & g.is_file[rows]
+        imports = (step_kind == g.kinds.index("IMPORTS")) & g.is_file[rows]
         callee, caller = [], []
         for imported, importer in zip(rows[imports].tolist(), g.step_node[imports].tolist()):
             for maker in makers.get(importer, ()):
@@ -112,7 +119,7 @@ class TestReach:
     def _from_tests(self, g, callee: np.ndarray, caller: np.ndarray) -> np.ndarray:
         """The nodes some symbol of a test file reaches: through its calls, fixtures and
         subclasses, and from a class or function to what it holds."""
-        n = len(g.names)
+        n = g.n
         order = np.argsort(caller, kind="stable")
         calls_ptr, calls = _csr(caller[order], n), callee[order]
         held = np.flatnonzero(self.parent >= 0)
@@ -133,7 +140,7 @@ class TestReach:
     def _bits(self, g) -> np.ndarray | None:
         """Per node, the test files whose tests reach it (bit k: self.bit_files[k]), carried once
         forwards from the tests to a fixed point; None when that would take over BITS_BUDGET."""
-        n = len(g.names)
+        n = g.n
         paths = np.maximum(g.path_of, 0)
         entries = np.flatnonzero(g.is_symbol & ~self.has_caller & (g.path_of >= 0) & g.is_test[paths])
         self.bit_files, slot = np.unique(g.path_of[entries], return_inverse=True)
@@ -161,7 +168,7 @@ class TestReach:
     def test_files(self, g, starts: np.ndarray) -> list[int]:
         """The test files with a test reaching any of `starts`."""
         if self.bits is None:
-            seen = self.reached(starts, len(g.names))
+            seen = self.reached(starts, g.n)
             entries = np.flatnonzero(seen & ~self.has_caller & g.is_symbol)
             paths = g.path_of[entries]
             paths = paths[paths >= 0]
@@ -216,7 +223,7 @@ def _rows(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def starts_of(g, target: str, target_path: str) -> np.ndarray:
     """The symbols whose lines are the target's: a file's symbols, or a symbol and those inside it."""
-    own = g.ids.get(target_path)
+    own = _node(g, target_path)
     if own is None:
         return np.zeros(0, dtype=np.int64)
     rows = g.file_symbol[g.file_symbol_ptr[own]:g.file_symbol_ptr[own + 1]].astype(np.int64)
@@ -229,7 +236,7 @@ def starts_of(g, target: str, target_path: str) -> np.ndarray:
 
 def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarray) -> list[int]:
     """The test files (node ids) that run the target; `touched`: the files the walk reached."""
-    own = g.ids.get(target_path)
+    own = _node(g, target_path)
     found: set[int] = set()
     files = set(touched.tolist()) | ({own} if own is not None else set())
     # an unresolved call through a module the walk reached: as if its symbol called the target
@@ -252,5 +259,5 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
 def _importers(g, f: int) -> set[int]:
     lo, hi = int(g.step_ptr[f]), int(g.step_ptr[f + 1])
     imports = g.kinds.index("IMPORTS") if "IMPORTS" in g.kinds else -1
-    return set(g.step_node[lo:hi][g.step_kind[lo:hi] == imports].tolist())
+    return set(g.step_node[lo:hi][g.e["kind"][g.step_edge[lo:hi]] == imports].tolist())
 

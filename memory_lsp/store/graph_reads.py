@@ -1,8 +1,13 @@
-"""Columnar reads for the in-memory impact graph (graph/impact.py): plain scans fetched as numpy
-columns (graph/ interns the names; a join against a numbered node table in SQL costs tens of
-milliseconds per query even on a tiny index, and the first lenses wait for the graph).
+"""Columnar reads for the in-memory impact graph (graph/impact.py), fetched as numpy columns.
 
-All reads of one load run in one read transaction, so they see the same index.
+A whole load numbers every node name in SQL (a temporary table of the names in byte order) and
+reads the edges, symbols and call sites as integer ids: no Python string per row, so the load's
+transient peak is the numbers, not a million short-lived strings that the allocator keeps
+after they are freed. The names come back once, as one string. A graph that follows an edit
+(`edge_fingerprints`, `edges_at`, `files_state`, `symbols_of_files`, `call_sites_of_files`)
+reads what changed only, names as text (a few hundred rows).
+
+All reads of one load (or one update) run in one read transaction, so they see the same index.
 """
 
 from __future__ import annotations
@@ -10,6 +15,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import numpy as np
+
+SEP = "\x1f"  # joins lists of names into one parameter (binding a list costs ~85 us an element)
+IN_NAMES = f"(SELECT unnest(string_split(?, '{SEP}')))"
 
 
 @contextmanager
@@ -19,52 +27,175 @@ def graph_transaction(cur):
     try:
         yield cur
     finally:
-        cur.execute("ROLLBACK")  # nothing was written
+        cur.execute("ROLLBACK")  # nothing was written (the temporary tables go with it)
+
+
+def release_memory(cur, limit_mb: int) -> None:
+    """Make DuckDB hand back to the system what its operators freed: its allocator keeps it
+    otherwise (a graph load's joins and sorts leave 80-150 MB of RSS behind at 10,000 files).
+    Setting the memory limit, even to the value it has, flushes the allocator; nothing is
+    evicted and no query can run short of memory."""
+    cur.execute(f"SET memory_limit = '{int(limit_mb)}MB'")
+
+
+# what identifies an edge's content for the graph: two rows with the same fingerprint give the
+# graph the same steps and call-site confidences (hash() is DuckDB's 64-bit hash)
+EDGE_FINGERPRINT = ("hash(e.src, e.dst, e.kind, e.src_path, e.dst_path, e.line, e.confidence, e.strategy, "
+                    "e.score, e.name)")
+FILE_FINGERPRINT = "hash(f.hash, coalesce(f.is_test, false))"
+
+# the names of the nodes, gathered one source at a time (one UNION of all seven held every
+# edge end's string in one hash table: +200 MB at 10,000 files)
+_NAMES = ("SELECT path FROM files", "SELECT id FROM symbols", "SELECT path FROM symbols",
+          "SELECT coalesce(src, '') FROM edges", "SELECT coalesce(dst, '') FROM edges",
+          "SELECT coalesce(src_path, '') FROM edges", "SELECT coalesce(dst_path, '') FROM edges")
+
+
+def names(cur, release=None) -> tuple[str, np.ndarray]:
+    """Number every node name (files, symbols, edge ends) in byte order in a temporary table:
+    (the names in id order joined as one string, the length of each in UTF-8 bytes)."""
+    release = release or (lambda _cur: None)
+    cur.execute("CREATE TEMP TABLE _graph_names (name VARCHAR)")
+    for source in _NAMES:
+        cur.execute(f"INSERT INTO _graph_names SELECT DISTINCT name FROM ({source}) AS s(name) "
+                    "WHERE name NOT IN (SELECT name FROM _graph_names)")
+        release(cur)
+    cur.execute("CREATE TEMP TABLE _graph_nodes AS SELECT name, "
+                "(row_number() OVER (ORDER BY encode(name)) - 1)::INTEGER AS id FROM _graph_names")
+    cur.execute("DROP TABLE _graph_names")
+    release(cur)
+    lengths = cur.execute("SELECT strlen(name) AS n FROM _graph_nodes ORDER BY id").fetchnumpy()["n"]
+    joined = cur.execute("SELECT coalesce(string_agg(name, '' ORDER BY id), '') FROM _graph_nodes").fetchall()[0][0]
+    return joined, lengths.astype(np.int64)
 
 
 def files(cur) -> dict[str, np.ndarray]:
-    """Every indexed file: path, is_test."""
-    return cur.execute("SELECT path, coalesce(is_test, false) AS is_test FROM files ORDER BY path").fetchnumpy()
+    """Every indexed file: node id, is_test, fingerprint (its content hash and test flag), the
+    hash of its path."""
+    return cur.execute(f"""SELECT n.id, coalesce(f.is_test, false) AS is_test, {FILE_FINGERPRINT} AS fp,
+                                  hash(f.path) AS ph
+                           FROM files f JOIN _graph_nodes n ON n.name = f.path ORDER BY n.id""").fetchnumpy()
 
 
-def symbols(cur) -> dict[str, np.ndarray]:
-    """The symbol rows of every file (duplicates kept) as `store.code.symbols_of` lists them:
-    id, path and name, by path then start line."""
-    return cur.execute("SELECT id, path, name FROM symbols ORDER BY path, start_line, rowid").fetchnumpy()
-
-
-EDGE_TEXT = ("src", "dst", "src_path", "dst_path", "kind", "strategy")
-
-
-def edge_columns(cur) -> dict[str, np.ndarray]:
-    """Every edge's numbers in table order (as `store.edges.all_edges`): line (-1: none),
-    confidence, score (0 for none)."""
-    return cur.execute("SELECT coalesce(line, -1) AS line, confidence, coalesce(score, 0.0) AS score "
-                       "FROM edges").fetchnumpy()
-
-
-def edge_text(cur, column: str) -> np.ndarray:
-    """One text column of every edge in table order (strategy: '' for none): one at a time, so a
-    load never holds every edge's names as Python strings at once."""
-    if column not in EDGE_TEXT:
+def labels(cur, column: str) -> list[str]:
+    """The distinct values of an edge's text column (kind, strategy: '' for none)."""
+    if column not in ("kind", "strategy"):
         raise ValueError(column)
-    return cur.execute(f"SELECT coalesce({column}, '') AS v FROM edges").fetchnumpy()["v"]
+    return [r[0] for r in cur.execute(f"SELECT DISTINCT coalesce({column}, '') FROM edges ORDER BY 1").fetchall()]
+
+
+def edge_ends(cur, column: str) -> np.ndarray:
+    """One end of every edge (src, dst, src_path, dst_path) as node ids, in table order: one join
+    at a time (four at once hold four hash tables and a wide sort: +170 MB at 10,000 files)."""
+    if column not in ("src", "dst", "src_path", "dst_path"):
+        raise ValueError(column)
+    return cur.execute(f"SELECT n.id FROM edges e JOIN _graph_nodes n ON n.name = coalesce(e.{column}, '') "
+                       "ORDER BY e.rowid").fetchnumpy()["id"]
+
+
+def edges(cur, kinds: list[str], strategies: list[str]) -> dict[str, np.ndarray]:
+    """Every edge's other columns in table order: kind and strategy as indexes into the given
+    lists, line (-1: none), confidence, score (0 for none), fingerprint, rowid."""
+    return cur.execute(f"""
+        SELECT (list_position(?, coalesce(e.kind, '')) - 1)::TINYINT AS kind,
+               (list_position(?, coalesce(e.strategy, '')) - 1)::SMALLINT AS strategy,
+               coalesce(e.line, -1)::INTEGER AS line, e.confidence::DOUBLE AS confidence,
+               coalesce(e.score, 0.0)::DOUBLE AS score, {EDGE_FINGERPRINT} AS fp, e.rowid AS r
+        FROM edges e ORDER BY e.rowid""", [kinds, strategies]).fetchnumpy()
 
 
 _CALL_SITES = """
     WITH best AS (SELECT src_path, line, name, max(confidence) AS c FROM edges WHERE kind = 'CALLS'
-                  GROUP BY src_path, line, name)
-    SELECT r.name, coalesce(b.c, '-inf'::DOUBLE) AS best
+                  {where_edges} GROUP BY src_path, line, name)
+    SELECT r.path, r.name, coalesce(b.c, '-inf'::DOUBLE) AS best
     FROM refs r LEFT JOIN best b ON b.src_path = r.path AND b.line = r.line AND b.name = r.name
-    WHERE r.kind = 'call' AND r.name IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')"""
+    WHERE r.kind = 'call' AND r.name IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
+          {where_refs}"""
 
 
-def call_site_confidences(cur) -> dict[str, np.ndarray]:
-    """Every call site that `store.code.unresolved_call_sites` may count (not a builtin's nor a
-    local's), with the best confidence of the CALLS edges that resolve it (-inf: none), by name
-    then confidence (`best`), and each name once with its number of sites (`name`, `sites`): the
-    count of those below a threshold is then a bisection per name. Names come once, not per
-    site: a million call sites would be a million Python strings."""
-    names = cur.execute(f"SELECT name, count(*) AS sites FROM ({_CALL_SITES}) GROUP BY name ORDER BY name").fetchnumpy()
-    best = cur.execute(f"SELECT best FROM ({_CALL_SITES}) ORDER BY name, best").fetchnumpy()["best"]
-    return {"name": names["name"], "sites": names["sites"], "best": best}
+def call_names(cur) -> tuple[str, np.ndarray]:
+    """Number the names of every call site that `store.code.unresolved_call_sites` may count
+    (and every symbol's name, with no sites yet: a file's symbols then always have their name's
+    id) in a temporary table; (the names joined, their lengths) as `names`."""
+    cur.execute("CREATE TEMP TABLE _graph_calls AS SELECT name, (row_number() OVER (ORDER BY encode(name)) - 1)::INTEGER "
+                "AS k FROM (SELECT name FROM refs r WHERE r.kind = 'call' AND r.name IS NOT NULL AND "
+                "coalesce(r.rtype, '') NOT IN ('builtin', 'local') UNION SELECT name FROM symbols WHERE name IS NOT NULL)")
+    lengths = cur.execute("SELECT strlen(name) AS n FROM _graph_calls ORDER BY k").fetchnumpy()["n"]
+    joined = cur.execute("SELECT coalesce(string_agg(name, '' ORDER BY k), '') FROM _graph_calls").fetchall()[0][0]
+    return joined, lengths.astype(np.int64)
+
+
+def call_sites(cur, release=None) -> dict[str, np.ndarray]:
+    """Every such call site, by name id (`call_names`): its file's node id and the best
+    confidence of the CALLS edges that resolve it (-inf: none). In three steps over ids, so that
+    `release` can hand the memory of each back before the next (one query over the names: +120
+    MB at 10,000 files)."""
+    release = release or (lambda _cur: None)
+    cur.execute("""CREATE TEMP TABLE _graph_best AS
+        SELECT n.id AS file, e.line, c.k AS name, max(e.confidence) AS c FROM edges e
+        JOIN _graph_nodes n ON n.name = e.src_path JOIN _graph_calls c ON c.name = e.name
+        WHERE e.kind = 'CALLS' GROUP BY ALL""")
+    release(cur)
+    cur.execute("""CREATE TEMP TABLE _graph_sites AS
+        SELECT coalesce(n.id, -1) AS file, r.line, c.k AS name FROM refs r
+        LEFT JOIN _graph_nodes n ON n.name = r.path JOIN _graph_calls c ON c.name = r.name
+        WHERE r.kind = 'call' AND r.name IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""")
+    release(cur)
+    return cur.execute("""SELECT s.name, s.file::INTEGER AS file, coalesce(b.c, '-inf'::DOUBLE)::DOUBLE AS best
+                          FROM _graph_sites s LEFT JOIN _graph_best b
+                          ON b.file = s.file AND b.line = s.line AND b.name = s.name ORDER BY s.name""").fetchnumpy()
+
+
+def symbols(cur, release=None) -> dict[str, np.ndarray]:
+    """The symbol rows of every file (duplicates kept) as `store.code.symbols_of` lists them, by
+    path then start line: node id, its file's node id, its name's id among the call names (-1:
+    none). One join at a time in table order, sorted here (three joins and a sort by path at
+    once: +80 MB at 10,000 files)."""
+    release = release or (lambda _cur: None)
+    cols = {}
+    for column, sql in (("node", "SELECT n.id AS v FROM symbols s JOIN _graph_nodes n ON n.name = s.id"),
+                        ("path", "SELECT n.id AS v FROM symbols s JOIN _graph_nodes n ON n.name = s.path"),
+                        ("call", "SELECT coalesce(c.k, -1)::INTEGER AS v FROM symbols s "
+                                 "LEFT JOIN _graph_calls c ON c.name = s.name"),
+                        ("line", "SELECT coalesce(s.start_line, 2147483647) AS v FROM symbols s")):
+        cols[column] = cur.execute(f"{sql} ORDER BY s.rowid").fetchnumpy()["v"]
+        release(cur)
+    order = np.lexsort((cols.pop("line"), cols["path"]))  # stable: table order on ties, as rowid
+    return {c: v[order] for c, v in cols.items()}
+
+
+# -- what an update reads -------------------------------------------------------------------------
+def edge_fingerprints(cur) -> dict[str, np.ndarray]:
+    """Every edge's rowid and fingerprint, in table order."""
+    return cur.execute(f"SELECT e.rowid AS r, {EDGE_FINGERPRINT} AS fp FROM edges e ORDER BY e.rowid").fetchnumpy()
+
+
+def edges_at(cur, rowids: np.ndarray) -> dict[str, np.ndarray]:
+    """The edges at these rowids (of this transaction), in table order, their text as text."""
+    return cur.execute(f"""
+        SELECT coalesce(src, '') AS src, coalesce(dst, '') AS dst, coalesce(src_path, '') AS src_path,
+               coalesce(dst_path, '') AS dst_path, coalesce(kind, '') AS kind, coalesce(strategy, '') AS strategy,
+               coalesce(line, -1)::INTEGER AS line, confidence::DOUBLE AS confidence,
+               coalesce(score, 0.0)::DOUBLE AS score, {EDGE_FINGERPRINT} AS fp
+        FROM edges e WHERE rowid IN (SELECT unnest(string_split(?, ','))::BIGINT) ORDER BY rowid""",
+                       [",".join(map(str, rowids.tolist()))]).fetchnumpy()
+
+
+def files_state(cur) -> dict[str, np.ndarray]:
+    """Every indexed file: path, is_test, fingerprint, the hash of its path."""
+    return cur.execute(f"SELECT f.path, coalesce(f.is_test, false) AS is_test, {FILE_FINGERPRINT} AS fp, "
+                       "hash(f.path) AS ph FROM files f").fetchnumpy()
+
+
+def symbols_of_files(cur, paths: list[str]) -> dict[str, np.ndarray]:
+    """The symbol rows of these files as `symbols` orders them: id, path, name."""
+    return cur.execute(f"SELECT id, path, name FROM symbols WHERE path IN {IN_NAMES} "
+                       "ORDER BY path, start_line, rowid", [SEP.join(paths)]).fetchnumpy()
+
+
+def call_sites_of_files(cur, paths: list[str]) -> dict[str, np.ndarray]:
+    """`call_sites` of these files only: path, name, best."""
+    where_edges = f"AND src_path IN {IN_NAMES}"
+    where_refs = f"AND r.path IN {IN_NAMES}"
+    sql = _CALL_SITES.format(where_edges=where_edges, where_refs=where_refs)
+    return cur.execute(sql, [SEP.join(paths)] * 2).fetchnumpy()

@@ -11,10 +11,12 @@ read methods here (`memories`, `search`, `impact`, ...) are shorthands for
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from pathlib import Path
 
+from memory_lsp.graph.follow import follow
 from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.graph.passes import PASSES
 from memory_lsp.index import indexer
@@ -26,12 +28,14 @@ from memory_lsp.memory.secrets import redact_file_text
 from memory_lsp.paths import memory_dir, relpath, workspace_root
 from memory_lsp.settings import Settings
 from memory_lsp.store import Store
-from memory_lsp.store import code
+from memory_lsp.store import code, graph_reads
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import search as search_sql
 from memory_lsp.workspace import queries
 from memory_lsp.workspace.lookup import IndexLookup
 from memory_lsp.workspace.snapshot import MemoryView, Snapshot
+
+log = logging.getLogger(__name__)
 
 
 class Workspace:
@@ -45,6 +49,7 @@ class Workspace:
         self._graph: ImpactGraph | None = None
         self._graph_generation = -1  # the generation the graph was loaded at
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
+        self._graph_whole = True  # the next graph is read whole (after a full run), not followed from the last
         self.memory_limit_mb: int | None = None
         self._log_signature = store.meta("memory_log")  # the log as the projection last saw it
         self._memories_embedded: str | None = None  # the log signature whose memories have vectors
@@ -79,6 +84,7 @@ class Workspace:
             self.store.set_memory_limit(self.memory_limit_mb)
         with self._graph_lock:
             self._retriever, self._graph, self._generation = None, None, self._generation + 1
+            self._graph_whole = True
         self._log_signature = None
         self._snapshot = self._initial_snapshot()
 
@@ -113,7 +119,7 @@ class Workspace:
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
         report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers,
                              passes=PASSES, redact=redact_file_text)
-        self._code_changed(report)
+        self._code_changed(report, whole=True)
         return report
 
     def reindex(self, paths: dict[str, bytes | None]) -> indexer.IndexReport:
@@ -125,13 +131,18 @@ class Workspace:
             self._code_changed(report)
         return report
 
-    def _code_changed(self, report: indexer.IndexReport) -> None:
+    def _code_changed(self, report: indexer.IndexReport, whole: bool = False) -> None:
         """After an index run: a new generation if any file changed; citations resolved again
-        (a full run also refreshes the git history that git-mined memories come from)."""
+        (a full run also refreshes the git history that git-mined memories come from). After a
+        full run the next graph is read whole; after a re-index of some files it follows the last."""
         if report.parsed or report.deleted:
+            if whole:
+                self._graph_whole = True
             self._generation += 1
         search_sql.mark_dirty(self.store)
         self.sync_memories(code_changed=True)
+        if self.memory_limit_mb:  # what the run's queries freed, back to the system
+            self._release_memory(self.store.cursor())
 
     def memories_outdated(self) -> bool:
         """Has the log changed (another process, a merge) since the projection was built?"""
@@ -196,10 +207,25 @@ class Workspace:
         with self._graph_lock:
             generation = self._generation
             if self._graph is None or self._graph_generation != generation:
-                graph = ImpactGraph.load(self.store)
+                whole, self._graph_whole = self._graph_whole or self._graph is None, False
+                release = self._release_memory if self.memory_limit_mb else None
+                graph = None if whole else self._follow(release)  # None: too much changed
+                if graph is None:
+                    graph = ImpactGraph.load(self.store, release)
                 self._graph, self._graph_generation = graph, generation
                 self._publish(self._snapshot.memories, indexed=self._snapshot.indexed)
             return self._graph
+
+    def _follow(self, release) -> ImpactGraph | None:
+        try:
+            return follow(self._graph, self.store, release)
+        except Exception:  # a bug there must cost a whole load, never the graph
+            log.exception("following the impact graph failed: reading it whole")
+            return None
+
+    def _release_memory(self, cur) -> None:
+        """A long-lived process (a memory limit was set): DuckDB's freed memory back to the system."""
+        graph_reads.release_memory(cur, self.memory_limit_mb)
 
     def graph_is_current(self) -> bool:
         return self._graph is not None and self._graph_generation == self._generation

@@ -1,0 +1,133 @@
+"""Where a warm server's memory goes (issue 13 item 4): the steps of a warm start, one process.
+
+The server's own steps, in its order, on an index that is already built: the server's imports;
+`Workspace.open` with the server's DuckDB limit (server/folders.py: DUCKDB_MEMORY_MB); the no-op
+index run of a warm start; the impact graph's load; the hovers' and lenses' reads (symbols and
+counts of `--files` files); a graph that follows a one-file edit (a function appended, the
+buffer re-indexed); the retriever's copies (two searches: the second loads the BM25 postings
+and the file links). After each: RSS (VmRSS), the peak so far (VmHWM), DuckDB's own memory
+(`duckdb_memory()`, by tag) and, with `--trace`, the Python heap held and its peak in the step
+(tracemalloc: slower, so RSS figures of a traced run are not the server's).
+
+    python bench/bench_server_memory.py --workspace <a built workspace> [--files 200] [--trace]
+
+Prints one JSON line per step and a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+
+def status(field: str) -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def duckdb_mb(ws) -> dict[str, float]:
+    rows = ws.store.cursor().execute(
+        "SELECT tag, memory_usage_bytes FROM duckdb_memory() WHERE memory_usage_bytes > 0").fetchall()
+    return {tag: round(b / 2 ** 20, 1) for tag, b in rows}
+
+
+class Steps:
+    def __init__(self, trace: bool):
+        self.trace = trace
+        self.rows: list[dict] = []
+        self.ws = None
+        if trace:
+            import tracemalloc
+
+            tracemalloc.start()
+        self.started = time.perf_counter()
+
+    def done(self, name: str, **extra) -> None:
+        row = {"step": name, "seconds": round(time.perf_counter() - self.started, 2),
+               "rss_mb": round(status("VmRSS"), 1), "hwm_mb": round(status("VmHWM"), 1)}
+        if self.ws is not None:
+            db = duckdb_mb(self.ws)
+            row["duckdb_mb"], row["duckdb_tags"] = round(sum(db.values()), 1), db
+        if self.trace:
+            import tracemalloc
+
+            held, peak = tracemalloc.get_traced_memory()
+            row["heap_mb"], row["heap_peak_mb"] = round(held / 2 ** 20, 1), round(peak / 2 ** 20, 1)
+            tracemalloc.reset_peak()
+        row.update(extra)
+        self.rows.append(row)
+        print(json.dumps(row), flush=True)
+        self.started = time.perf_counter()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workspace", required=True)
+    ap.add_argument("--files", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    steps = Steps(args.trace)
+    steps.done("python")
+    import numpy  # noqa: F401
+    from lsprotocol import types  # noqa: F401
+
+    from memory_lsp.server import folders, server  # noqa: F401
+    from memory_lsp.workspace import Workspace
+    steps.done("imports (server, lsprotocol, pygls, numpy)")
+
+    ws = Workspace.open(args.workspace, memory_limit_mb=folders.DUCKDB_MEMORY_MB)
+    steps.ws = ws
+    steps.done("Workspace.open (DuckDB, memories)")
+    report = ws.index()
+    steps.done("no-op index run", parsed=report.parsed, files=report.files)
+    graph = ws.load_graph()
+    steps.done("impact graph loaded", nodes=len(graph.names), steps=len(graph.step_node))
+
+    snap = ws.snapshot()
+    paths = sorted(p for p, in ws.store.cursor().execute("SELECT path FROM files WHERE path LIKE '%.py'").fetchall())
+    rng = random.Random(args.seed)
+    chosen = rng.sample(paths, min(args.files, len(paths)))
+    for path in chosen:
+        snap.impact_counts(path, path, 2)
+        for s in snap.symbols(path):
+            snap.impact_counts(f"{path}::{s.qualname}", path, 2)
+    steps.done("hovers and lenses of the files (symbols, counts)", files=len(chosen))
+
+    target = Path(args.workspace) / chosen[0]
+    text = target.read_bytes()
+    try:
+        ws.reindex({str(target): text + b"\n\ndef bench_memory_added():\n    return 1\n"})
+        started = time.perf_counter()
+        ws.load_graph()
+        follow_s = time.perf_counter() - started
+    finally:
+        ws.reindex({str(target): text})  # the index as it was
+        ws.load_graph()
+    steps.done("one file re-indexed, graph followed (and back)", follow_s=round(follow_s, 3))
+
+    for query in ("parse a configuration file", "JSONDecoder"):
+        ws.search(query, k=10)
+    steps.done("retriever: two searches (BM25 postings, links)")
+    if args.out:
+        Path(args.out).write_text(json.dumps(steps.rows, indent=1))
+    print("| step | RSS MB | peak MB | DuckDB MB | heap MB (peak) | s |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for r in steps.rows:
+        heap = f"{r['heap_mb']} ({r['heap_peak_mb']})" if "heap_mb" in r else "-"
+        print(f"| {r['step']} | {r['rss_mb']} | {r['hwm_mb']} | {r.get('duckdb_mb', '-')} | {heap} | {r['seconds']} |")
+    ws.close()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
