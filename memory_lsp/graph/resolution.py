@@ -36,7 +36,8 @@ def resolve_all(store: Store, cur) -> None:
     release_freed_memory()  # what the writes freed, before DuckDB takes its share
     # one DuckDB thread: under the memory limit two threads' partitions spilled more; resolution took
     # 2.5-5.4 s instead of 4.2-8.7 s on the stdlib (BENCHMARKS.md z)
-    with store.bulk(), store.single_threaded():
+    references = cur.execute("SELECT count(*) FROM refs").fetchall()[0][0]
+    with store.bulk(), store.single_threaded(), store.memory_for(references):
         _resolve(store, cur, None)
 
 

@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from memory_lsp.store import db
 from memory_lsp.store.db import Store
 from memory_lsp.store.ingest import insert_columns, release_freed_memory
 
@@ -43,5 +44,26 @@ def test_the_indexing_connection_has_a_memory_limit_and_bulk_settings(tmp_path):
         with store.bulk():
             assert store.conn.execute("SELECT current_setting('preserve_insertion_order')").fetchall() == [(False,)]
         assert store.conn.execute("SELECT current_setting('preserve_insertion_order')").fetchall() == [(True,)]
+    finally:
+        store.close()
+
+
+def test_a_whole_workspace_resolution_gets_memory_in_proportion_and_gives_it_back(tmp_path):
+    """256 MB failed to resolve 25,000 files ("failed to pin block"): a run over many references
+    raises the limit for its length; a small one keeps the small limit."""
+    store = Store.open(tmp_path / "m.duckdb")
+
+    def limit_mb() -> float:
+        value, unit = store.conn.execute("SELECT current_setting('memory_limit')").fetchall()[0][0].split()
+        return float(value) * {"MiB": 1, "GiB": 1024}[unit]
+
+    try:
+        small = limit_mb()
+        with store.memory_for(1000):
+            assert limit_mb() == small
+        with store.memory_for(5_000_000):  # about the references of 25,000 files
+            wanted = min(5_000_000 * db.BYTES_PER_RESOLVED_ROW, db._physical_memory() / 2) / 2**20
+            assert limit_mb() >= wanted * 0.95  # DuckDB shows it rounded: '3.5 GiB'
+        assert abs(limit_mb() - small) < 1
     finally:
         store.close()
