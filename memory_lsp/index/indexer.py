@@ -82,6 +82,11 @@ class IndexReport:
     skipped: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     recovered: str | None = None
+    relinked: int = 0  # unchanged files whose imports now land elsewhere (package.json, go.mod... changed)
+
+    @property
+    def code_changed(self) -> bool:
+        return bool(self.parsed or self.deleted or self.relinked)
 
 
 def parse_one(root: str, cand: Candidate, settings: Settings, data: bytes | None = None) -> FileFacts | Skip:
@@ -165,6 +170,7 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
             writer.add(batch)
         writer.add([Skip(*s) for s in skipped])
         changes = writer.finish(root)
+        report.relinked = len(changes.rebound - changes.changed)
         if passes is not None:
             passes.link(store, cur, changes)
         if only is None:  # nothing reads it; on an editor's run the write cost two statements

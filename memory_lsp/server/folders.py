@@ -306,7 +306,7 @@ class Folder:
         except Exception:
             log.exception("re-indexing %s failed", ", ".join(paths))
             return
-        if report.parsed or report.deleted:
+        if report.code_changed:
             self._after_code_change({self.ws.relpath(p) for p in paths})
         else:
             self.on_change(self, {self.ws.relpath(p) for p in paths})
@@ -386,13 +386,13 @@ class Folder:
         try:
             for changes in watchfiles.watch(self.path, stop_event=self._stop, debounce=300, rust_timeout=1000,
                                             yield_on_timeout=False, raise_interrupt=False):
-                paths = {}
+                paths, inputs = {}, (self.ws.resolver_inputs() if self.ws is not None else set())  # go.mod...
                 for _change, full in changes:
                     rel = Path(full).relative_to(self.path).as_posix()
-                    if rel in self.open_buffers or classify(rel) is None or excluded(rel, settings) \
-                            or in_environment(self.path, rel):  # a `pip install` is not an edit
-                        continue
-                    paths[rel] = None
+                    code = classify(rel) is not None or rel in inputs
+                    if code and rel not in self.open_buffers and not excluded(rel, settings) \
+                            and not in_environment(self.path, rel):  # a `pip install` is not an edit
+                        paths[rel] = None
                 if paths:
                     log.info("changed on disk: %s", ", ".join(sorted(paths)[:10]))
                     self.reindex(paths)

@@ -127,15 +127,20 @@ class Workspace:
         only = {self.relpath(p): data for p, data in paths.items()}
         report = indexer.run(self.store, self.root, self.settings, only=only, passes=PASSES,
                              redact=redact_file_text)
-        if report.parsed or report.deleted:
+        if report.code_changed:
             self._code_changed(report)
         return report
+
+    def resolver_inputs(self) -> set[str]:
+        """The files the import resolvers read but do not index (package.json, go.mod...): a
+        change to one is a change to the code."""
+        return set(json.loads(self.store.meta("resolver_inputs") or "{}"))
 
     def _code_changed(self, report: indexer.IndexReport, whole: bool = False) -> None:
         """After an index run: a new generation if any file changed; citations resolved again
         (a full run also refreshes the git history that git-mined memories come from). After a
         full run the next graph is read whole; after a re-index of some files it follows the last."""
-        if report.parsed or report.deleted:
+        if report.code_changed:
             if whole:
                 self._graph_whole = True
             self._generation += 1

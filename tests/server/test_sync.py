@@ -167,3 +167,27 @@ async def test_the_cli_reads_through_the_running_server(module_client, module_pr
     done = cli(module_project, "impact", "app/core.py::parse", "--json")
     assert done.returncode == 0, done.stderr
     assert '"tests/test_core.py"' in done.stdout
+
+
+async def test_a_saved_package_json_moves_imports_in_the_running_server(tmp_path):
+    """package.json is not code, but its `exports` decide where `import "pkg/x"` lands: the
+    watcher hands it to a run, and the lenses follow without any source file changing."""
+    import json
+
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "package.json").write_text(json.dumps({"name": "pkg", "exports": {"./x": "./src/x.ts"}}))
+    (root / "src/x.ts").write_text("export function f() { return 1 }\n")
+    (root / "src/y.ts").write_text("export function f() { return 2 }\n")
+    (root / "src/a.ts").write_text('import { f } from "pkg/x"\n\nexport const g = () => f()\n')
+    async with running(root, options={"codeLens": {"minDependents": 1}}) as lsp:
+        doc = open_doc(lsp, root, "src/y.ts")
+
+        async def titles():
+            return [lens.command.title for lens in await lenses(lsp, doc)]
+        assert not any("dependent" in title for title in await titles())
+        (root / "package.json").write_text(json.dumps({"name": "pkg", "exports": {"./x": "./src/y.ts"}}))
+
+        async def moved():
+            return any("dependent" in title for title in await titles())
+        await wait_for(moved, what="src/a.ts to depend on src/y.ts once package.json says so")
