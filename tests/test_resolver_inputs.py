@@ -6,18 +6,22 @@ import json
 from memory_lsp.workspace import Workspace
 
 
+# `import "pkg/x"` lands where package.json's `exports` says: src/x.ts, or src/y.ts once it changes
+SELF_IMPORT = {
+    "package.json": json.dumps({"name": "pkg", "exports": {"./x": "./src/x.ts"}}),
+    "src/x.ts": "export function f() { return 1 }\n",
+    "src/y.ts": "export function f() { return 2 }\n",
+    "src/a.ts": 'import { f } from "pkg/x"\n\nexport const g = () => f()\n',
+}
+
+
 def _imports(ws):
     return ws.store.cursor().execute(
         "SELECT src, dst, strategy FROM edges WHERE kind = 'IMPORTS' ORDER BY ALL").fetchall()
 
 
 def test_a_changed_package_json_moves_the_imports_of_unchanged_files(tmp_path, write_files):
-    root = write_files(tmp_path / "ws", {
-        "package.json": json.dumps({"name": "pkg", "exports": {"./x": "./src/x.ts"}}),
-        "src/x.ts": "export function f() { return 1 }\n",
-        "src/y.ts": "export function f() { return 2 }\n",
-        "src/a.ts": 'import { f } from "pkg/x"\n\nexport const g = () => f()\n',
-    })
+    root = write_files(tmp_path / "ws", SELF_IMPORT)
     ws = Workspace.open(root)
     ws.index(workers=0)
     assert ("src/a.ts", "src/x.ts") in {(s, d) for s, d, _ in _imports(ws)}
@@ -36,12 +40,7 @@ def test_a_changed_package_json_moves_the_imports_of_unchanged_files(tmp_path, w
 def test_an_editor_run_for_the_changed_package_json_is_a_change_to_the_code(tmp_path, write_files):
     """What the server's watcher hands over when package.json is saved: a run of that one path.
     It parses nothing, yet imports land elsewhere: the report says so, and the graph is stale."""
-    root = write_files(tmp_path / "ws", {
-        "package.json": json.dumps({"name": "pkg", "exports": {"./x": "./src/x.ts"}}),
-        "src/x.ts": "export function f() { return 1 }\n",
-        "src/y.ts": "export function f() { return 2 }\n",
-        "src/a.ts": 'import { f } from "pkg/x"\n\nexport const g = () => f()\n',
-    })
+    root = write_files(tmp_path / "ws", SELF_IMPORT)
     ws = Workspace.open(root)
     ws.index(workers=0)
     assert "package.json" in ws.resolver_inputs()
