@@ -45,6 +45,10 @@ FILES = {
     # a call the resolver cannot follow (`alias` is no definition), through an imported module
     "tests/test_alias.py": "from pkg import aliases\n\n\ndef test_alias():\n    assert aliases.alias() == 3\n",
     "tests/test_made.py": "def test_made(made):\n    assert made == 3\n",  # the same, in a fixture
+    # functions called through a dict: no test reaches them in the graph; the file-level rule
+    "pkg/registry.py": "def double(x):\n    return 2 * x\n\n\nFILTERS = {'double': double}\n",
+    "pkg/render.py": "from pkg.registry import FILTERS\n\n\ndef render(name, x):\n    return FILTERS[name](x)\n",
+    "tests/test_render.py": "from pkg.render import render\n\n\ndef test_render():\n    assert render('double', 2) == 4\n",
 }
 
 
@@ -102,6 +106,12 @@ def test_where_the_symbol_graph_knows_nothing_the_file_level_rule_stays(ws):
     # (a fixture's unresolved call: the tests using the fixture, not the conftest)
     assert selected(ws, "pkg/aliases.py") == ["tests/test_alias.py", "tests/test_made.py"]
     assert "tests/test_alias.py" not in selected(ws, "pkg/a.py")
+
+
+def test_code_no_test_reaches_in_the_graph_keeps_the_file_level_rule(ws):
+    # `double` runs only through FILTERS[name](x): the tests reaching its importers run it
+    assert selected(ws, "pkg/registry.py") == ["tests/test_render.py"]
+    assert selected(ws, "pkg/render.py") == ["tests/test_render.py"]  # reached in the graph: as before
 
 
 def test_a_class_held_in_an_attribute_runs_for_whoever_calls_through_it(ws):
@@ -168,6 +178,20 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     direct = {s for s, d in cur.execute(
         "SELECT src_path, dst_path FROM edges WHERE kind IN ('IMPORTS', 'ASSERTS_ON')").fetchall() if d == target_path}
     found |= {t for t in direct if t in tests and t not in known}
+    # no test reaches the target's own symbols (forwards from the tests' symbols): the file-level
+    # rule, tests asserting on a file of the answer or among its files
+    callees = defaultdict(set)
+    for node, their_callers in list(callers.items()):
+        for c in their_callers:
+            callees[c].add(node)
+    live = {s for s, p in symbols.items() if p in tests}
+    frontier = set(live)
+    while frontier:
+        frontier = {c for f in frontier for c in callees[f]} - live
+        live |= frontier
+    if not starts & live:
+        found |= {s for s, d in cur.execute("SELECT src_path, dst_path FROM edges WHERE kind = 'ASSERTS_ON'").fetchall()
+                  if d in files} | (files & tests)
     return sorted(found - {target_path})
 
 

@@ -245,10 +245,13 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     starts = np.concatenate([starts_of(g, target, target_path), np.array(blind, dtype=np.int64)])
     if len(starts):
         found.update(reach.test_files(g, starts))
-    # the file-level rule (as before): tests asserting on a file of the answer, tests walked to
+    # the file-level rule (as before): tests asserting on a file of the answer, tests walked to; for
+    # all when no test reaches the target through the symbol graph (called through a dict of
+    # functions, imported inside a function: the graph does not know how it runs)
+    unknown = own is not None and not reach.live[starts].any()
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
-    found.update(t for t in by_files if _ext(g.names[t]) not in reach.call_exts)
+    found.update(t for t in by_files if unknown or _ext(g.names[t]) not in reach.call_exts)
     if own is not None:  # no resolved call into the code: the tests that import the file or assert on it
         direct = _importers(g, own) | set(g.assert_src[g.assert_ptr[own]:g.assert_ptr[own + 1]].tolist())
         found.update(t for t in direct if g.is_test[t] and not reach.known[t])
