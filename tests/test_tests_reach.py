@@ -112,6 +112,7 @@ def test_code_no_test_reaches_in_the_graph_keeps_the_file_level_rule(ws):
     # `double` runs only through FILTERS[name](x): the tests reaching its importers run it
     assert selected(ws, "pkg/registry.py") == ["tests/test_render.py"]
     assert selected(ws, "pkg/render.py") == ["tests/test_render.py"]  # reached in the graph: as before
+    assert selected(ws, "pkg/registry.py::double") == []  # a symbol no test reaches: none
 
 
 def test_a_class_held_in_an_attribute_runs_for_whoever_calls_through_it(ws):
@@ -178,8 +179,8 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     direct = {s for s, d in cur.execute(
         "SELECT src_path, dst_path FROM edges WHERE kind IN ('IMPORTS', 'ASSERTS_ON')").fetchall() if d == target_path}
     found |= {t for t in direct if t in tests and t not in known}
-    # no test reaches the target's own symbols (forwards from the tests' symbols): the file-level
-    # rule, tests asserting on a file of the answer or among its files
+    # a file no test reaches (forwards from the tests' symbols): the file-level rule, tests
+    # asserting on a file of the answer or among its files
     callees = defaultdict(set)
     for node, their_callers in list(callers.items()):
         for c in their_callers:
@@ -189,7 +190,7 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     while frontier:
         frontier = {c for f in frontier for c in callees[f]} - live
         live |= frontier
-    if not starts & live:
+    if target == target_path and not starts & live:
         found |= {s for s, d in cur.execute("SELECT src_path, dst_path FROM edges WHERE kind = 'ASSERTS_ON'").fetchall()
                   if d in files} | (files & tests)
     return sorted(found - {target_path})

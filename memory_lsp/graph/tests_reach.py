@@ -246,9 +246,9 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     if len(starts):
         found.update(reach.test_files(g, starts))
     # the file-level rule (as before): tests asserting on a file of the answer, tests walked to; for
-    # all when no test reaches the target through the symbol graph (called through a dict of
-    # functions, imported inside a function: the graph does not know how it runs)
-    unknown = own is not None and not reach.live[starts].any()
+    # all when no test reaches a file through the symbol graph (its functions called through a dict:
+    # the graph does not know how it runs; a symbol no test reaches keeps its "0 tests")
+    unknown = own is not None and target == target_path and not reach.live[starts].any()
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
     found.update(t for t in by_files if unknown or _ext(g.names[t]) not in reach.call_exts)
