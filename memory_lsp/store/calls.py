@@ -14,11 +14,6 @@ from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _qu
 _IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"
 
 
-def reference_count(cur) -> int:
-    """How many references a whole-workspace resolution joins (its memory grows with them)."""
-    return cur.execute("SELECT count(*) FROM refs").fetchall()[0][0]
-
-
 def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
                  confidence: CallConfidence, max_candidates: int, scope: RefScope | None) -> None:
     """Resolve call and base-class references to symbols (CALLS and INHERITS edges).

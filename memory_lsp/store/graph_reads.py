@@ -30,14 +30,6 @@ def graph_transaction(cur):
         cur.execute("ROLLBACK")  # nothing was written (the temporary tables go with it)
 
 
-def release_memory(cur, limit_mb: int) -> None:
-    """Make DuckDB hand back to the system what its operators freed: its allocator keeps it
-    otherwise (a graph load's joins and sorts leave 80-150 MB of RSS behind at 10,000 files).
-    Setting the memory limit, even to the value it has, flushes the allocator; nothing is
-    evicted and no query can run short of memory."""
-    cur.execute(f"SET memory_limit = '{int(limit_mb)}MB'")
-
-
 # what identifies an edge's content for the graph: two rows with the same fingerprint give the
 # graph the same steps and call-site confidences (hash() is DuckDB's 64-bit hash)
 EDGE_FINGERPRINT = ("hash(e.src, e.dst, e.kind, e.src_path, e.dst_path, e.line, e.confidence, e.strategy, "

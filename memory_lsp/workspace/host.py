@@ -28,7 +28,7 @@ from memory_lsp.memory.secrets import redact_file_text
 from memory_lsp.paths import memory_dir, relpath, workspace_root
 from memory_lsp.settings import Settings
 from memory_lsp.store import Store
-from memory_lsp.store import code, graph_reads
+from memory_lsp.store import code
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import search as search_sql
 from memory_lsp.workspace import queries
@@ -214,9 +214,10 @@ class Workspace:
             if self._graph is None or self._graph_generation != generation:
                 whole, self._graph_whole = self._graph_whole or self._graph is None, False
                 release = self._release_memory if self.memory_limit_mb else None
-                graph = None if whole else self._follow(release)  # None: too much changed
-                if graph is None:
-                    graph = ImpactGraph.load(self.store, release)
+                with self.store.memory_for_references():  # 256 MB failed a load at 50,000 files
+                    graph = None if whole else self._follow(release)  # None: too much changed
+                    if graph is None:
+                        graph = ImpactGraph.load(self.store, release)
                 self._graph, self._graph_generation = graph, generation
                 self._publish(self._snapshot.memories, indexed=self._snapshot.indexed)
             return self._graph
@@ -230,7 +231,7 @@ class Workspace:
 
     def _release_memory(self, cur) -> None:
         """A long-lived process (a memory limit was set): DuckDB's freed memory back to the system."""
-        graph_reads.release_memory(cur, self.memory_limit_mb)
+        self.store.flush_memory(cur)
 
     def graph_is_current(self) -> bool:
         return self._graph is not None and self._graph_generation == self._generation

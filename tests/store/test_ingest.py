@@ -64,6 +64,13 @@ def test_a_whole_workspace_resolution_gets_memory_in_proportion_and_gives_it_bac
         with store.memory_for(5_000_000):  # about the references of 25,000 files
             wanted = min(5_000_000 * db.BYTES_PER_RESOLVED_ROW, db._physical_memory() / 2) / 2**20
             assert limit_mb() >= wanted * 0.95  # DuckDB shows it rounded: '3.5 GiB'
+            with store.memory_for(1000):  # a small raise beside it (another thread) keeps the large one
+                assert limit_mb() >= wanted * 0.95
+            assert limit_mb() >= wanted * 0.95
         assert abs(limit_mb() - small) < 1
+        store.set_memory_limit(128)  # a long-lived process's own limit: the base from then on
+        with store.memory_for(5_000_000):
+            assert limit_mb() >= wanted * 0.95
+        assert limit_mb() == 128
     finally:
         store.close()
