@@ -174,7 +174,7 @@ class ImpactGraph:
         self._counts: dict[tuple, tuple[int, int]] = {}
         self._lock = threading.Lock()
 
-    def _id(self, name: str | None) -> int | None:
+    def node_id(self, name: str | None) -> int | None:
         """The node id of a name this graph knows (a later graph may have added more)."""
         i = self.table.get(name) if name is not None else None
         return i if i is not None and i < self.n else None
@@ -249,12 +249,12 @@ class ImpactGraph:
         """Breadth first from the target, one level at a time: (the steps taken, the index of
         each one's parent in the previous level, the nodes reached), in the order a walk that
         visits each frontier node's steps best-scored first would reach them."""
-        start = self._id(target)
+        start = self.node_id(target)
         if start is None:
             return
         seen = np.zeros(self.n, dtype=bool)
         seen[start] = True
-        skip = self._id(target_path)
+        skip = self.node_id(target_path)
         if skip is not None:
             seen[skip] = True  # a file's own symbols never count as its dependents
         frontier = np.array([start], dtype=np.int64)
@@ -331,7 +331,7 @@ class ImpactGraph:
     def _small_counts(self, target: str, target_path: str, depth: int, min_confidence: float):
         """`counts` in plain Python while the walk stays within SMALL_WALK nodes (most lenses
         and hovers: numpy's fixed cost per call is larger there); None beyond."""
-        start, own = self._id(target), self._id(target_path)
+        start, own = self.node_id(target), self.node_id(target_path)
         if start is None:
             return (0, 0) if own is None else (0, len(self._tests(target, target_path, [])))
         ptr, step_node, step_conf = self.step_ptr, self.step_node, self.step_conf
@@ -357,20 +357,20 @@ class ImpactGraph:
 
     # -- what `impact` needs besides the walk ------------------------------------------------------------
     def has_file(self, path: str) -> bool:
-        i = self._id(path)
+        i = self.node_id(path)
         return i is not None and bool(self.is_file[i])
 
     def is_test_file(self, path: str) -> bool:
-        i = self._id(path)
+        i = self.node_id(path)
         return i is not None and bool(self.is_test[i])
 
     def has_symbol(self, node: str) -> bool:
-        i = self._id(node)
+        i = self.node_id(node)
         return i is not None and bool(self.is_symbol[i])
 
     def qualnames(self, path: str) -> list[str]:
         """The qualified names defined in `path`, in file order (as `store.code.symbols_of`)."""
-        i = self._id(path)
+        i = self.node_id(path)
         if i is None:
             return []
         rows = self.file_symbol[self.file_symbol_ptr[i]:self.file_symbol_ptr[i + 1]].tolist()
@@ -381,7 +381,7 @@ class ImpactGraph:
         CALLS edge at or above `min_confidence` resolves (as `store.code.unresolved_call_sites`)."""
         n_calls = len(self.call_ptr) - 1
         wanted = {k for k in (self.calls.get(n) for n in names) if k is not None and k < n_calls}
-        i = self._id(symbols_of)
+        i = self.node_id(symbols_of)
         if i is not None:
             rows = self.file_symbol_call[self.file_symbol_ptr[i]:self.file_symbol_ptr[i + 1]]
             wanted.update(rows[rows >= 0].tolist())

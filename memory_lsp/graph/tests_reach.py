@@ -35,7 +35,7 @@ BITS_BUDGET = 32 << 20  # bytes: each node's tests kept as bits up to this size,
 
 def _node(g, name: str, default=None):
     """The graph's node id of a name it knows."""
-    i = g._id(name)
+    i = g.node_id(name)
     return default if i is None else i
 
 

@@ -99,8 +99,7 @@ def would_list(root: Path, settings: Settings, rels: list[str]) -> set[str]:
     discovery would index: by the same rules (git's listing, or the walk's .gitignore files;
     excludes; environments; links), so that an incremental run never indexes what the next full
     run drops. Files already indexed were listed once and are not asked about."""
-    user = _Ignore.from_lines(list(settings.excludes))
-    rels = [r for r in rels if not excluded(r, settings) and not user.ignored(r, is_dir=False)
+    rels = [r for r in rels if not excluded(r, settings)  # the default and the user's excludes
             and not in_environment(root, r) and not os.path.islink(root / r)]
     if not rels:
         return set()
