@@ -10,7 +10,7 @@ import re
 import pytest
 from lsprotocol import types as t
 
-from conftest import MEMORIES, cli, hover_at, open_doc, uri
+from conftest import MEMORIES, cli, hover_at, open_doc, uri, wait_for
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -103,7 +103,11 @@ async def test_a_scoped_policy_shows_only_where_it_applies(module_client, module
 
 async def test_one_line_impact_summary(module_client, module_project):
     doc = open_doc(module_client, module_project, "app/core.py")
-    text = text_of(await hover_at(module_client, doc, 3))
+
+    async def with_impact():  # a hover never waits for the graph: the last test's edits re-index
+        text = text_of(await hover_at(module_client, doc, 3))
+        return text if "**Impact**" in text else None
+    text = await wait_for(with_impact, what="the graph after the last test's edits")
     impact = [line for line in text.splitlines() if line.startswith("**Impact**")]
     # parse is called by Store.add, api.handle and the test; the test file is the test to run
     assert impact == ["**Impact** of changing `parse`: 3 dependents, 1 test (depth 2)"]
