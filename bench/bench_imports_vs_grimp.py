@@ -310,6 +310,9 @@ class Compare:
                     "grimp does not scan it", path, line)
         if target.endswith(".pyi") and dst not in self.grimp_modules:
             return "target is a stub-only module (.pyi of a compiled module): unknown to grimp", path, line
+        if dst not in self.grimp_modules and self.in_namespace_portion(target):
+            return ("target is in a namespace portion (a folder without __init__.py inside a package): "
+                    "Python imports it, grimp does not scan it", path, line)
         if dst not in self.grimp_modules:
             return ("target lies under a folder that holds a package without being one: a source root "
                     "for our resolver (top-level import), an external import for grimp", path, line)
@@ -319,6 +322,11 @@ class Compare:
         if self.grimp_at.get((src, line)):
             return "same statement, grimp resolved to another module", path, line
         return "grimp records nothing for this statement", path, line
+
+    def in_namespace_portion(self, target: str) -> bool:
+        folder = (self.root / target).parent
+        return (not (folder / "__init__.py").exists() and (folder.parent / "__init__.py").exists()
+                and folder.parent != self.root)
 
     def run(self, examples: int) -> dict:
         out = {"package": self.name, "grimp_read": self.grimp["origin"],
