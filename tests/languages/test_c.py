@@ -244,3 +244,28 @@ def test_angle_includes_through_compile_commands(tmp_path):
         [("vendor/pub/x.h", "compile_commands")], [("vendor/pub/x.h", "compile_commands")],
         [("app/gen/config.h", "compile_commands")]]
     assert out[5] == EXTERNAL and out[6] == EXTERNAL
+
+
+def test_includes_under_a_preprocessor_condition_are_marked(tmp_path):
+    """An include inside #if/#ifdef/#ifndef (and their #else) holds in some builds only; a header's
+    include guard, with or without `#pragma once` before it, is not a condition."""
+    texts = {
+        "src/main.c": ('#include "util.h"\n#ifdef HAVE_NET\n#include "net.h"\n#else\n#include "stub.h"\n'
+                       '#endif\n#include <stdio.h>\n#include "last.h"\n'),
+        "src/util.h": ('#pragma once\n#ifndef UTIL_H  /* guard */\n#define UTIL_H\n#include "net.h"\n'
+                       '#if !defined(NO_STUB)\n#include "stub.h"\n#endif\n#endif\n'),
+        "src/net.h": "", "src/stub.h": "", "src/last.h": "",
+    }
+    for rel, text in texts.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    ctx = ResolveContext(root=tmp_path, paths=frozenset(texts))
+    rows = [ImportRow("src/main.c", 1, '"util.h"', None, None), ImportRow("src/main.c", 3, '"net.h"', None, None),
+            ImportRow("src/main.c", 5, '"stub.h"', None, None), ImportRow("src/main.c", 7, "<stdio.h>", None, None),
+            ImportRow("src/main.c", 8, '"last.h"', None, None), ImportRow("src/util.h", 4, '"net.h"', None, None),
+            ImportRow("src/util.h", 6, '"stub.h"', None, None)]
+    out = c_resolver.resolve(rows, ctx)
+    assert [[(t.path, t.strategy) for t in ts] for ts in out] == [
+        [("src/util.h", "relative")], [("src/net.h", "c_preprocessor")], [("src/stub.h", "c_preprocessor")],
+        [(None, "external")], [("src/last.h", "relative")], [("src/net.h", "relative")],
+        [("src/stub.h", "c_preprocessor")]]

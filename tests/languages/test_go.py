@@ -197,3 +197,18 @@ def test_build_constrained_files_keep_marked_edges(tmp_path):
         ("util/c.go", "go_build_tag"), ("util/d.go", "go_package")]
     assert out[1] == [Target("other/o.go", True, "go_build_tag")]  # from a constrained file
     assert out[2] == EXTERNAL
+
+
+def test_cgo_files_keep_marked_edges(tmp_path):
+    """go/build leaves a file that imports "C" out when cgo is disabled: its edges are conditional;
+    a "C" string after the imports is not cgo."""
+    ctx = _ctx(tmp_path, {
+        "go.mod": "module example.com/m\n",
+        "main.go": "package main\n",
+        "sys/plain.go": 'package sys\n\nimport "fmt"\n\nvar names = []string{\n\t"C"\n}\n',
+        "sys/cgo.go": 'package sys\n\n// #include <unistd.h>\nimport "C"\n\nfunc Page() int { return 0 }\n',
+        "sys/group.go": 'package sys\n\nimport (\n\t"fmt"\n\t"C"\n)\n',
+    })
+    out = go_resolver.resolve([ImportRow("main.go", 1, '"example.com/m/sys"', None, None)], ctx)
+    assert sorted((t.path, t.strategy) for t in out[0]) == [
+        ("sys/cgo.go", "go_build_tag"), ("sys/group.go", "go_build_tag"), ("sys/plain.go", "go_package")]

@@ -36,8 +36,8 @@ class Target(NamedTuple):
 
 
 EXTERNAL = [Target(None, False, "external")]
-# edges that hold only in some builds: Go build constraints, Rust #[cfg]
-CONDITIONAL_STRATEGIES = frozenset({"go_build_tag", "rust_cfg"})
+# edges that hold only in some builds: Go build constraints (cgo too), Rust #[cfg], C/C++ #if
+CONDITIONAL_STRATEGIES = frozenset({"go_build_tag", "rust_cfg", "c_preprocessor"})
 # families whose marks come from other files than the importer (the target's build constraint, a
 # parent module's #[cfg]): when one of their files changes, all their imports are resolved again
 MARKED_BY_OTHER_FILES = frozenset({"go", "rust"})

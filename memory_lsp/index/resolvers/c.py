@@ -12,12 +12,18 @@ with a compile_commands.json (at the root or in a top-level build folder), the `
 entry's folders, in order of first appearance. Without one, the folders named `include/` in
 the workspace (the nearest first, `include_dir`). A header found in no such folder is a system
 or library header: external.
+
+An include inside a preprocessor conditional (`#if`, `#ifdef`, `#ifndef`, their `#elif`/`#else`
+branches) holds only in some builds: its edge is kept, marked `c_preprocessor` (the condition is
+not evaluated). A header's include guard (a first directive `#ifndef X` or `#if !defined(X)`
+followed by `#define X`) is not a condition.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import re
 import shlex
 
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target, strip_quotes
@@ -58,8 +64,53 @@ def _common_prefix_len(a: str, b: str) -> int:
     return n
 
 
+_DIRECTIVE = re.compile(r"^\s*#\s*(\w+)\s*(.*)")
+_GUARD = re.compile(r"^!\s*defined\s*\(?\s*(\w+)\s*\)?\s*$")
+
+
 def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
-    return [_resolve_one(row, ctx) for row in rows]
+    out = []
+    for row in rows:
+        found = _resolve_one(row, ctx)
+        if found and found is not EXTERNAL and row.line in conditional_lines(ctx, row.path):
+            found = [Target(t.path, t.is_module, "c_preprocessor") for t in found]
+        out.append(found)
+    return out
+
+
+def conditional_lines(ctx: ResolveContext, path: str) -> frozenset[int]:
+    """The lines of `path` (1-based) inside a preprocessor conditional, include guards aside."""
+    known = ctx.cache.setdefault("c.conditional", {})
+    if path not in known:
+        known[path] = _conditional_lines(ctx.read_text(path) or "")
+    return known[path]
+
+
+def _conditional_lines(text: str) -> frozenset[int]:
+    if "#" not in text:
+        return frozenset()
+    lines = text.splitlines()
+    directives = [(i, m.group(1), m.group(2).strip()) for i, line in enumerate(lines, 1)
+                  if (m := _DIRECTIVE.match(line))]
+    guard_at = None
+    head = [d for d in directives if d[1] != "pragma"][:2]  # `#pragma once` may come first
+    if len(head) == 2 and head[0][1] in ("ifndef", "if") and head[1][1] == "define":
+        m = _GUARD.match(head[0][2]) if head[0][1] == "if" else None
+        name = head[0][2].split()[0] if head[0][1] == "ifndef" and head[0][2] else (m and m.group(1))
+        if name and head[1][2].split()[:1] == [name]:
+            guard_at = head[0][0]
+    inside: set[int] = set()
+    stack: list[bool] = []  # per open conditional: is it the include guard?
+    for n, (i, word, _rest) in enumerate(directives):
+        if word in ("if", "ifdef", "ifndef"):
+            stack.append(i == guard_at)
+        elif word == "endif" and stack:
+            stack.pop()
+        if not any(not guard for guard in stack):
+            continue
+        end = directives[n + 1][0] if n + 1 < len(directives) else len(lines) + 1
+        inside.update(range(i, end))
+    return frozenset(inside)
 
 
 def _resolve_one(row: ImportRow, ctx: ResolveContext) -> list[Target]:

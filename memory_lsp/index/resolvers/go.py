@@ -9,8 +9,9 @@ library, other modules) is external; a path under a workspace module with no suc
 unresolved.
 
 A file built only under a condition (a `//go:build` or `// +build` line before its package
-clause, or a `_GOOS`, `_GOARCH` or `_GOOS_GOARCH` name suffix, as go/build reads them) keeps its
-edges, marked `go_build_tag`: an import from it, and an import that reaches it.
+clause, or a `_GOOS`, `_GOARCH` or `_GOOS_GOARCH` name suffix, as go/build reads them; or an
+`import "C"`, which go/build builds only with cgo enabled) keeps its edges, marked `go_build_tag`:
+an import from it, and an import that reaches it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ KNOWN_OS = frozenset("aix android darwin dragonfly freebsd hurd illumos ios js l
 KNOWN_ARCH = frozenset("386 amd64 amd64p32 arm armbe arm64 arm64be loong64 mips mipsle mips64 mips64le "
                        "mips64p32 mips64p32le ppc ppc64 ppc64le riscv riscv64 s390 s390x sparc sparc64 "
                        "wasm".split())
+# imports come before any declaration: a "C" later in the file is a string, not cgo
+_FIRST_DECL = re.compile(r"^(?:func|type|var|const)\b", re.MULTILINE)
+_IMPORT_C = re.compile(r'^import\s+"C"|^import\s*\([^)]*^\s*"C"\s*$', re.MULTILINE)
 _MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
 
 
@@ -87,8 +91,17 @@ def is_conditional(ctx: ResolveContext, path: str) -> bool:
     """Whether `path` is built only under a build constraint (read once per file)."""
     known = ctx.cache.setdefault("go.conditional", {})
     if path not in known:
-        known[path] = suffix_constrained(path) or _has_build_line(ctx.read_text(path) or "")
+        text = ctx.read_text(path) or ""
+        known[path] = suffix_constrained(path) or _has_build_line(text) or uses_cgo(text)
     return known[path]
+
+
+def uses_cgo(text: str) -> bool:
+    """`import "C"` (alone or in an import group) before the first top-level declaration."""
+    if '"C"' not in text:
+        return False
+    header = _FIRST_DECL.split(text, maxsplit=1)[0]
+    return bool(_IMPORT_C.search(header))
 
 
 def suffix_constrained(path: str) -> bool:
