@@ -50,6 +50,8 @@ HOME = corpora.CACHE / "imports-other"
 ZOD, TSC, BROTLI = "4.6.7", "7.0.2", "1.2.1"
 GO_TEXT = Path("/usr/share/gocode/src/golang.org/x/text")
 HOST = ("linux", "amd64")
+# strategies of edges that hold in some builds only (memory_lsp.index.resolvers.CONDITIONAL_STRATEGIES)
+CONDITIONAL = frozenset({"go_build_tag", "rust_cfg", "c_preprocessor"})
 ZOD_TSCONFIG = {"compilerOptions": {"target": "es2022", "module": "esnext", "moduleResolution": "bundler",
                                     "customConditions": ["@zod/source"], "noEmit": True,
                                     "skipLibCheck": True, "types": []},
@@ -244,6 +246,10 @@ def bench_c(base: str | None) -> dict:
             out[f"{label}, {mode}"] = prf(ours, truth)
             out[f"{label}, {mode}"]["missed_examples"] = sorted(truth - ours)[:3]
             out[f"{label}, {mode}"]["wrong_examples"] = sorted(ours - truth)[:3]
+            # what a build that takes no #if branch includes: edges not marked conditional
+            plain = reach([r for r in got["imports"] if r[3] not in CONDITIONAL], units)
+            out[f"{label}, {mode}, unconditional edges only"] = prf(plain, truth)
+            out[f"{label}, {mode}"]["marked_edges"] = sum(r[3] in CONDITIONAL for r in got["imports"])
     return out
 
 
