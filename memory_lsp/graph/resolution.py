@@ -36,7 +36,7 @@ def resolve_all(store: Store, cur) -> None:
     release_freed_memory()  # what the writes freed, before DuckDB takes its share
     # one DuckDB thread: under the memory limit two threads' partitions spilled more; resolution took
     # 2.5-5.4 s instead of 4.2-8.7 s on the stdlib (BENCHMARKS.md z)
-    with store.bulk(), store.single_threaded(), store.memory_for_references():
+    with store.bulk(), store.single_threaded(), store.memory_for_references(cur):
         _resolve(store, cur, None)
 
 

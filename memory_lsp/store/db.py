@@ -146,13 +146,14 @@ class Store:
         self.conn.execute("SET preserve_insertion_order = false")
         try:
             yield
-        finally:
-            self.conn.execute(f"SET preserve_insertion_order = {bool(before)}")
+        finally:  # a global setting, restored through a cursor whose transaction a failure cannot abort
+            self.cursor().execute(f"SET preserve_insertion_order = {bool(before)}")
 
-    def memory_for_references(self):
+    def memory_for_references(self, cur=None):
         """A memory limit large enough for statements that join every reference (a whole-workspace
-        resolution, a graph load), for their length only (see `memory_for`)."""
-        return self.memory_for(self.cursor().execute("SELECT count(*) FROM refs").fetchall()[0][0])
+        resolution, a graph load), for their length only (see `memory_for`). Inside a run, pass its
+        cursor: another one does not see the references the run has not committed yet."""
+        return self.memory_for((cur or self.cursor()).execute("SELECT count(*) FROM refs").fetchall()[0][0])
 
     @contextmanager
     def memory_for(self, rows: int) -> Iterator[None]:
@@ -194,8 +195,8 @@ class Store:
         self.conn.execute("SET threads = 1")
         try:
             yield
-        finally:
-            self.conn.execute(f"SET threads = {int(before)}")
+        finally:  # as in `bulk`
+            self.cursor().execute(f"SET threads = {int(before)}")
 
     def report(self, exc: BaseException) -> None:
         """Note an error; if it says the database is damaged, tell `on_damage` (once)."""
