@@ -63,6 +63,13 @@
 (use_declaration argument: (scoped_use_list path: (_) @import.module
   list: (use_list (scoped_use_list path: (_) @import.name)))) @import
 (mod_item name: (identifier) @import.alias !body) @import @import.module
+; `mod foo;` in a branch of `cfg_if! { if #[cfg(..)] { mod foo; } else { .. } }`: the macro's body
+; is tokens, not items, so @import.module is the bare `mod` token and the resolver takes the name
+; from @import.alias (the edge is marked rust_cfg: see resolvers/rust.py)
+(macro_invocation
+  macro: [(identifier) @_macro (scoped_identifier name: (identifier) @_macro)]
+  (token_tree (token_tree "mod" @import @import.module . (identifier) @import.alias . ";"))
+  (#eq? @_macro "cfg_if"))
 
 ; impl Trait for Type: Type inherits Trait; trait A: B + C: A inherits B and C
 (impl_item trait: (_) @inherit.base

@@ -247,3 +247,41 @@ def test_cfg_marks_edges_conditional(tmp_path):
     }
     assert not rust_resolver.is_gated(ctx, "src/plain.rs")
     assert rust_resolver.is_gated(ctx, "src/unix/detail.rs")
+
+
+CFG_IF_FILES = {
+    "Cargo.toml": '[package]\nname = "k"\n',
+    "src/lib.rs": ("mod plain;\ncfg_if::cfg_if! {\n    if #[cfg(unix)] {\n        mod unix;\n"
+                   "        pub use self::unix::*;\n    } else if #[cfg(windows)] {\n        pub(crate) mod windows;\n"
+                   "    } else {\n        mod fallback { pub fn f() {} }\n    }\n}\n"
+                   "cfg_if! { if #[cfg(feature = \"x\")] { mod x; } }\nother! { { mod nope; } }\n"),
+    "src/plain.rs": "pub fn p() {}\n",
+    "src/unix.rs": "mod detail;\npub fn u() {}\n",
+    "src/unix/detail.rs": "use crate::plain::p;\n",
+    "src/windows.rs": "", "src/x.rs": "", "src/nope.rs": "",
+}
+
+
+def test_cfg_if_modules_are_edges_marked_conditional(tmp_path):
+    """`cfg_if!` (the crate most platform code uses) declares modules inside a macro, where the
+    grammar sees tokens, not items: each `mod x;` of a branch is an edge marked rust_cfg, and the
+    modules below it are gated too; another macro's tokens declare nothing."""
+    assert [(i.line, i.module, i.alias) for i in extract("src/lib.rs", CFG_IF_FILES["src/lib.rs"].encode(), "rust").imports] == [
+        (1, "mod plain;", "plain"), (4, "mod", "unix"), (7, "mod", "windows"), (12, "mod", "x")]
+    for rel, text in CFG_IF_FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    ctx = ResolveContext(root=tmp_path, paths=frozenset(p for p in CFG_IF_FILES if p.endswith(".rs")))
+    rows = [ImportRow(path, *imp) for path in sorted(ctx.paths)
+            for imp in extract(path, CFG_IF_FILES[path].encode(), "rust").imports]
+    got = {(row.path, t.path, t.strategy) for row, ts in zip(rows, rust_resolver.resolve(rows, ctx))
+           for t in (ts if ts != EXTERNAL else [])}
+    assert got == {
+        ("src/lib.rs", "src/plain.rs", "mod"),
+        ("src/lib.rs", "src/unix.rs", "rust_cfg"),
+        ("src/lib.rs", "src/windows.rs", "rust_cfg"),
+        ("src/lib.rs", "src/x.rs", "rust_cfg"),
+        ("src/unix.rs", "src/unix/detail.rs", "rust_cfg"),   # below a module cfg_if declares
+        ("src/unix/detail.rs", "src/plain.rs", "rust_cfg"),
+    }
+    assert rust_resolver.is_gated(ctx, "src/unix/detail.rs") and not rust_resolver.is_gated(ctx, "src/plain.rs")

@@ -127,10 +127,12 @@ def _resolve_one(row: ImportRow, ctx: ResolveContext) -> list[Target]:
     paths = ctx.paths
     module = row.module.strip()
     mod_item = _MOD_ITEM.search(module)
-    if mod_item and "::" not in module:
+    # a `mod x;` inside cfg_if! comes as the bare `mod` token, its name as the alias
+    mod_name = mod_item.group(1) if mod_item else (row.alias if module == "mod" and row.alias else None)
+    if mod_name and "::" not in module:
         inline = _inline_mods(ctx, row.path, row.line)
         folder = posixpath.join(module_folder(row.path), *inline)
-        found = _child(folder, mod_item.group(1), paths)
+        found = _child(folder, mod_name, paths)
         decl = cfg_info(ctx, row.path)["mods"].get(row.line)
         if decl and decl[1] and not inline:  # #[path] or #[cfg_attr(.., path)]: beside the file
             named = posixpath.normpath(posixpath.join(posixpath.dirname(row.path), decl[1]))
@@ -254,8 +256,11 @@ def _cfg_info(text: str) -> dict:
             if node.type == "inner_attribute_item":
                 info["whole"] |= "".join(node.text.decode("utf-8", "replace").split()).startswith("#![cfg(")
                 continue
-            if any(a.startswith("#[cfg(") for a in pending):
+            if any(a.startswith("#[cfg(") for a in pending) or _is_cfg_if(node):
                 info["spans"].append((node.start_point[0] + 1, node.end_point[0] + 1))
+            if _is_cfg_if(node):
+                for line, name in _cfg_if_mods(node):
+                    info["mods"][line] = (name, None, False)
             if node.type == "mod_item":
                 body = node.child_by_field_name("body")
                 if body is not None:
@@ -270,6 +275,28 @@ def _cfg_info(text: str) -> dict:
                         bool(attr and attr.startswith("#[cfg_attr(")))
             pending = []
     return info
+
+
+def _is_cfg_if(node) -> bool:
+    """`cfg_if! { .. }` or `cfg_if::cfg_if! { .. }`: every item in it is under a cfg."""
+    if node.type != "macro_invocation":
+        return False
+    macro = node.child_by_field_name("macro")
+    if macro is not None and macro.type == "scoped_identifier":
+        macro = macro.child_by_field_name("name")
+    return macro is not None and macro.text == b"cfg_if"
+
+
+def _cfg_if_mods(node) -> list[tuple[int, str]]:
+    """(line, name) of each `mod name;` in a branch of a cfg_if! (tokens, as the tags query reads them)."""
+    found = []
+    for body in (c for c in node.children if c.type == "token_tree"):
+        for branch in (c for c in body.children if c.type == "token_tree"):
+            toks = branch.children
+            for a, b, c in zip(toks, toks[1:], toks[2:]):
+                if a.type == "mod" and b.type == "identifier" and c.type == ";":
+                    found.append((a.start_point[0] + 1, b.text.decode("utf-8", "replace")))
+    return found
 
 
 def _line_gated(ctx: ResolveContext, path: str, line: int) -> bool:
