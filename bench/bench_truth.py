@@ -156,6 +156,7 @@ def score_inherits(cur, truth: dict) -> dict:
 def score_tests(ws, truth: dict[str, list[str]]) -> dict:
     right = listed = truth_n = 0
     files = 0
+    wrong, missed = [], []  # (test file, source file): listed and not run; run and not listed
     for path, tests in sorted(truth.items()):
         if not tests or not path.startswith("src/"):
             continue
@@ -164,7 +165,10 @@ def score_tests(ws, truth: dict[str, list[str]]) -> dict:
         right += len(got & set(tests))
         listed += len(got)
         truth_n += len(tests)
-    return {"source_files": files, "precision": ratio(right, listed), "recall": ratio(right, truth_n)}
+        wrong += [(t, path) for t in sorted(got - set(tests))]
+        missed += [(t, path) for t in sorted(set(tests) - got)]
+    return {"source_files": files, "precision": ratio(right, listed), "recall": ratio(right, truth_n),
+            "false_positives": wrong, "missed": missed}
 
 
 def run(spec: str, parts: list[str], min_conf: float) -> dict:
