@@ -49,6 +49,10 @@ FILES = {
     "pkg/registry.py": "def double(x):\n    return 2 * x\n\n\nFILTERS = {'double': double}\n",
     "pkg/render.py": "from pkg.registry import FILTERS\n\n\ndef render(name, x):\n    return FILTERS[name](x)\n",
     "tests/test_render.py": "from pkg.render import render\n\n\ndef test_render():\n    assert render('double', 2) == 4\n",
+    # test files by path that hold no test: a helper module, a type-check file
+    "tests/helpers.py": "from pkg.a import fa\n\n\ndef make():\n    return fa()\n",
+    "tests/typing/typing_a.py": "from pkg.a import fa\n\nx: int = fa()\n",
+    "tests/test_helped.py": "from helpers import make\n\n\ndef test_helped():\n    assert make() == 1\n",
 }
 
 
@@ -87,9 +91,17 @@ def test_a_fixture_selects_the_tests_using_it_not_the_conftest(ws):
 def test_a_constructor_call_runs_the_class_and_its_methods(ws):
     # fa <- Model.__init__ <- (the class) Model <- test_model
     # (and test_attrs.py, which imports pkg.a and calls nothing the index resolves)
-    assert selected(ws, "pkg/a.py::fa") == ["tests/test_attrs.py", "tests/test_models.py", "tests/test_one.py"]
+    assert selected(ws, "pkg/a.py::fa") == [
+        "tests/test_attrs.py", "tests/test_helped.py", "tests/test_models.py", "tests/test_one.py"]
     # nothing calls Model.total by name: whoever makes a Model may
     assert selected(ws, "pkg/models.py::Model.total") == ["tests/test_models.py"]
+
+
+def test_a_test_file_with_no_test_function_holds_no_tests(ws):
+    # helpers.py calls fa (a resolved call into the code) and typing_a.py imports it: neither runs a test
+    got = selected(ws, "pkg/a.py")
+    assert "tests/helpers.py" not in got and "tests/typing/typing_a.py" not in got
+    assert "tests/test_helped.py" in got  # the test calling the helper
 
 
 def test_a_symbol_lists_the_tests_that_reach_that_symbol_only(ws):
@@ -193,7 +205,9 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     if target == target_path and not starts & live:
         found |= {s for s, d in cur.execute("SELECT src_path, dst_path FROM edges WHERE kind = 'ASSERTS_ON'").fetchall()
                   if d in files} | (files & tests)
-    return sorted(found - {target_path})
+    # a test file holds tests when a function or class in it is named test*
+    holding = {p for i, p in symbols.items() if i.partition("::")[2].rsplit(".", 1)[-1].lower().startswith("test")}
+    return sorted((found - {target_path}) & holding)
 
 
 @pytest.fixture(scope="module")

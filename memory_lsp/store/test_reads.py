@@ -40,5 +40,7 @@ _DISPATCH = """
 def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
     """`tests`: as `unresolved_test_calls`; `dispatch`: (src, path) of the code's calls through an
     attribute of self named like nothing defined (`self.config_class(...)`): a class or function
-    held in an attribute, which may be any the file imports."""
-    return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy()}
+    held in an attribute, which may be any the file imports; `classes`: (id) of every class (what
+    making an instance runs of it: graph/tests_reach.py)."""
+    return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy(),
+            "classes": cur.execute("SELECT DISTINCT id FROM symbols WHERE kind = 'class' ORDER BY id").fetchnumpy()}
