@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from memory_lsp.graph import tests_held
+
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
 GUESSES = ("name_unique", "name_ambiguous")  # edges guessed from a name alone
-SURE = 0.5  # a call site resolved at or above this is not through an untyped receiver
 SMALL = 48  # frontiers walked in plain Python up to this many nodes
 BITS_BUDGET = 32 << 20  # bytes: each node's tests kept as bits up to this size, else a walk per question
-CLASS_STEP = "all"  # experiment knob: all | made | untyped
-GUESS_MODE = "walk"  # experiment knob: walk | fallback | never
-HOLDS_TESTS = True  # experiment knob
 
 
 def _node(g, name: str, default=None):
@@ -67,10 +65,10 @@ class TestReach:
         keep = np.isin(step_kind, kinds) & g.is_symbol[rows] & g.is_symbol[g.step_node]
         guessed = np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in GUESSES if s in g.strategies])
         dispatch = self._dispatch(g, rows, step_kind, unresolved.get("dispatch"))
-        parent = self._parents(g, unresolved.get("classes"))
-        mode = GUESS_MODE
-        self.sure = _Walk(g, rows, g.step_node, keep & ~guessed if mode != "walk" else keep, dispatch, parent)
-        self.guessing = _Walk(g, rows, g.step_node, keep, dispatch, parent) if mode == "fallback" else None
+        sure = keep & ~guessed
+        parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed)
+        self.walk = _Walk(g, rows, g.step_node, sure | tests_held.guesses(g, rows, keep & guessed, holds),
+                          dispatch, parent)
         # test files that call into non-test code through a resolved edge: the symbol graph knows them
         callee, caller = rows[keep], g.step_node[keep]
         test_caller = g.is_test[np.maximum(g.path_of[caller], 0)] & (g.path_of[caller] >= 0)
@@ -92,66 +90,26 @@ class TestReach:
 
     @property
     def live(self) -> np.ndarray:
-        return self.sure.live if self.guessing is None else self.guessing.live
+        return self.walk.live
 
     @property
     def bits(self):
-        return self.sure.bits
+        return self.walk.bits
 
     def test_files(self, g, starts: np.ndarray) -> list[int]:
-        """The test files with a test reaching any of `starts`: through sure edges, or through
-        name guesses too when no test reaches them otherwise."""
-        found = self.sure.test_files(g, starts)
-        if not found and self.guessing is not None:
-            found = self.guessing.test_files(g, starts)
-        return found
+        """The test files with a test reaching any of `starts`."""
+        return self.walk.test_files(g, starts)
 
     @staticmethod
     def _holds_tests(g) -> np.ndarray:
         """The test files that hold a test (a Python one: a function or class named test*; a test file
         of helpers, fixtures or type checks runs no test of its own)."""
         holds = g.is_test.copy()
-        if not HOLDS_TESTS:
-            return holds
         py = [f for f in np.flatnonzero(g.is_test).tolist() if _ext(g.names[f]) in ("py", "pyi")]
         for f in py:
             rows = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist()
             holds[f] = any(_leaf(g.names[i]).lower().startswith("test") for i in rows)
         return holds
-
-    @staticmethod
-    def _parents(g, classes: dict | None) -> np.ndarray:
-        """The symbol around each symbol (`a.py::C.m` -> `a.py::C`) when whoever reaches it runs it,
-        else -1: a nested function runs with its function; of a class's methods, making an
-        instance runs its dunders (`__init__`, `__new__`, `__post_init__`, operators), and a method
-        called somewhere through an untyped receiver (a site of its name no edge resolves) or
-        never called by name (a property, a call by getattr) may run for whoever makes one."""
-        parent = np.full(g.n, -1, dtype=np.int32)
-        is_class = np.zeros(g.n, dtype=bool)
-        for c in (classes or {}).get("id", np.zeros(0, dtype=object)).tolist():
-            i = g.node_id(c)
-            if i is not None:
-                is_class[i] = True
-        n_calls = len(g.call_ptr) - 1
-        for i in np.flatnonzero(g.is_symbol).tolist():
-            path, _, qual = g.names[i].partition("::")
-            if "." not in qual:
-                continue
-            holder = _node(g, f"{path}::{qual.rsplit('.', 1)[0]}", -1)
-            if holder < 0:
-                continue
-            leaf = qual.rsplit(".", 1)[1]
-            in_test = g.is_test[g.path_of[i]]  # a test class runs its tests, inherited ones in its subclasses'
-            if is_class[holder] and CLASS_STEP != "all" and not in_test and not (leaf.startswith("__") and leaf.endswith("__")):
-                if CLASS_STEP == "made":
-                    continue
-                k = g.calls.get(leaf)
-                if k is not None and k < n_calls:
-                    best = g.site_best[g.call_ptr[k]:g.call_ptr[k + 1]]
-                    if len(best) and (best >= SURE).all():
-                        continue
-            parent[i] = holder
-        return parent
 
     @staticmethod
     def _dispatch(g, rows: np.ndarray, step_kind: np.ndarray, dispatch: dict | None) -> tuple[np.ndarray, np.ndarray]:
