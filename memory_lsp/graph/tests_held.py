@@ -42,6 +42,19 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
             if i is not None:
                 untyped.setdefault(name, []).append((i, bool(on_self)))
     holds = Holding(g, rows, step_kind, sure, guessed, is_class)
+    by_name: dict[str, tuple[set[int], set[int]]] = {}  # a name's untyped callers: what they make, their classes
+
+    def held(c: int, leaf: str) -> bool:  # any(holds(s, c, on_self) for each untyped call named leaf)
+        found = by_name.get(leaf)
+        if found is None:
+            made, around = set(), set()
+            for s, on_self in untyped.get(leaf, ()):
+                made |= holds.made(s)
+                if on_self:
+                    around |= holds.around(s)
+            found = by_name[leaf] = (made, around)
+        return c in found[0] or not holds.up(c).isdisjoint(found[1])
+
     n_calls = len(g.call_ptr) - 1
     for i in np.flatnonzero(g.is_symbol).tolist():
         path, _, qual = g.names[i].partition("::")
@@ -55,7 +68,7 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
                 and not (leaf.startswith("__") and leaf.endswith("__")):
             k = g.calls.get(leaf)
             called = k is not None and k < n_calls and g.call_ptr[k + 1] > g.call_ptr[k]
-            if called and not any(holds(s, holder, on_self) for s, on_self in untyped.get(leaf, ())):
+            if called and not held(holder, leaf):
                 continue
         parent[i] = holder
     return parent, holds
@@ -139,15 +152,20 @@ class Holding:
             self._made[s] = found
         return found
 
-    def __call__(self, s: int, c: int, on_self: bool = False) -> bool:
-        g = self.g
+    def around(self, s: int) -> set[int]:
+        """The classes `s` is inside (its `self`)."""
+        g, found = self.g, set()
         path, _, qual = g.names[s].partition("::")
-        while on_self and "." in qual:  # `self.m()` in a method of the class or of a base of it
+        while "." in qual:
             qual = qual.rsplit(".", 1)[0]
-            around = _node(g, f"{path}::{qual}")
-            if around >= 0 and self.is_class[around] and around in self.up(c):
-                return True
-        return c in self.made(s)
+            c = _node(g, f"{path}::{qual}")
+            if c >= 0 and self.is_class[c]:
+                found.add(c)
+        return found
+
+    def __call__(self, s: int, c: int, on_self: bool = False) -> bool:
+        """`self.m()` in a method of the class or of a base of it; else an instance made."""
+        return c in self.made(s) or on_self and not self.up(c).isdisjoint(self.around(s))
 
 
 def _csr(keys: np.ndarray, n: int) -> np.ndarray:
