@@ -6,13 +6,15 @@ not what its module imports. A test file is selected for a target when one of it
 (a symbol in it that nothing calls: a test function or class; helpers and fixtures are reached
 through their callers) reaches a symbol of the target, backwards over the CALLS, INHERITS and
 USES_FIXTURE edges between symbols at any confidence (a test to run is not a claim: at the
-default 0.5, recall fell to 0.98 on click and requests), and from a method or a
-nested function to the class or function around it (an instance's dunder methods, properties
-and calls through untyped receivers are not CALLS edges; whoever makes the instance may run
-them), and from a file's symbols to the code that calls through an attribute of self named like
-nothing defined (`self.config_class(...)`: a class held in an attribute) in the files importing
-it. No depth limit: a test runs its callees however deep (at depth 3, recall fell to
-0.64-0.77 on requests: bench/BENCHMARKS.md aa).
+default 0.5, recall fell to 0.98 on click and requests), name guesses only where the caller
+holds an instance of the guessed method's class or nothing better is known, and from a nested
+function to the function around it and from some methods to their class (graph/tests_held.py:
+dunders, properties, methods called through an untyped receiver by a caller holding an instance;
+not every method: bench/BENCHMARKS.md ad), and from a file's symbols to the code that calls
+through an attribute of self named like nothing defined (`self.config_class(...)`: a class held
+in an attribute) in the files importing it. No depth limit: a test runs its callees however deep
+(at depth 3, recall fell to 0.64-0.77 on requests: bench/BENCHMARKS.md aa). A Python test file
+with no function or class named test* (helpers, conftest.py, type-check files) holds no tests.
 
 The file-level rule (the test asserts on a file of the answer, or the walk reaches the test
 file) stays where the symbol graph knows nothing:

@@ -2,7 +2,8 @@
 
 A test's call that no CALLS edge resolves but whose receiver or name is bound by an import of a
 workspace file (`attr.s(...)` where `s` is an alias the resolver cannot follow) still runs code
-of that file: the test selection keeps the file-level rule for it.
+of that file: the test selection keeps the file-level rule for it. Also what graph/tests_held.py
+asks: which symbols are classes, and which calls through a receiver only a name guess resolves.
 """
 
 from __future__ import annotations
