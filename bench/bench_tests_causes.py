@@ -91,7 +91,8 @@ def main() -> None:
     walk = tests_reach.TestReach(g, g.unresolved_calls).walk
     strategies: dict[tuple[str, str], list[str]] = {}
     for src, dst, strategy in ws.store.cursor().execute(
-            "SELECT src, dst, coalesce(strategy, '') FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE')").fetchall():
+            "SELECT src, dst, coalesce(strategy, '') FROM edges "
+            "WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE')").fetchall():
         strategies.setdefault((src, dst), []).append(strategy)
     causes = Counter()
     for test, source in pairs:

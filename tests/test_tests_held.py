@@ -21,10 +21,12 @@ FILES = {  # one helper per rule, so the helper says which tests ran it
                      "class Page:\n    def render(self):\n        return page_helper()\n\n\n"
                      "class Panel:\n    def render(self):\n        return panel_helper()\n\n\n"
                      "class Fancy(Page):\n    def render(self):\n        return fancy_helper()\n"),
-    "tests/conftest.py": ("import pytest\nfrom pkg.pages import Page\n\n\n@pytest.fixture\ndef page():\n    return Page()\n\n\n"
+    "tests/conftest.py": ("import pytest\nfrom pkg.pages import Page\n\n\n"
+                          "@pytest.fixture\ndef page():\n    return Page()\n\n\n"
                           "@pytest.fixture\ndef anything():\n    return object()\n"),
     "tests/test_make.py": "from pkg.shapes import Shape\n\n\ndef test_make():\n    assert Shape().n == 1\n",
-    "tests/test_area.py": ("from pkg.shapes import Shape\n\n\ndef test_area():\n    s = Shape()\n    assert s.area() == 2\n"),
+    "tests/test_area.py": ("from pkg.shapes import Shape\n\n\n"
+                           "def test_area():\n    s = Shape()\n    assert s.area() == 2\n"),
     "tests/test_page.py": "def test_page(page):\n    assert page.render() == 4\n",
     "tests/test_any.py": "def test_any(anything):\n    assert anything.render()\n",
 }
