@@ -42,7 +42,9 @@ def main() -> None:
     ws = Workspace.open(corpora.package_copy(args.package), db=corpora.fresh_db(f"select-{args.package}"))
     ws.index()
     out = {"package": args.package}
-    graph = ImpactGraph.load(ws.store)
+    load = time.perf_counter()
+    graph = ImpactGraph.load(ws.store)  # includes the reads test selection keeps (store/test_reads.py)
+    out["load_ms"] = round((time.perf_counter() - load) * 1000, 1)
     out["nodes"], out["test_files"] = len(graph.names), int(graph.is_test.sum())
     symbols = sorted(n for n in graph.names if "::" in n)
     sample = random.Random(1).sample(symbols, min(300, len(symbols)))

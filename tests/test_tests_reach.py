@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_lsp.graph import tests_reach
+from memory_lsp.graph import tests_held, tests_reach
 from memory_lsp.store import test_reads
 
 FILES = {
@@ -49,6 +49,10 @@ FILES = {
     "pkg/registry.py": "def double(x):\n    return 2 * x\n\n\nFILTERS = {'double': double}\n",
     "pkg/render.py": "from pkg.registry import FILTERS\n\n\ndef render(name, x):\n    return FILTERS[name](x)\n",
     "tests/test_render.py": "from pkg.render import render\n\n\ndef test_render():\n    assert render('double', 2) == 4\n",
+    # test files by path that hold no test: a helper module, a type-check file
+    "tests/helpers.py": "from pkg.a import fa\n\n\ndef make():\n    return fa()\n",
+    "tests/typing/typing_a.py": "from pkg.a import fa\n\nx: int = fa()\n",
+    "tests/test_helped.py": "from helpers import make\n\n\ndef test_helped():\n    assert make() == 1\n",
 }
 
 
@@ -87,9 +91,17 @@ def test_a_fixture_selects_the_tests_using_it_not_the_conftest(ws):
 def test_a_constructor_call_runs_the_class_and_its_methods(ws):
     # fa <- Model.__init__ <- (the class) Model <- test_model
     # (and test_attrs.py, which imports pkg.a and calls nothing the index resolves)
-    assert selected(ws, "pkg/a.py::fa") == ["tests/test_attrs.py", "tests/test_models.py", "tests/test_one.py"]
+    assert selected(ws, "pkg/a.py::fa") == [
+        "tests/test_attrs.py", "tests/test_helped.py", "tests/test_models.py", "tests/test_one.py"]
     # nothing calls Model.total by name: whoever makes a Model may
     assert selected(ws, "pkg/models.py::Model.total") == ["tests/test_models.py"]
+
+
+def test_a_test_file_with_no_test_function_holds_no_tests(ws):
+    # helpers.py calls fa (a resolved call into the code) and typing_a.py imports it: neither runs a test
+    got = selected(ws, "pkg/a.py")
+    assert "tests/helpers.py" not in got and "tests/typing/typing_a.py" not in got
+    assert "tests/test_helped.py" in got  # the test calling the helper
 
 
 def test_a_symbol_lists_the_tests_that_reach_that_symbol_only(ws):
@@ -134,16 +146,97 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
 
 
+GUESSES = ("name_unique", "name_ambiguous")
+
+
+class HeldReading:
+    """graph/tests_held.py read plainly: a method runs for its class's makers when it is a dunder,
+    in a test file, never called by name, or called through an untyped receiver by a caller holding
+    an instance; a name guess is walked when the caller holds its class, or no guess of the site
+    is held and it is no override of another guess's method."""
+
+    def __init__(self, cur, symbols: dict, tests: set):
+        self.symbols, self.tests = symbols, tests
+        self.classes = {i for i, in cur.execute("SELECT id FROM symbols WHERE kind = 'class'").fetchall()}
+        files = {p for p, in cur.execute("SELECT path FROM files").fetchall()}
+        self.calls, self.bases = defaultdict(set), defaultdict(set)
+        self.guessed = defaultdict(list)  # (caller, line) -> callees
+        for src, dst, kind, line, strategy in cur.execute(
+                "SELECT src, dst, kind, line, coalesce(strategy, '') FROM edges").fetchall():
+            if kind in ("CALLS", "USES_FIXTURE") and dst in symbols and strategy not in GUESSES \
+                    and (src in symbols or src in files):
+                self.calls[src].add(dst)
+            if kind == "INHERITS" and src in symbols and dst in symbols:
+                self.bases[src].add(dst)
+            if kind in REACH_KINDS and src in symbols and dst in symbols and strategy in GUESSES:
+                self.guessed[(src, line)].append(dst)
+        self.named = {n for n, in cur.execute("SELECT DISTINCT name FROM refs WHERE kind = 'call' AND name "
+                                              "IS NOT NULL AND coalesce(rtype, '') NOT IN ('builtin', 'local')").fetchall()}
+        self.untyped, self.made = defaultdict(list), {}
+        u = test_reads.unresolved_calls(cur)["untyped"]
+        for src, name, on_self in zip(u["src"].tolist(), u["name"].tolist(), u["on_self"].tolist()):
+            self.untyped[name].append((src, bool(on_self)))
+
+    def up(self, c: str) -> set[str]:
+        found, todo = {c}, [c]
+        while todo:
+            for b in self.bases[todo.pop()] - found:
+                found.add(b)
+                todo.append(b)
+        return found
+
+    def holds(self, s: str, c: str, on_self: bool = False) -> bool:
+        path, _, qual = s.partition("::")
+        while on_self and "." in qual:
+            qual = qual.rsplit(".", 1)[0]
+            if f"{path}::{qual}" in self.classes and f"{path}::{qual}" in self.up(c):
+                return True
+        if s not in self.made:
+            seen, frontier = {s}, {s, path}
+            for _ in range(tests_held.HOLD_DEPTH):
+                frontier = {u for v in frontier for u in self.calls[v]} - seen
+                seen |= frontier
+            self.made[s] = {b for x in seen if x in self.classes for b in self.up(x)}
+        return c in self.made[s]
+
+    def _class_of(self, node: str) -> str | None:
+        path, _, qual = node.partition("::")
+        around = f"{path}::{qual.rsplit('.', 1)[0]}" if "." in qual else None
+        return around if around in self.classes else None
+
+    def runs_with_holder(self, node: str) -> bool:
+        holder, leaf = self._class_of(node), node.rsplit(".", 1)[1]
+        if holder is None or self.symbols[node] in self.tests or (leaf.startswith("__") and leaf.endswith("__")):
+            return True
+        return leaf not in self.named or any(self.holds(s, holder, on) for s, on in self.untyped[leaf])
+
+    def walks_guess(self, src: str, dst: str, line: int) -> bool:
+        site = [(d, self._class_of(d)) for d in self.guessed[(src, line)]]
+        held = {d for d, c in site if c is None or self.holds(src, c)}
+        if held:
+            return dst in held
+        c = self._class_of(dst)
+        return c is None or not (self.up(c) - {c}) & {k for _, k in site if k}
+
+
+_READINGS: dict[int, HeldReading] = {}
+
+
 def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> list[str]:
     """The module docstring of graph/tests_reach.py, in sets and dicts straight from the tables."""
     tests = {p for p, in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
     symbols = {i: p for i, p in cur.execute("SELECT id, path FROM symbols").fetchall()}
     callers, has_caller, known = defaultdict(set), set(), set()
-    for src, dst, src_path, dst_path in cur.execute(
-            "SELECT src, dst, src_path, dst_path FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE')").fetchall():
+    held = _READINGS.get(id(cur))
+    if held is None:  # the tables do not change within a test: read once per cursor
+        held = _READINGS[id(cur)] = HeldReading(cur, symbols, tests)
+    for src, dst, src_path, dst_path, line, strategy in cur.execute(
+            "SELECT src, dst, src_path, dst_path, line, coalesce(strategy, '') FROM edges "
+            "WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE')").fetchall():
         if src in symbols and dst in symbols:
-            callers[dst].add(src)
-            has_caller.add(dst)
+            if strategy not in GUESSES or held.walks_guess(src, dst, line):
+                callers[dst].add(src)
+                has_caller.add(dst)
             if src_path in tests and dst_path not in tests:
                 known.add(src_path)
     # a call through an attribute of self named like nothing defined: may run any file its file imports
@@ -158,9 +251,9 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
             for node, path in symbols.items():
                 if path == imported:
                     callers[node].add(imported)
-    for node in symbols:  # a method or nested function: whoever reaches what is around it
+    for node in symbols:  # a method or nested function: whoever reaches what is around it runs it
         path, _, qual = node.partition("::")
-        if "." in qual and f"{path}::{qual.rsplit('.', 1)[0]}" in symbols:
+        if "." in qual and f"{path}::{qual.rsplit('.', 1)[0]}" in symbols and held.runs_with_holder(node):
             callers[node].add(f"{path}::{qual.rsplit('.', 1)[0]}")
     starts = {s for s, p in symbols.items() if p == target_path
               and (target == target_path or s == target or s.startswith(target + "."))}
@@ -193,7 +286,9 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     if target == target_path and not starts & live:
         found |= {s for s, d in cur.execute("SELECT src_path, dst_path FROM edges WHERE kind = 'ASSERTS_ON'").fetchall()
                   if d in files} | (files & tests)
-    return sorted(found - {target_path})
+    # a test file holds tests when a function or class in it is named test*
+    holding = {p for i, p in symbols.items() if i.partition("::")[2].rsplit(".", 1)[-1].lower().startswith("test")}
+    return sorted((found - {target_path}) & holding)
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,15 @@ not what its module imports. A test file is selected for a target when one of it
 (a symbol in it that nothing calls: a test function or class; helpers and fixtures are reached
 through their callers) reaches a symbol of the target, backwards over the CALLS, INHERITS and
 USES_FIXTURE edges between symbols at any confidence (a test to run is not a claim: at the
-default 0.5, recall fell to 0.98 on click and requests), and from a method or a
-nested function to the class or function around it (an instance's dunder methods, properties
-and calls through untyped receivers are not CALLS edges; whoever makes the instance may run
-them), and from a file's symbols to the code that calls through an attribute of self named like
-nothing defined (`self.config_class(...)`: a class held in an attribute) in the files importing
-it. No depth limit: a test runs its callees however deep (at depth 3, recall fell to
-0.64-0.77 on requests: bench/BENCHMARKS.md aa).
+default 0.5, recall fell to 0.98 on click and requests), name guesses only where the caller
+holds an instance of the guessed method's class or nothing better is known, and from a nested
+function to the function around it and from some methods to their class (graph/tests_held.py:
+dunders, properties, methods called through an untyped receiver by a caller holding an instance;
+not every method: bench/BENCHMARKS.md ad), and from a file's symbols to the code that calls
+through an attribute of self named like nothing defined (`self.config_class(...)`: a class held
+in an attribute) in the files importing it. No depth limit: a test runs its callees however deep
+(at depth 3, recall fell to 0.64-0.77 on requests: bench/BENCHMARKS.md aa). A Python test file
+with no function or class named test* (helpers, conftest.py, type-check files) holds no tests.
 
 The file-level rule (the test asserts on a file of the answer, or the walk reaches the test
 file) stays where the symbol graph knows nothing:
@@ -28,7 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from memory_lsp.graph import tests_held
+
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
+GUESSES = ("name_unique", "name_ambiguous")  # edges guessed from a name alone
 SMALL = 48  # frontiers walked in plain Python up to this many nodes
 BITS_BUDGET = 32 << 20  # bytes: each node's tests kept as bits up to this size, else a walk per question
 
@@ -44,6 +49,10 @@ def _ext(name: str) -> str:
     return tail.rsplit(".", 1)[-1] if "." in tail else ""
 
 
+def _leaf(name: str) -> str:
+    return name.partition("::")[2].rsplit(".", 1)[-1]
+
+
 class TestReach:
     """What test selection needs beyond the walk's arrays, built once per graph."""
 
@@ -51,22 +60,17 @@ class TestReach:
 
     def __init__(self, g, unresolved: dict | None):
         n = g.n
+        unresolved = unresolved or {}
         rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(g.step_ptr).astype(np.int64))
         step_kind = g.e["kind"][g.step_edge]
         kinds = [g.kinds.index(k) for k in REACH_KINDS if k in g.kinds]
         keep = np.isin(step_kind, kinds) & g.is_symbol[rows] & g.is_symbol[g.step_node]
-        self.has_caller = np.bincount(rows[keep], minlength=n) > 0
-        extra_callee, extra_caller = self._dispatch(g, rows, step_kind, (unresolved or {}).get("dispatch"))
-        callee = np.concatenate([rows[keep], extra_callee]).astype(np.int32)
-        caller = np.concatenate([g.step_node[keep], extra_caller]).astype(np.int32)
-        order = np.argsort(callee, kind="stable")
-        self.ptr, self.node = _csr(callee[order], n), caller[order]
-        # the symbol around each symbol (`a.py::C.m` -> `a.py::C`), -1 for top-level ones
-        self.parent = np.full(n, -1, dtype=np.int32)
-        for i in np.flatnonzero(g.is_symbol).tolist():
-            path, _, qual = g.names[i].partition("::")
-            if "." in qual:
-                self.parent[i] = _node(g, f"{path}::{qual.rsplit('.', 1)[0]}", -1)
+        guessed = np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in GUESSES if s in g.strategies])
+        dispatch = self._dispatch(g, rows, step_kind, unresolved.get("dispatch"))
+        sure = keep & ~guessed
+        parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed)
+        self.walk = _Walk(g, rows, g.step_node, sure | tests_held.guesses(g, rows, keep & guessed, holds),
+                          dispatch, parent)
         # test files that call into non-test code through a resolved edge: the symbol graph knows them
         callee, caller = rows[keep], g.step_node[keep]
         test_caller = g.is_test[np.maximum(g.path_of[caller], 0)] & (g.path_of[caller] >= 0)
@@ -76,18 +80,38 @@ class TestReach:
         calls = g.kinds.index("CALLS") if "CALLS" in g.kinds else -1
         with_calls = np.unique(g.path_of[rows[step_kind == calls]]) if calls >= 0 else []
         self.call_exts = {_ext(g.names[p]) for p in np.asarray(with_calls).tolist() if p >= 0}
-        # what some test runs (forwards from every symbol of a test file): a walk from a target
-        # never needs to leave it
-        self.live = self._from_tests(g, np.repeat(np.arange(n), np.diff(self.ptr)), self.node)
-        self.bits = self._bits(g)
+        self.holds_tests = self._holds_tests(g)
         # a workspace file -> the symbols of test files with an unresolved call through it
         self.blind: dict[int, list[int]] = {}
-        blind = (unresolved or {}).get("tests")
+        blind = unresolved.get("tests")
         if blind is not None:
             for src, module in zip(blind["src"].tolist(), blind["module"].tolist()):
                 t, m = _node(g, src), _node(g, module)
                 if t is not None and m is not None and g.is_symbol[t]:  # not a module-level call
                     self.blind.setdefault(m, []).append(t)
+
+    @property
+    def live(self) -> np.ndarray:
+        return self.walk.live
+
+    @property
+    def bits(self):
+        return self.walk.bits
+
+    def test_files(self, g, starts: np.ndarray) -> list[int]:
+        """The test files with a test reaching any of `starts`."""
+        return self.walk.test_files(g, starts)
+
+    @staticmethod
+    def _holds_tests(g) -> np.ndarray:
+        """The test files that hold a test (a Python one: a function or class named test*; a test file
+        of helpers, fixtures or type checks runs no test of its own)."""
+        holds = g.is_test.copy()
+        py = [f for f in np.flatnonzero(g.is_test).tolist() if _ext(g.names[f]) in ("py", "pyi")]
+        for f in py:
+            rows = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist()
+            holds[f] = any(_leaf(g.names[i]).lower().startswith("test") for i in rows)
+        return holds
 
     @staticmethod
     def _dispatch(g, rows: np.ndarray, step_kind: np.ndarray, dispatch: dict | None) -> tuple[np.ndarray, np.ndarray]:
@@ -115,6 +139,25 @@ class TestReach:
         owners = np.repeat(files, [len(h) for h in held]) if held else empty
         return (np.concatenate([np.array(callee, dtype=np.int64), symbols]),
                 np.concatenate([np.array(caller, dtype=np.int64), owners]))
+
+
+class _Walk:
+    """The backward walk over one set of steps: callers per callee (CSR), what holds each symbol,
+    what some test runs, and each node's test files as bits."""
+
+    def __init__(self, g, rows: np.ndarray, step_node: np.ndarray, keep: np.ndarray,
+                 extra: tuple[np.ndarray, np.ndarray], parent: np.ndarray):
+        n = g.n
+        self.has_caller = np.bincount(rows[keep], minlength=n) > 0
+        callee = np.concatenate([rows[keep], extra[0]]).astype(np.int32)
+        caller = np.concatenate([step_node[keep], extra[1]]).astype(np.int32)
+        order = np.argsort(callee, kind="stable")
+        self.ptr, self.node = _csr(callee[order], n), caller[order]
+        self.parent = parent
+        # what some test runs (forwards from every symbol of a test file): a walk from a target
+        # never needs to leave it
+        self.live = self._from_tests(g, np.repeat(np.arange(n), np.diff(self.ptr)), self.node)
+        self.bits = self._bits(g)
 
     def _from_tests(self, g, callee: np.ndarray, caller: np.ndarray) -> np.ndarray:
         """The nodes some symbol of a test file reaches: through its calls, fixtures and
@@ -256,7 +299,7 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
         direct = _importers(g, own) | set(g.assert_src[g.assert_ptr[own]:g.assert_ptr[own + 1]].tolist())
         found.update(t for t in direct if g.is_test[t] and not reach.known[t])
     found.discard(own)
-    return sorted(found)
+    return sorted(t for t in found if reach.holds_tests[t])
 
 
 def _importers(g, f: int) -> set[int]:
