@@ -42,3 +42,41 @@ def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
     attribute of self named like nothing defined (`self.config_class(...)`): a class or function
     held in an attribute, which may be any the file imports."""
     return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy()}
+
+
+# -- what a graph following an edit reads (graph/follow_unresolved.py) ------------------------------
+def _keyed(sql: str, columns: str, where: str = "", edges_where: str = "") -> str:
+    """The same query (its rules stay written once, above) with the columns an update replaces
+    rows by, without its order (the caller merges and sorts), with `where` added to its filter
+    and `edges_where` to its edge lookup's."""
+    head, edges = "SELECT DISTINCT r.src", "FROM edges e WHERE"
+    body, order = sql.rsplit("ORDER BY", 1)
+    if head not in body or edges not in body or not order.strip():
+        raise RuntimeError("test_reads: the unresolved-call query changed shape")
+    body = body.replace(head, f"SELECT DISTINCT {columns}, r.src", 1)
+    return body.replace(edges, f"{edges} {edges_where}", 1) + where if edges_where else body + where
+
+
+def unresolved_rows(cur) -> dict[str, dict[str, np.ndarray]]:
+    """Every row of `unresolved_calls` with what it comes from: `tests` (path, src, module),
+    `dispatch` (path, name, src); `path` is the file making the call."""
+    return {"tests": cur.execute(_keyed(_BLIND, "r.path")).fetchnumpy(),
+            "dispatch": cur.execute(_keyed(_DISPATCH, "r.path, r.name")).fetchnumpy()}
+
+
+def unresolved_rows_of(cur, path: str, is_test: bool) -> dict[str, np.ndarray]:
+    """The rows of one file as `unresolved_rows` gives them: `tests` rows for a test file,
+    `dispatch` rows for another (each query asks for its kind of file). One file per statement:
+    an equality is pushed into the scans of refs and edges, a list of paths is not (whole-table
+    scans again: ~50 ms for 3 paths against ~7)."""
+    if is_test:
+        return cur.execute(_keyed(_BLIND, "r.path", " AND r.path = ?", "e.src_path = ? AND"),
+                           [path, path]).fetchnumpy()
+    return cur.execute(_keyed(_DISPATCH, "r.path, r.name", " AND r.path = ?", "e.src_path = ? AND"),
+                       [path, path]).fetchnumpy()
+
+
+def dispatch_rows_named(cur, names: list[str]) -> dict[str, np.ndarray]:
+    """The `dispatch` rows (path, name, src) of calls named one of `names`, in any file."""
+    return cur.execute(_keyed(_DISPATCH, "r.path, r.name", " AND r.name IN (SELECT unnest(string_split(?, '\x1f')))"),
+                       ["\x1f".join(names)]).fetchnumpy()
