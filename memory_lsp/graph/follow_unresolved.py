@@ -28,12 +28,16 @@ def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: boo
     """(the rows to keep with the new graph, `unresolved_calls` as test_reads gives them).
     `paths`: the files changed or touched; `is_test`: their test flags now (absent: deleted);
     `same_files`: no file was added or deleted and no test flag changed."""
-    rows = getattr(old, "unresolved_rows", None)
-    if rows is None or not same_files or len(paths) > MAX_PATHS:
+    before = getattr(old, "unresolved_rows", None)
+    if before is None or not same_files or len(paths) > MAX_PATHS:
         rows = _sets(test_reads.unresolved_rows(cur))
     else:
-        rows = _update(rows, cur, paths, is_test, names_before, names_now)
-    return rows, calls(rows)
+        rows = _update(before, cur, paths, is_test, names_before, names_now)
+    if before is None:
+        return rows, calls(rows)
+    # a kind whose rows stayed keeps the last graph's columns (sorting ~5,000 rows: ~10 ms)
+    now = calls({kind: rows[kind] if rows[kind] != before[kind] else set() for kind in rows})
+    return rows, {kind: now[kind] if rows[kind] != before[kind] else old.unresolved_calls[kind] for kind in rows}
 
 
 def _sets(read: dict) -> dict:

@@ -77,6 +77,12 @@ def unresolved_rows_of(cur, path: str, is_test: bool) -> dict[str, np.ndarray]:
 
 
 def dispatch_rows_named(cur, names: list[str]) -> dict[str, np.ndarray]:
-    """The `dispatch` rows (path, name, src) of calls named one of `names`, in any file."""
-    return cur.execute(_keyed(_DISPATCH, "r.path, r.name", " AND r.name IN (SELECT unnest(string_split(?, '\x1f')))"),
-                       ["\x1f".join(names)]).fetchnumpy()
+    """The `dispatch` rows (path, name, src) of calls named one of `names`, in any file. A few
+    names one per statement: an equality is pushed into the scan of refs, a list is a join
+    over all of it (~25 against ~100 ms for one name)."""
+    if len(names) > 4:
+        return cur.execute(_keyed(_DISPATCH, "r.path, r.name", " AND r.name IN (SELECT unnest(string_split(?, '\x1f')))"),
+                           ["\x1f".join(names)]).fetchnumpy()
+    reads = [cur.execute(_keyed(_DISPATCH, "r.path, r.name", " AND r.name = ?"), [name]).fetchnumpy() for name in names]
+    return {column: np.concatenate([np.asarray(r[column], dtype=object) for r in reads]) if reads else
+            np.empty(0, dtype=object) for column in ("path", "name", "src")}
