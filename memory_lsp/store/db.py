@@ -243,10 +243,7 @@ class Store:
 
     def set_meta(self, key: str, value: str, cur=None) -> None:
         cur = cur or self.conn
-        # a value already stored is not written again: outside a transaction each of the two
-        # statements below is a commit of its own (a WAL write and sync, 5-20 ms under load), and
-        # an editor's run sets `fts_dirty` to the "1" it already holds. Read on `cur`, which sees
-        # its own transaction's writes; without parameters (see meta_all).
+        # a value stored already (`fts_dirty`, each edit) is not written: outside a transaction each write commits
         if dict(cur.execute("SELECT key, value FROM meta").fetchall()).get(key) == value:
             return
         cur.execute("DELETE FROM meta WHERE key = ?", [key])
