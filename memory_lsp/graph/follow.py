@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from memory_lsp.graph import follow_unresolved
 from memory_lsp.graph.impact import EDGE_COLUMNS, EDGE_TYPES, ImpactGraph
-from memory_lsp.store import graph_reads, test_reads
+from memory_lsp.store import graph_reads
 
 MAX_CHANGED_FILES = 400  # beyond these a whole load is about as fast
 MAX_NEW_EDGES = 0.2  # share of the edges read again beyond which a whole load is about as fast
@@ -43,17 +44,47 @@ def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
         if len(changed) > MAX_CHANGED_FILES:
             return None
         fresh = graph_reads.edges_at(cur, rowid[fresh_at]) if len(fresh_at) else None
-        edges, resolved_in = _edges(old, new_fp, rowid, source, fresh_at, fresh)
+        edges, resolved_in, touched = _edges(old, new_fp, rowid, source, fresh_at, fresh)
         sites_of = sorted(set(changed) | resolved_in)
         symbols = graph_reads.symbols_of_files(cur, changed) if changed else None
         sites = graph_reads.call_sites_of_files(cur, sites_of) if sites_of else None
-        unresolved = test_reads.unresolved_calls(cur)  # test selection reads them whole, as a load does
+        # test selection's unresolved calls: the rows of the files changed or touched read again
+        redo = sorted((set(changed) | touched) - {None})
+        is_test = _test_flags(files_now, redo)
+        rows, unresolved = follow_unresolved.follow(old, cur, redo, is_test, _same_files(old, files_now),
+                                                    _names_before(old, changed), _names_now(symbols))
     if release is not None:
         release(store.cursor())
     table = old.table
     graph = ImpactGraph(table, files, edges, _symbols(old, changed, symbols), _sites(old, sites_of, sites))
-    graph.unresolved_calls = unresolved
+    graph.unresolved_calls, graph.unresolved_rows = unresolved, rows
     return graph
+
+
+def _test_flags(now: dict, paths: list[str]) -> dict[str, bool]:
+    """The test flag of each of `paths` that is indexed now."""
+    want = set(paths)
+    return {p: bool(t) for p, t in zip(np.asarray(now["path"]).tolist(), np.asarray(now["is_test"]).tolist())
+            if p in want}
+
+
+def _same_files(old: ImpactGraph, now: dict) -> bool:
+    """The same files as the last graph's, each with the same test flag."""
+    before = np.sort(old.file_ph[~old.is_test[old.file_node]]), np.sort(old.file_ph[old.is_test[old.file_node]])
+    ph, test = np.asarray(now["ph"]).astype(np.uint64), np.asarray(now["is_test"]).astype(bool)
+    return np.array_equal(before[0], np.sort(ph[~test])) and np.array_equal(before[1], np.sort(ph[test]))
+
+
+def _names_before(old: ImpactGraph, changed: list[str]) -> set[str]:
+    """The names the changed files' symbols had in the last graph."""
+    if not changed:
+        return set()
+    ids = old.sym_call[np.isin(old.sym_path, old.table.intern(changed))]
+    return {old.calls[i] for i in np.unique(ids[ids >= 0]).tolist()}
+
+
+def _names_now(rows: dict | None) -> set[str]:
+    return set() if rows is None else {n for n in np.asarray(rows["name"]).tolist() if n is not None}
 
 
 def _matches(old: dict, rowid: np.ndarray, fp: np.ndarray) -> np.ndarray:
@@ -91,8 +122,9 @@ def _files(old: ImpactGraph, now: dict) -> tuple[list[str], dict]:
                      "ph": ph[order]}
 
 
-def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[dict, set[str]]:
-    """The edge columns in the table's order now, and the files whose CALLS edges changed."""
+def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[dict, set[str], set[str]]:
+    """The edge columns in the table's order now, the files whose CALLS edges changed, and the
+    files whose edges of any kind changed."""
     kinds, strategies = list(old.kinds), list(old.strategies)
     n = len(new_fp)
     kept = source >= 0
@@ -105,6 +137,7 @@ def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[di
     removed = np.ones(len(old.e["fp"]), dtype=bool)
     removed[source[kept]] = False
     resolved_in.update(old.names[i] for i in np.unique(old.e["src_path"][removed & (old.e["kind"] == calls)]).tolist())
+    touched = {old.names[i] for i in np.unique(old.e["src_path"][removed]).tolist()}
     if fresh is not None:
         if not np.array_equal(np.asarray(fresh["fp"]).astype(np.uint64), new_fp[fresh_at]):
             raise RuntimeError("the edges changed while they were read")  # one transaction: never
@@ -120,9 +153,10 @@ def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[di
             out[column][fresh_at] = np.asarray(fresh[column])
         resolved_in.update(p for p, k in zip(np.asarray(fresh["src_path"]).tolist(),
                                              np.asarray(fresh["kind"]).tolist()) if k == "CALLS")
+        touched.update(np.asarray(fresh["src_path"]).tolist())
     out["r"] = rowid
     out["kinds"], out["strategies"] = kinds, strategies
-    return out, resolved_in
+    return out, resolved_in, touched
 
 
 def _symbols(old: ImpactGraph, changed: list[str], rows: dict | None) -> dict:

@@ -150,9 +150,8 @@ class Store:
             self.cursor().execute(f"SET preserve_insertion_order = {bool(before)}")
 
     def memory_for_references(self, cur=None):
-        """A memory limit large enough for statements that join every reference (a whole-workspace
-        resolution, a graph load), for their length only (see `memory_for`). Inside a run, pass its
-        cursor: another one does not see the references the run has not committed yet."""
+        """A memory limit for statements joining every reference (a whole-workspace resolution, a
+        graph load; see `memory_for`). A run passes its cursor: others miss its uncommitted rows."""
         return self.memory_for((cur or self.cursor()).execute("SELECT count(*) FROM refs").fetchall()[0][0])
 
     @contextmanager
@@ -244,6 +243,9 @@ class Store:
 
     def set_meta(self, key: str, value: str, cur=None) -> None:
         cur = cur or self.conn
+        # a value stored already (`fts_dirty`, each edit) is not written: outside a transaction each write commits
+        if dict(cur.execute("SELECT key, value FROM meta").fetchall()).get(key) == value:
+            return
         cur.execute("DELETE FROM meta WHERE key = ?", [key])
         cur.execute("INSERT INTO meta VALUES (?, ?)", [key, value])
 

@@ -45,7 +45,10 @@ _UNTYPED = """
       AND r.name IN (SELECT name FROM symbols WHERE kind = 'method')  -- the rule asks about methods only
       AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path AND e.line = r.line
                       AND e.name = r.name AND coalesce(e.strategy, '') NOT IN ('name_unique', 'name_ambiguous'))
-    ORDER BY r.src, r.name"""
+    ORDER BY r.src, r.name, on_self"""
+
+
+_CLASSES = "SELECT DISTINCT id FROM symbols WHERE kind = 'class' ORDER BY id"
 
 
 def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
@@ -55,5 +58,57 @@ def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
     `untyped`: (src, name, on_self) of the calls through a receiver (`x.m()`, `self.m()`) that only
     a name guess, or nothing, resolves (what may run a method of an instance: graph/tests_reach.py)."""
     return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy(),
-            "classes": cur.execute("SELECT DISTINCT id FROM symbols WHERE kind = 'class' ORDER BY id").fetchnumpy(),
+            "classes": cur.execute(_CLASSES).fetchnumpy(),
             "untyped": cur.execute(_UNTYPED).fetchnumpy()}
+
+
+# -- what a graph following an edit reads (graph/follow_unresolved.py) ------------------------------
+def _keyed(sql: str, columns: str, where: str = "", edges_where: str = "") -> str:
+    """The same query (its rules stay written once, above) with the columns an update replaces
+    rows by, without its order (the caller merges and sorts), with `where` added to its filter
+    and `edges_where` to its edge lookup's."""
+    head, edges = "SELECT DISTINCT r.src", "FROM edges e WHERE"
+    body, order = sql.rsplit("ORDER BY", 1)
+    if head not in body or edges not in body or not order.strip():
+        raise RuntimeError("test_reads: the unresolved-call query changed shape")
+    body = body.replace(head, f"SELECT DISTINCT {columns}, r.src", 1)
+    return body.replace(edges, f"{edges} {edges_where}", 1) + where if edges_where else body + where
+
+
+def unresolved_rows(cur) -> dict[str, dict[str, np.ndarray]]:
+    """Every row of `unresolved_calls` with what it comes from: `tests` (path, src, module),
+    `dispatch` (path, name, src), `untyped` (path, src, name, on_self); `path` is the file making
+    the call. Also `classes` (id) and `methods` (path, name: what `untyped` asks of every file)."""
+    return {"tests": cur.execute(_keyed(_BLIND, "r.path")).fetchnumpy(),
+            "dispatch": cur.execute(_keyed(_DISPATCH, "r.path, r.name")).fetchnumpy(),
+            "untyped": cur.execute(_keyed(_UNTYPED, "r.path")).fetchnumpy(),
+            "classes": cur.execute(_CLASSES).fetchnumpy(),
+            "methods": cur.execute("SELECT DISTINCT path, name FROM symbols WHERE kind = 'method'").fetchnumpy()}
+
+
+def unresolved_rows_of(cur, path: str, is_test: bool) -> dict[str, dict[str, np.ndarray]]:
+    """The rows of one file as `unresolved_rows` gives them: `tests` rows for a test file or
+    `dispatch` rows for another (each query asks for its kind of file), `untyped` rows, and the
+    file's `symbols` (kind, id, name) of kind class or method. One file per statement: an
+    equality is pushed into the scans of refs and edges, a list of paths is not (whole-table
+    scans again: ~50 ms for 3 paths against ~7)."""
+    kind, sql, columns = ("tests", _BLIND, "r.path") if is_test else ("dispatch", _DISPATCH, "r.path, r.name")
+    return {kind: cur.execute(_keyed(sql, columns, " AND r.path = ?", "e.src_path = ? AND"), [path, path]).fetchnumpy(),
+            "untyped": cur.execute(_keyed(_UNTYPED, "r.path", " AND r.path = ?", "e.src_path = ? AND"),
+                                   [path, path]).fetchnumpy(),
+            "symbols": cur.execute("SELECT DISTINCT kind, id, name FROM symbols WHERE path = ? AND kind IN ('class', 'method')",
+                                   [path]).fetchnumpy()}
+
+
+def rows_named(cur, kind: str, names: list[str]) -> dict[str, np.ndarray]:
+    """The `dispatch` rows (path, name, src) or `untyped` rows (path, src, name, on_self) of calls
+    named one of `names`, in any file. A few names one per statement: an equality is pushed into
+    the scan of refs, a list is a join over all of it (~25 against ~100 ms for one name)."""
+    sql, columns = (_DISPATCH, "r.path, r.name") if kind == "dispatch" else (_UNTYPED, "r.path")
+    if len(names) > 4:
+        return cur.execute(_keyed(sql, columns, " AND r.name IN (SELECT unnest(string_split(?, '\x1f')))"),
+                           ["\x1f".join(names)]).fetchnumpy()
+    reads = [cur.execute(_keyed(sql, columns, " AND r.name = ?"), [name]).fetchnumpy() for name in names]
+    if not reads:
+        return {}
+    return {column: np.concatenate([np.asarray(r[column], dtype=object) for r in reads]) for column in reads[0]}

@@ -128,7 +128,10 @@ class Workspace:
         report = indexer.run(self.store, self.root, self.settings, only=only, passes=PASSES,
                              redact=redact_file_text)
         if report.code_changed:
-            self._code_changed(report)
+            # the files re-indexed, when nothing else changed (an unchanged file's imports now
+            # landing elsewhere, or a deleted file's co-changes gone, change more than these)
+            paths = None if report.relinked or report.deleted else set(only)
+            self._code_changed(report, paths=paths)
         return report
 
     def resolver_inputs(self) -> set[str]:
@@ -136,7 +139,7 @@ class Workspace:
         change to one is a change to the code."""
         return set(json.loads(self.store.meta("resolver_inputs") or "{}"))
 
-    def _code_changed(self, report: indexer.IndexReport, whole: bool = False) -> None:
+    def _code_changed(self, report: indexer.IndexReport, whole: bool = False, paths: set[str] | None = None) -> None:
         """After an index run: a new generation if any file changed; citations resolved again
         (a full run also refreshes the git history that git-mined memories come from). After a
         full run the next graph is read whole; after a re-index of some files it follows the last."""
@@ -145,7 +148,7 @@ class Workspace:
                 self._graph_whole = True
             self._generation += 1
         search_sql.mark_dirty(self.store)
-        self.sync_memories(code_changed=True)
+        self.sync_memories(code_changed=True, paths=paths)
         if self.memory_limit_mb:  # what the run's queries freed, back to the system
             self._release_memory(self.store.cursor())
 
@@ -153,14 +156,18 @@ class Workspace:
         """Has the log changed (another process, a merge) since the projection was built?"""
         return self._log_signature != self.book.log.signature()
 
-    def sync_memories(self, code_changed: bool = False) -> bool:
+    def sync_memories(self, code_changed: bool = False, paths: set[str] | None = None) -> bool:
         """Bring the memory projection in step with the log (and, after a code change, with the
-        code), then publish. False: nothing had changed.
+        code), then publish. False: nothing had changed. `paths`: the code change re-indexed only
+        these files (None: any file may have changed).
 
         Every citation is re-resolved against the index; one whose code moved to another file or
         name gets a `citation.reanchored` event, so the move survives in the shared log.
         """
         if not code_changed and not self.memories_outdated():
+            return False
+        if code_changed and paths is not None and not self.memories_outdated() and self._settled(paths):
+            self._publish(self._snapshot.memories, indexed=True)  # the new generation, same memories
             return False
         base = gitmined.couplings(mem_rows.strong_co_changes(
             self.store, gitmined.MIN_SHARED_COMMITS, gitmined.MIN_CONFIDENCE))
@@ -183,6 +190,18 @@ class Workspace:
         self._log_signature = signature
         search_sql.mark_dirty(self.store)
         self._publish(MemoryView(memories), indexed=True)
+        return True
+
+    def _settled(self, paths: set[str]) -> bool:
+        """Can no memory have moved when only `paths` were re-indexed? True when every citation
+        was last found where it points (its own file and name) and none points into `paths`:
+        such a resolution reads only the cited file's rows (citations._resolve; the search of
+        the whole index for moved code runs only when the cited code is not found in its file).
+        The memories themselves come from the log (unchanged) and the git history (a full run's)."""
+        for m in self._snapshot.memories.all:
+            for c in m.citations:
+                if c.path in paths or c.current is None or cites.moved(c):
+                    return False
         return True
 
     def ensure_search_index(self) -> None:
