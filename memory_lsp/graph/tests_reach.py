@@ -198,14 +198,22 @@ class _Walk:
         src, dst = src[self.live[src]], dst[self.live[src]]
         order = np.argsort(dst, kind="stable")
         src, dst = src[order], dst[order]
-        heads = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]]) if len(dst) else np.zeros(0, dtype=np.int64)
-        targets = dst[heads]
-        while len(src):
-            grown = np.bitwise_or.reduceat(bits[src], heads, axis=0) | bits[targets]
-            changed = np.any(grown != bits[targets], axis=1)
-            if not changed.any():
+        # semi-naive: each round carries only the bits of the nodes the last round changed (the
+        # whole edge list each round took ~2 s over ~36 rounds on the stdlib)
+        active = np.zeros(n, dtype=bool)
+        active[entries] = True
+        while True:
+            pick = active[src]
+            if not pick.any():
                 break
+            s, d = src[pick], dst[pick]  # still in dst order
+            heads = np.flatnonzero(np.r_[True, d[1:] != d[:-1]])
+            targets = d[heads]
+            grown = np.bitwise_or.reduceat(bits[s], heads, axis=0) | bits[targets]
+            changed = np.any(grown != bits[targets], axis=1)
             bits[targets[changed]] = grown[changed]
+            active[:] = False
+            active[targets[changed]] = True
         return bits
 
     def test_files(self, g, starts: np.ndarray) -> list[int]:
