@@ -70,6 +70,8 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="cProfile the timed runs")
     ap.add_argument("--profile-sort", default="tottime", help="pstats order: tottime (own time) or cumulative")
     ap.add_argument("--graph", action="store_true", help="time the graph's follow after each re-index too")
+    ap.add_argument("--lens", action="store_true", help="with --graph: and the edited file's first lens count "
+                    "(a new graph builds test selection's arrays on its first question)")
     ap.add_argument("--from-db", help="a copy of this index is the start (built by a full index of the same copy)")
     args = ap.parse_args()
     root = corpora.stdlib_copy()
@@ -101,7 +103,9 @@ def main() -> None:
             profiler.enable()
         ws.reindex({rel: edited})
         if args.graph:
-            ws.load_graph()
+            graph = ws.load_graph()
+            if args.lens:
+                graph.counts(rel, rel, 3, 0.5)
         if profiler:
             profiler.disable()
         times.append((time.perf_counter() - t) * 1000)
@@ -112,7 +116,7 @@ def main() -> None:
             ws.load_graph()
         sizes.append(len(original))
     result = {
-        "mode": "edit + graph followed" if args.graph else "edit", "corpus": "stdlib", "files": len(paths), "rounds": len(times), "full_index_s": round(full, 2),
+        "mode": ("edit + graph followed" + (" + first lens" if args.lens else "")) if args.graph else "edit", "corpus": "stdlib", "files": len(paths), "rounds": len(times), "full_index_s": round(full, 2),
         "p50_ms": round(statistics.median(times), 1), "p99_ms": round(percentile(times, 99), 1),
         "max_ms": round(max(times), 1), "cpu_p50_ms": round(statistics.median(cpu), 1),
         "cpu_p99_ms": round(percentile(cpu, 99), 1), "median_file_kb": round(statistics.median(sizes) / 1024, 1),
