@@ -38,3 +38,6 @@
 (parameters (typed_parameter (identifier) @bind.name type: (type) @bind.type)) @bind
 (parameters (typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call) alias: (as_pattern_target (identifier) @bind.name))) @bind
+; what a function returns (index/returns.py): its annotation, else its `return x` / `return f(...)`
+(function_definition name: (identifier) @returns.name return_type: (type) @returns.type) @returns
+(return_statement [(identifier) (call)] @returns.value) @returns

@@ -30,6 +30,7 @@ _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
 _PRIORITY = {"type": 4, "call": 3, "literal": 2, "param": 1, "assign": 1}
 CONFLICT = "?"
+DEFER = "()"  # a binding to a call whose type is what that call returns (`x = self._clone()`): index/returns.py
 
 
 class Binding(NamedTuple):
@@ -77,7 +78,7 @@ def binding_type(kind: str, text: str | None) -> str | None:
     if kind == "type":
         return annotation_type(text or "")
     if kind == "call":
-        return call_type(text or "")
+        return call_type(text or "") or (DEFER + text if text else None)
     if kind == "literal":
         return "builtin"
     return None
@@ -117,8 +118,9 @@ class Scopes:
 
 
 def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, receiver: str | None,
-          defined_here: bool) -> str | None:
-    """The receiver type of one call reference (module docstring)."""
+          defined_here: bool, returns=None) -> str | None:
+    """The receiver type of one call reference (module docstring); `returns` (index/returns.py)
+    types a call's result and a name bound to one."""
     if receiver is None:
         hit = scopes.lookup(chain, name)
         return "local" if hit is not None and not defined_here else None
@@ -126,6 +128,8 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return "super"
     if _LITERAL_START.match(receiver):
         return "builtin"
+    if receiver.endswith(")") and returns is not None:  # `Foo(...).f()`, `self._chain().f()`
+        return returns.expr(receiver, chain, cls)
     made = _CONSTRUCTED.match(receiver)
     if made:  # `Foo(...).f()`
         return call_type(made.group(1))
@@ -138,4 +142,6 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return None
     if hit is None or hit[1] in (None, CONFLICT):
         return None
+    if hit[1].startswith(DEFER):
+        return returns.expr(hit[1][len(DEFER):] + "()", chain, cls) if returns is not None else None
     return hit[1]
