@@ -31,6 +31,7 @@ _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
 _PRIORITY = {"type": 4, "call": 3, "literal": 2, "param": 1, "assign": 1}
 CONFLICT = "?"
 DEFER = "()"  # a binding to a call whose type is what that call returns (`x = self._clone()`): index/returns.py
+ANY_OF = "|"  # a name bound to several calls (`c = self._chain()`, then `c = c.annotate()`): typed if all agree
 
 
 class Binding(NamedTuple):
@@ -96,6 +97,9 @@ class Scopes:
         old = self.table.get(key)
         if old is None or rank > old[0]:
             self.table[key] = (rank, typ)
+        elif rank == old[0] and typ != old[1] and rank == 3 and old[1] not in (None, CONFLICT) and typ:
+            alts = set(old[1][1:].split("\x1f")) if old[1].startswith(ANY_OF) else {old[1]}
+            self.table[key] = (rank, ANY_OF + "\x1f".join(sorted(alts | {typ})))
         elif rank == old[0] and typ != old[1] and rank >= 3:
             self.table[key] = (rank, CONFLICT)
 
@@ -142,6 +146,6 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return None
     if hit is None or hit[1] in (None, CONFLICT):
         return None
-    if hit[1].startswith(DEFER):
-        return returns.expr(hit[1][len(DEFER):] + "()", chain, cls) if returns is not None else None
+    if hit[1].startswith((DEFER, ANY_OF)):
+        return returns.bound(hit[1], chain, cls) if returns is not None else None
     return hit[1]

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from memory_lsp.index import receivers
 
-DEFER = receivers.DEFER
+DEFER, ANY_OF = receivers.DEFER, receivers.ANY_OF
+CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
 _MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
 
@@ -61,6 +62,7 @@ class Returns:
         self.annotation: dict[str, str] = {}
         self.values: dict[str, list[str]] = {}
         self._memo: dict[str, str | None] = {}
+        self._active: set = set()  # bindings being worked out (`c = c.annotate()` names itself)
 
     def add(self, func: str | None, kind: str, text: str) -> None:
         if func is None:
@@ -84,8 +86,7 @@ class Returns:
             found = cls if text in ("Self", "typing.Self", "typing_extensions.Self") else \
                 receivers.annotation_type(self.annotation[func])
         else:
-            seen = {self.expr(v, chain, cls, depth + 1) for v in self.values.get(func, ()) if v != "None"}
-            found = seen.pop() if len(seen) == 1 else None
+            found = self._agree([self.expr(v, chain, cls, depth + 1) for v in self.values.get(func, ()) if v != "None"])
         self._memo[func] = found
         return found
 
@@ -102,8 +103,8 @@ class Returns:
                 return None
             hit = self.scopes.lookup(chain, text)
             typ = hit[1] if hit else None
-            if typ and typ.startswith(DEFER):
-                return self.expr(typ[len(DEFER):] + "()", chain, cls, depth + 1)
+            if typ and typ.startswith((DEFER, ANY_OF)):
+                return self.bound(typ, chain, cls, depth + 1)
             return None if typ == receivers.CONFLICT else typ
         callee = call[0]
         if callee in _OWN_CLASS:
@@ -121,8 +122,31 @@ class Returns:
             owner = self.expr(inner, chain, cls, depth + 1) if inner.endswith(")") or inner.isidentifier() else None
             if owner is None:
                 return receivers.call_type(callee) if "(" not in callee else None
+        if owner == CYCLE:
+            return CYCLE
         method = self.method(owner, name)
         return self.of(method, depth + 1) if method else None
+
+    def bound(self, typ: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
+        """The type of a name bound to a call (DEFER) or to several (ANY_OF), in `chain`."""
+        key = (tuple(chain), typ)
+        if key in self._active:
+            return CYCLE
+        self._active.add(key)
+        try:
+            alts = typ[1:].split("\x1f") if typ.startswith(ANY_OF) else [typ]
+            return self._agree([self.expr(a[len(DEFER):] + "()", chain, cls, depth + 1) if a.startswith(DEFER) else a
+                                for a in alts], depth == 0)
+        finally:
+            self._active.discard(key)
+
+    @staticmethod
+    def _agree(types: list, outermost: bool = True) -> str | None:
+        """One type when every known one is it (a CYCLE agrees with all); else None."""
+        seen = set(types) - {CYCLE}
+        if not seen:
+            return None if outermost else CYCLE
+        return seen.pop() if len(seen) == 1 and None not in seen else None
 
     def method(self, cls: str, name: str, depth: int = 0) -> str | None:
         """`cls.name` if this file defines it, else the first of its bases here that does."""
