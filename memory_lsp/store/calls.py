@@ -93,7 +93,16 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT r.src, s.id, {kind}, r.path, s.dst_path, r.line, {_lit(c.module_attr)}, 'module_attr', r.name
         FROM _refs r JOIN _imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
                AND {_IN_SCOPE.format(src='r.src')}
-               JOIN _exports s ON s.path = i.target AND s.name = r.name""")
+               JOIN _exports s ON s.path = i.target AND s.name = r.name
+        UNION ALL  -- `flask.json.dumps()`: a submodule of an imported package, imported by its
+                   -- __init__ (`from . import json`) or a module file beside it (`flask.helpers`)
+        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.module_attr)}, 'module_attr', r.name
+        FROM _refs r JOIN _imports i ON i.path = r.path AND i.is_module AND {_IN_SCOPE.format(src='r.src')}
+               AND starts_with(r.receiver, i.binding || '.') AND ends_with(i.target, '/__init__.py')
+               AND NOT contains(substr(r.receiver, length(i.binding) + 2), '.')
+               LEFT JOIN imports j ON j.path = i.target AND j.is_module AND j.binding = substr(r.receiver, length(i.binding) + 2)
+               JOIN {syms} s ON s.name = r.name AND s.parent IS NULL
+               AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || substr(r.receiver, length(i.binding) + 2) || '.py')""")
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
