@@ -1,0 +1,122 @@
+"""Issue 12 item 1: a call's receiver typed by what a call returns (index/returns.py), as in
+Django's QuerySet (`self._chain().filter()`, `clone = self._chain(); clone = clone.annotate()`),
+flask's `ctx = self.request_context(environ)` (an annotated return) and `flask.json.dumps()` (a
+submodule of an imported package); and incremental == full when a return changes."""
+
+import os
+
+import pytest
+from test_incremental import snapshot
+
+from memory_lsp.index import extract
+
+QUERY = (
+    "from .ctx import RequestContext\n"                      # 1
+    "class QuerySet:\n"                                      # 2
+    "    def _clone(self):\n"                                # 3
+    "        c = self.__class__(model=1)\n"                  # 4
+    "        return c\n"                                     # 5
+    "    def _chain(self):\n"                                # 6
+    "        obj = self._clone()\n"                          # 7
+    "        return obj\n"                                   # 8
+    "    def annotate(self, **kw):\n"                        # 9
+    "        clone = self._chain()\n"                        # 10
+    "        clone = clone.annotate(**kw) if kw else clone\n"  # 11
+    "        return clone\n"                                 # 12
+    "    def filter(self, *a):\n"                            # 13
+    "        return self._chain()\n"                         # 14
+    "    def none(self):\n"                                  # 15
+    "        return None\n"                                  # 16
+    "    def dates(self):\n"                                 # 17
+    "        return (\n"                                     # 18
+    "            self.annotate(x=1)\n"                       # 19
+    "            .filter(y=2)\n"                             # 20
+    "        )\n"                                            # 21
+    "    def bulk(self):\n"                                  # 22
+    "        queryset = self.annotate()\n"                   # 23
+    "        queryset.filter(pk=1)\n"                        # 24
+    "    def context(self) -> 'RequestContext':\n"           # 25
+    "        return make()\n"                                # 26
+    "    def either(self, flag):\n"                          # 27
+    "        if flag:\n"                                     # 28
+    "            return self\n"                              # 29
+    "        return Other()\n"                               # 30
+    "class Other:\n"                                         # 31
+    "    def filter(self):\n"                                # 32
+    "        pass\n"                                         # 33
+    "def use(q: QuerySet):\n"                                # 34
+    "    ctx = q.context()\n"                                # 35
+    "    ctx.push()\n"                                       # 36
+    "    q.either(1).filter()\n"                             # 37
+    "    q.none().filter()\n"                                # 38
+)
+FILES = {
+    "pkg/__init__.py": "from . import ctx\n",
+    "pkg/query.py": QUERY,
+    "pkg/ctx.py": "class RequestContext:\n    def push(self):\n        pass\n"
+                  "class AppContext:\n    def push(self):\n        pass\n",
+    "pkg/helpers.py": "def make_response():\n    return 1\n",
+    "tests/test_pkg.py": "import pkg\n\ndef test_it():\n    pkg.ctx.RequestContext().push()\n"
+                         "    pkg.helpers.make_response()\n",
+}
+
+
+def _rtypes(source: str) -> dict[tuple[int, str], str | None]:
+    facts = extract.extract("pkg/query.py", source.encode(), "python")
+    return {(r.line, r.name): r.rtype for r in facts.refs if r.kind == "call"}
+
+
+def test_returns_type_the_receiver_of_a_chained_call():
+    types = _rtypes(QUERY)
+    assert types[(11, "annotate")] == "QuerySet"  # a local bound to a call of its own class
+    assert types[(20, "filter")] == "QuerySet"  # a chain over several lines (its receiver is stored as "?")
+    assert types[(24, "filter")] == "QuerySet"  # a local bound to `self.annotate()`
+    assert types[(36, "push")] == "RequestContext"  # an annotated return, as the file writes it
+    assert types[(37, "filter")] is None  # two returns that disagree: no type
+    assert types[(38, "filter")] is None  # `return None` alone says nothing
+
+
+@pytest.fixture(scope="module")
+def edges(tmp_path_factory, index_files):
+    ws = index_files(tmp_path_factory.mktemp("returns"), FILES)
+    rows = ws.store.cursor().execute("SELECT src, dst, line, strategy FROM edges WHERE kind = 'CALLS'").fetchall()
+    ws.close()
+    return rows
+
+
+def _at(edges, path, line):
+    return {(dst, strategy) for src, dst, ln, strategy in edges if src.startswith(path) and ln == line}
+
+
+def test_a_typed_chain_resolves_to_its_class_only(edges):
+    assert _at(edges, "pkg/query.py", 20) == {("pkg/query.py::QuerySet.filter", "typed")}
+    assert _at(edges, "pkg/query.py", 24) == {("pkg/query.py::QuerySet.filter", "typed")}
+    # an imported class: its method there, not AppContext.push by name
+    assert _at(edges, "pkg/query.py", 36) == {("pkg/ctx.py::RequestContext.push", "typed")}
+
+
+def test_a_submodule_of_an_imported_package_is_followed(edges):
+    # `from . import ctx` in the package's __init__, and a module file beside it
+    assert ("pkg/ctx.py::RequestContext", "module_attr") in _at(edges, "tests/test_pkg.py", 4)
+    assert _at(edges, "tests/test_pkg.py", 5) == {("pkg/helpers.py::make_response", "module_attr")}
+
+
+def test_a_changed_return_equals_a_fresh_index(tmp_path, write_files):
+    from memory_lsp.workspace import Workspace
+
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    # `_clone` now returns something else: every chain through it loses its type
+    (root / "pkg/query.py").write_text(QUERY.replace("        return c\n", "        return Other()\n"))
+    st = os.stat(root / "pkg/query.py")
+    os.utime(root / "pkg/query.py", (st.st_atime, st.st_mtime + 5))
+    ws.index(workers=0)
+    incremental = snapshot(ws)
+    ws.close()
+    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
+    fresh.index(workers=0)
+    assert snapshot(fresh) == incremental
+    fresh.close()
+    assert not any(dst == "pkg/query.py::QuerySet.filter" and line == 24
+                   for _src, dst, _k, _sp, _dp, line, *_ in incremental["edges"])
