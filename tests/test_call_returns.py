@@ -120,3 +120,36 @@ def test_a_changed_return_equals_a_fresh_index(tmp_path, write_files):
     fresh.close()
     assert not any(dst == "pkg/query.py::QuerySet.filter" and line == 24
                    for _src, dst, _k, _sp, _dp, line, *_ in incremental["edges"])
+
+
+def test_splat_parameters_dunder_dict_and_bare_builtins_are_python_s():
+    """flask: `kwargs.setdefault()`, `options.pop()`, `self.__dict__.pop()` and a bare `set()` were
+    linked by name to workspace methods and test-local functions named alike (jedi: external)."""
+    source = ("def f(a, *args, **kwargs):\n"
+              "    kwargs.setdefault('x', 1)\n"
+              "    args.index(1)\n"
+              "    set()\n"
+              "def g(self, **options: int):\n"
+              "    options.pop('y')\n"
+              "    self.__dict__.pop('z')\n"
+              "    open('p')\n"
+              "def open(path):\n"
+              "    return path\n")
+    facts = extract.extract("m.py", source.encode(), "python")
+    types = {(r.line, r.name): r.rtype for r in facts.refs if r.kind == "call"}
+    assert types[(2, "setdefault")] == types[(3, "index")] == "builtin"
+    assert types[(4, "set")] == "builtin"
+    assert types[(6, "pop")] == types[(7, "pop")] == "builtin"
+    assert types[(8, "open")] is None  # the file defines its own open
+
+
+def test_no_workspace_method_for_a_builtin_receiver(tmp_path, index_files):
+    files = {"pkg/a.py": "class Config:\n    def setdefault(self, k):\n        return k\n"
+                         "    def pop(self, k):\n        return k\n",
+             "pkg/b.py": "def make(**kwargs):\n    kwargs.setdefault('x')\n    return set()\n",
+             "tests/test_b.py": "def test_it():\n    def set():\n        return 1\n    return set()\n"}
+    ws = index_files(tmp_path, files)
+    rows = ws.store.cursor().execute("SELECT src, dst FROM edges WHERE kind = 'CALLS'").fetchall()
+    ws.close()
+    assert not [r for r in rows if r[0].startswith("pkg/b.py")]
+    assert rows == [("tests/test_b.py::test_it", "tests/test_b.py::test_it.set")]

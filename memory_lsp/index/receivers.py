@@ -15,6 +15,7 @@ them per scope and gives each call reference an `rtype`:
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import NamedTuple
 
@@ -25,6 +26,8 @@ BUILTIN_TYPES = BUILTIN_CALLS | frozenset(
     "List Dict Set FrozenSet Tuple Sequence MutableSequence Mapping MutableMapping Iterable Iterator "
     "Generator AbstractSet MutableSet Deque DefaultDict OrderedDict Counter deque defaultdict Text "
     "AnyStr None bytes".split())
+# a bare call of one of these, not defined in the file nor bound there, is Python's (`set()`)
+BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
 _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
@@ -127,10 +130,12 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
     types a call's result and a name bound to one."""
     if receiver is None:
         hit = scopes.lookup(chain, name)
-        return "local" if hit is not None and not defined_here else None
+        if hit is not None:
+            return "local" if not defined_here else None
+        return "builtin" if name in BUILTIN_NAMES and not defined_here else None
     if receiver == "super()":
         return "super"
-    if _LITERAL_START.match(receiver):
+    if _LITERAL_START.match(receiver) or receiver.endswith(".__dict__"):
         return "builtin"
     if receiver.endswith(")") and returns is not None:  # `Foo(...).f()`, `self._chain().f()`
         return returns.expr(receiver, chain, cls)
