@@ -153,3 +153,25 @@ def test_no_workspace_method_for_a_builtin_receiver(tmp_path, index_files):
     ws.close()
     assert not [r for r in rows if r[0].startswith("pkg/b.py")]
     assert rows == [("tests/test_b.py::test_it", "tests/test_b.py::test_it.set")]
+
+
+def test_an_attribute_of_self_set_in_a_base_class_of_the_file():
+    """flask json/tag.py: `self.serializer` is set (from a typed parameter) in JSONTag.__init__ and
+    called in its subclasses' methods."""
+    source = ("class Serializer:\n"
+              "    def tag(self, v):\n"
+              "        return v\n"
+              "class Tag:\n"
+              "    def __init__(self, serializer: Serializer):\n"
+              "        self.serializer = serializer\n"
+              "    def tag(self, v):\n"
+              "        return v\n"
+              "class PassDict(Tag):\n"
+              "    def to_json(self, v):\n"
+              "        return self.serializer.tag(v)\n"
+              "class Unrelated:\n"
+              "    def to_json(self, v):\n"
+              "        return self.serializer.tag(v)\n")
+    facts = extract.extract("m.py", source.encode(), "python")
+    types = {r.line: r.rtype for r in facts.refs if r.kind == "call" and r.name == "tag"}
+    assert types == {11: "Serializer", 14: None}

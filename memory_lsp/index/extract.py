@@ -224,11 +224,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line))
         return
     defined = {(s.parent, s.name) for s in syms}
-    typer = None
-    if rets_at:
-        typer = returns.Returns(scopes, defined, {s.qualname for s in syms if s.kind in classes}, bases, context)
-        for func, kind, text in rets_at:
-            typer.add(func, kind, text)
+    typer = returns.Returns(scopes, defined, {s.qualname for s in syms if s.kind in classes}, bases, context)
+    for func, kind, text in rets_at:
+        typer.add(func, kind, text)
     for (_, kind, name, receiver, line, whole), top, cls in calls:
         quals = sees[top]
         here = any((q, name) in defined for q in quals)

@@ -145,6 +145,10 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
     if receiver.startswith("self.") and cls is not None and receiver.count(".") == 1:
         attr = receiver[5:]
         hit = scopes.lookup([cls], "self." + attr) or scopes.lookup([cls], attr)
+        for base in returns.lineage(cls) if returns is not None and hit is None else ():
+            hit = scopes.lookup([base], "self." + attr)  # set in a base class of this file
+            if hit is not None:
+                break
     elif receiver.isidentifier():
         hit = scopes.lookup(chain, receiver)
     else:

@@ -148,6 +148,16 @@ class Returns:
             return None if outermost else CYCLE
         return seen.pop() if len(seen) == 1 and None not in seen else None
 
+    def lineage(self, cls: str) -> list[str]:
+        """The bases of `cls` this file defines, nearest first (breadth first, each once)."""
+        out, todo = [], list(self.bases.get(cls, ()))
+        while todo and len(out) < _MAX_DEPTH:
+            base = todo.pop(0)
+            if base in self.classes and base not in out and base != cls:
+                out.append(base)
+                todo.extend(self.bases.get(base, ()))
+        return out
+
     def method(self, cls: str, name: str, depth: int = 0) -> str | None:
         """`cls.name` if this file defines it, else the first of its bases here that does."""
         if cls not in self.classes or depth > _MAX_DEPTH:
