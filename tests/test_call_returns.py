@@ -175,3 +175,51 @@ def test_an_attribute_of_self_set_in_a_base_class_of_the_file():
     facts = extract.extract("m.py", source.encode(), "python")
     types = {r.line: r.rtype for r in facts.refs if r.kind == "call" and r.name == "tag"}
     assert types == {11: "Serializer", 14: None}
+
+
+PROXIES = {
+    "app/__init__.py": "from .globals import g as g\nfrom .globals import current_app as current_app\n",
+    "app/globals.py": "from .core import App\nfrom .ctx import _Globals\n"
+                      "current_app: App = make_proxy()\ng: '_Globals' = make_proxy()\n",
+    "app/core.py": "class App:\n    def url_for(self, e):\n        return e\n",
+    "app/ctx.py": "class _Globals:\n    def get(self, k):\n        return k\n",
+    "app/other.py": "class Other:\n    def url_for(self, e):\n        return e\n    def get(self, k):\n        return k\n",
+    "app/helpers.py": "from .globals import current_app\n\ndef url_for(e):\n    return current_app.url_for(e)\n",
+    "tests/test_g.py": "import app\nfrom app import g\n\ndef test_g():\n    app.g.get('a')\n    g.get('b')\n",
+}
+
+
+def _calls(ws):
+    return sorted(ws.store.cursor().execute(
+        "SELECT src, dst, line, strategy FROM edges WHERE kind = 'CALLS' AND strategy LIKE 'module_var%'").fetchall())
+
+
+def test_a_module_level_variable_of_another_file_types_its_calls(tmp_path, index_files):
+    """flask's `current_app: Flask = LocalProxy(...)` in globals.py, used in helpers.py and, through
+    the package's re-export, as `flask.g` / `from flask import g` in the tests."""
+    ws = index_files(tmp_path, PROXIES)
+    assert _calls(ws) == [("app/helpers.py::url_for", "app/core.py::App.url_for", 4, "module_var"),
+                          ("tests/test_g.py::test_g", "app/ctx.py::_Globals.get", 5, "module_var"),
+                          ("tests/test_g.py::test_g", "app/ctx.py::_Globals.get", 6, "module_var")]
+    ws.close()
+
+
+@pytest.mark.parametrize("globals_py", [
+    "from .other import Other as App\nfrom .ctx import _Globals\ncurrent_app: App = make_proxy()\n",  # retyped; g gone
+    "from .core import App\nfrom .ctx import _Globals\ncurrent_app = make_proxy()\ng: _Globals = make_proxy()\n"])
+def test_a_changed_variable_equals_a_fresh_index(tmp_path, write_files, globals_py):
+    from memory_lsp.workspace import Workspace
+
+    root = write_files(tmp_path / "ws", PROXIES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    (root / "app/globals.py").write_text(globals_py)
+    st = os.stat(root / "app/globals.py")
+    os.utime(root / "app/globals.py", (st.st_atime, st.st_mtime + 5))
+    ws.index(workers=0)
+    incremental = snapshot(ws)
+    ws.close()
+    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
+    fresh.index(workers=0)
+    assert snapshot(fresh) == incremental
+    fresh.close()

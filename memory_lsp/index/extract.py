@@ -179,6 +179,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     scopes = receivers.Scopes()
     calls = []
     rets_at, bases, context = [], {}, {}  # for index/returns.py
+    module_vars: dict[str, int] = {}  # a module-level name bound to a call or annotated: its first line
     for pos, tag, item in items:
         while di < len(defs) and defs[di][0] <= pos:
             while stack and defs[stack[-1]][1] <= defs[di][0]:
@@ -206,6 +207,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
                 scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
             else:
                 scopes.add(scope, item.name, item.kind, item.text)
+            if scope is None and item.kind in ("type", "call"):
+                module_vars.setdefault(item.name, item.line)
             if item.kind == "param" and facts.is_test and enclosing and item.name not in lang.self_names:
                 # a test's parameter names a pytest fixture: its own edge kind, not a call
                 facts.refs.append(Ref("fixture", enclosing.qualname, enclosing_class, item.name, None, item.line))
@@ -233,6 +236,12 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
         rtype = receivers.rtype(scopes, quals, cls, name, whole, here, typer)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
+    # what a module-level name is (`current_app: Flask = LocalProxy(...)`), for the files importing
+    # it (store/var_calls.py): a class as this file writes it
+    for var, line in module_vars.items():
+        vtype = receivers.rtype(scopes, [None], None, "", var, False, typer)
+        if vtype and vtype not in receivers.UNTYPED:
+            facts.refs.append(Ref("vartype", None, None, var, None, line, vtype))
 
 
 @functools.lru_cache(maxsize=None)

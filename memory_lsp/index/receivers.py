@@ -33,6 +33,7 @@ _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
 _PRIORITY = {"type": 4, "call": 3, "literal": 2, "param": 1, "assign": 1}
 CONFLICT = "?"
+UNTYPED = frozenset(("builtin", "local", "super"))  # rtypes that name no class
 DEFER = "()"  # a binding to a call whose type is what that call returns (`x = self._clone()`): index/returns.py
 ANY_OF = "|"  # a name bound to several calls (`c = self._chain()`, then `c = c.annotate()`): typed if all agree
 
@@ -63,7 +64,7 @@ def annotation_type(text: str) -> str | None:
     last = base.rsplit(".", 1)[-1]
     if last in BUILTIN_TYPES:
         return "builtin"
-    if not re.fullmatch(r"[A-Za-z_][\w.]*", base) or not last[:1].isupper():
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", base) or not last.lstrip("_")[:1].isupper():
         return None
     return base
 
@@ -73,7 +74,7 @@ def call_type(callee: str) -> str | None:
     if callee in BUILTIN_CALLS:
         return "builtin"
     last = callee.rsplit(".", 1)[-1]
-    if re.fullmatch(r"[A-Za-z_][\w.]*", callee) and last[:1].isupper():
+    if re.fullmatch(r"[A-Za-z_][\w.]*", callee) and last.lstrip("_")[:1].isupper():
         return callee
     return None
 

@@ -1,0 +1,83 @@
+"""Calls on a module-level variable another file defines: flask's `current_app.url_for()` where
+globals.py says `current_app: Flask = LocalProxy(...)` (a `vartype` row of refs: index/extract.py).
+
+`var_types` makes `_vt` (path, recv, scope, cid): in each file of `_refs`, a receiver as written
+(`current_app`, `flask.g`) that names such a variable, imported directly, through a package
+`__init__` re-exporting it, or as an attribute of an imported package; cid = the variable's class
+(defined in its file or imported there). store/calls.py `_resolve_typed` resolves those calls
+in that class like a typed receiver (strategy `module_var`).
+
+`bring_dependents`: a scoped run that re-reads a file defining such variables also re-resolves
+the calls in other files typed through them (before or after the edit), so that an incremental
+run ends where a full one does.
+"""
+
+from __future__ import annotations
+
+# the files whose variables `_refs` can reach: the ones they import, and those a package __init__
+# they import imports from
+_VAR_FILES = """
+    WITH direct AS (SELECT DISTINCT target AS path FROM imports
+                    WHERE target IS NOT NULL AND path IN (SELECT DISTINCT path FROM _refs))
+    SELECT path FROM direct
+    UNION SELECT DISTINCT j.target FROM imports j JOIN direct d ON d.path = j.path
+    WHERE ends_with(j.path, '__init__.py') AND j.target IS NOT NULL AND NOT j.is_module"""
+
+
+def var_types(cur) -> None:
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _vars AS
+        WITH wanted AS ({_VAR_FILES})
+        SELECT DISTINCT v.path, v.name, coalesce(own.id, imp.id) AS cid
+        FROM refs v
+        LEFT JOIN symbols own ON own.path = v.path AND own.name = v.rtype AND own.parent IS NULL AND own.kind = 'class'
+        LEFT JOIN (SELECT k.path, k.binding, s.id FROM imports k
+                   JOIN symbols s ON s.path = k.target AND s.name = k.name AND s.parent IS NULL AND s.kind = 'class'
+                   WHERE NOT k.is_module) imp ON imp.path = v.path AND imp.binding = v.rtype
+        WHERE v.kind = 'vartype' AND v.path IN (SELECT path FROM wanted) AND coalesce(own.id, imp.id) IS NOT NULL""")
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _vt AS
+        SELECT i.path, i.binding AS recv, i.scope, v.cid FROM _imports i
+               JOIN _vars v ON v.path = i.target AND v.name = i.name WHERE NOT i.is_module
+        UNION SELECT i.path, i.binding, i.scope, v.cid FROM _imports i
+               JOIN imports j ON j.path = i.target AND j.binding = i.name AND NOT j.is_module
+               JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE NOT i.is_module
+        UNION SELECT i.path, i.binding || '.' || v.name, i.scope, v.cid FROM _imports i
+               JOIN _vars v ON v.path = i.target WHERE i.is_module
+        UNION SELECT i.path, i.binding || '.' || j.binding, i.scope, v.cid FROM _imports i
+               JOIN imports j ON j.path = i.target AND NOT j.is_module
+               JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE i.is_module""")
+    cur.execute("DROP TABLE _vars")
+
+
+def bring_dependents(cur) -> None:
+    """Add to `_refs` (deleting their edges) the calls of other files whose receiver names a
+    variable of a file in `_refs` (as now written), or that were typed through one before."""
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _dep AS
+        WITH here AS (SELECT DISTINCT path FROM _refs),
+        vars AS (SELECT path, name FROM _refs WHERE kind = 'vartype'
+                 UNION SELECT v.path, v.name FROM refs v  -- re-exported by a package __init__ read again
+                       JOIN imports j ON j.target = v.path AND j.name = v.name AND NOT j.is_module
+                       AND ends_with(j.path, '__init__.py') AND j.path IN (SELECT path FROM here)
+                 WHERE v.kind = 'vartype'),
+        via AS (SELECT i.path, i.binding AS recv FROM imports i JOIN vars v ON v.path = i.target AND v.name = i.name
+                WHERE NOT i.is_module
+                UNION SELECT i.path, i.binding FROM imports i
+                      JOIN imports j ON j.path = i.target AND j.binding = i.name AND NOT j.is_module
+                      JOIN vars v ON v.path = j.target AND v.name = j.name WHERE NOT i.is_module
+                UNION SELECT i.path, i.binding || '.' || v.name FROM imports i JOIN vars v ON v.path = i.target
+                WHERE i.is_module
+                UNION SELECT i.path, i.binding || '.' || j.binding FROM imports i
+                      JOIN imports j ON j.path = i.target AND NOT j.is_module
+                      JOIN vars v ON v.path = j.target AND v.name = j.name WHERE i.is_module),
+        keys AS (SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = r.receiver
+                 WHERE r.kind = 'call' AND r.path NOT IN (SELECT path FROM here)
+                 UNION SELECT src_path, line, name FROM edges WHERE kind = 'CALLS' AND starts_with(strategy, 'module_var')
+                       AND src_path NOT IN (SELECT path FROM here))
+        SELECT DISTINCT r.* FROM refs r JOIN keys k ON k.path = r.path AND k.line = r.line AND k.name = r.name
+        WHERE r.kind = 'call'""")
+    cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND EXISTS (
+                   SELECT 1 FROM _dep d WHERE d.path = edges.src_path AND d.line = edges.line AND d.name = edges.name)""")
+    cur.execute("INSERT INTO _refs SELECT * FROM _dep")
+    cur.execute("DROP TABLE _dep")
