@@ -17,6 +17,9 @@ from memory_lsp.index import docs, receivers, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
+# a longer receiver is not typed: each call in a chain reads the chain's text again (a generated
+# 5,000-call chain would cost minutes); Django's longest chains are ~300 characters
+MAX_TYPED_RECEIVER = 1000
 # Query matches start at most this deep in the tree. Unbounded, a query over a 50,000-deep
 # nested expression ran in quadratic time (JavaScript: 92 s for one file); real definitions and
 # calls sit far shallower (a method in a class in a module is ~10 levels deep).
@@ -84,6 +87,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             name_node = caps["name"][0]
             recv = caps.get("receiver")
             receiver = whole = _text(recv[0]) if recv else None
+            if whole and len(whole) > MAX_TYPED_RECEIVER:
+                whole = "?"
             if receiver and (len(receiver) > MAX_RECEIVER or "\n" in receiver):
                 receiver = "?"  # stored short; a long chain's type is still worked out from `whole`
             name = _text(name_node)
