@@ -27,14 +27,15 @@ _VAR_FILES = """
 def var_types(cur) -> None:
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _vars AS
-        WITH wanted AS ({_VAR_FILES})
+        WITH wanted AS ({_VAR_FILES}),
+        v AS (SELECT path, name, rtype FROM refs WHERE kind = 'vartype' AND path IN (SELECT path FROM wanted)),
+        imp AS (SELECT k.path, k.binding, s.id FROM imports k
+                JOIN symbols s ON s.path = k.target AND s.name = k.name AND s.parent IS NULL AND s.kind = 'class'
+                WHERE NOT k.is_module AND k.path IN (SELECT path FROM v) AND k.binding IN (SELECT rtype FROM v))
         SELECT DISTINCT v.path, v.name, coalesce(own.id, imp.id) AS cid
-        FROM refs v
-        LEFT JOIN symbols own ON own.path = v.path AND own.name = v.rtype AND own.parent IS NULL AND own.kind = 'class'
-        LEFT JOIN (SELECT k.path, k.binding, s.id FROM imports k
-                   JOIN symbols s ON s.path = k.target AND s.name = k.name AND s.parent IS NULL AND s.kind = 'class'
-                   WHERE NOT k.is_module) imp ON imp.path = v.path AND imp.binding = v.rtype
-        WHERE v.kind = 'vartype' AND v.path IN (SELECT path FROM wanted) AND coalesce(own.id, imp.id) IS NOT NULL""")
+        FROM v LEFT JOIN symbols own ON own.path = v.path AND own.name = v.rtype AND own.parent IS NULL AND own.kind = 'class'
+        LEFT JOIN imp ON imp.path = v.path AND imp.binding = v.rtype
+        WHERE coalesce(own.id, imp.id) IS NOT NULL""")
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _vt AS
         SELECT i.path, i.binding AS recv, i.scope, v.cid FROM _imports i
@@ -77,7 +78,8 @@ def bring_dependents(cur) -> None:
                        AND src_path NOT IN (SELECT path FROM here))
         SELECT DISTINCT r.* FROM refs r JOIN keys k ON k.path = r.path AND k.line = r.line AND k.name = r.name
         WHERE r.kind = 'call'""")
-    cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND EXISTS (
-                   SELECT 1 FROM _dep d WHERE d.path = edges.src_path AND d.line = edges.line AND d.name = edges.name)""")
-    cur.execute("INSERT INTO _refs SELECT * FROM _dep")
+    if cur.execute("SELECT count(*) FROM _dep").fetchone()[0]:
+        cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
+                       AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
+        cur.execute("INSERT INTO _refs SELECT * FROM _dep")
     cur.execute("DROP TABLE _dep")
