@@ -53,33 +53,54 @@ def var_types(cur) -> None:
 
 def bring_dependents(cur) -> None:
     """Add to `_refs` (deleting their edges) the calls of other files whose receiver names a
-    variable of a file in `_refs` (as now written), or that were typed through one before."""
+    variable of a file in `_refs` (as now written), or that were typed through one before. Small
+    sets first, each step skipped when the one before found nothing: a one-edit run pays a few
+    scans of `imports` and `edges`, not a join over every reference."""
+    cur.execute("CREATE OR REPLACE TEMP TABLE _here AS SELECT DISTINCT path FROM _refs")
+    # the files that can see a variable of these: importing one, or a package __init__ importing one
     cur.execute("""
-        CREATE OR REPLACE TEMP TABLE _dep AS
-        WITH here AS (SELECT DISTINCT path FROM _refs),
-        vars AS (SELECT path, name FROM _refs WHERE kind = 'vartype'
-                 UNION SELECT v.path, v.name FROM refs v  -- re-exported by a package __init__ read again
-                       JOIN imports j ON j.target = v.path AND j.name = v.name AND NOT j.is_module
-                       AND ends_with(j.path, '__init__.py') AND j.path IN (SELECT path FROM here)
-                 WHERE v.kind = 'vartype'),
-        via AS (SELECT i.path, i.binding AS recv FROM imports i JOIN vars v ON v.path = i.target AND v.name = i.name
-                WHERE NOT i.is_module
-                UNION SELECT i.path, i.binding FROM imports i
-                      JOIN imports j ON j.path = i.target AND j.binding = i.name AND NOT j.is_module
-                      JOIN vars v ON v.path = j.target AND v.name = j.name WHERE NOT i.is_module
-                UNION SELECT i.path, i.binding || '.' || v.name FROM imports i JOIN vars v ON v.path = i.target
-                WHERE i.is_module
-                UNION SELECT i.path, i.binding || '.' || j.binding FROM imports i
-                      JOIN imports j ON j.path = i.target AND NOT j.is_module
-                      JOIN vars v ON v.path = j.target AND v.name = j.name WHERE i.is_module),
-        keys AS (SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = r.receiver
-                 WHERE r.kind = 'call' AND r.path NOT IN (SELECT path FROM here)
-                 UNION SELECT src_path, line, name FROM edges WHERE kind = 'CALLS' AND starts_with(strategy, 'module_var')
-                       AND src_path NOT IN (SELECT path FROM here))
-        SELECT DISTINCT r.* FROM refs r JOIN keys k ON k.path = r.path AND k.line = r.line AND k.name = r.name
-        WHERE r.kind = 'call'""")
-    if cur.execute("SELECT count(*) FROM _dep").fetchone()[0]:
+        CREATE OR REPLACE TEMP TABLE _seen AS
+        WITH hop AS (SELECT DISTINCT path FROM imports WHERE target IN (SELECT path FROM _here)
+                     AND ends_with(path, '__init__.py'))
+        SELECT i.path, i.binding, i.name, i.is_module, i.target FROM imports i
+        WHERE (i.target IN (SELECT path FROM _here) OR i.target IN (SELECT path FROM hop))
+          AND i.path NOT IN (SELECT path FROM _here)""")
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _vars AS
+        SELECT path, name FROM _refs WHERE kind = 'vartype'
+        UNION SELECT v.path, v.name FROM refs v  -- re-exported by a package __init__ read again
+              JOIN imports j ON j.target = v.path AND j.name = v.name AND NOT j.is_module
+              AND ends_with(j.path, '__init__.py') AND j.path IN (SELECT path FROM _here)
+        WHERE v.kind = 'vartype'""")
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _keys AS
+        SELECT DISTINCT src_path AS path, line, name FROM edges
+        WHERE kind = 'CALLS' AND strategy IN ('module_var', 'module_var_inherited')
+          AND src_path IN (SELECT DISTINCT path FROM _seen)""")
+    if cur.execute("SELECT count(*) FROM _vars").fetchone()[0]:
+        cur.execute("""
+            INSERT INTO _keys
+            WITH via AS (SELECT i.path, i.binding AS recv FROM _seen i JOIN _vars v ON v.path = i.target AND v.name = i.name
+                         WHERE NOT i.is_module
+                         UNION SELECT i.path, i.binding FROM _seen i
+                               JOIN imports j ON j.path = i.target AND j.binding = i.name AND NOT j.is_module
+                               JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE NOT i.is_module
+                         UNION SELECT i.path, i.binding || '.' || v.name FROM _seen i JOIN _vars v ON v.path = i.target
+                         WHERE i.is_module
+                         UNION SELECT i.path, i.binding || '.' || j.binding FROM _seen i
+                               JOIN imports j ON j.path = i.target AND NOT j.is_module
+                               JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE i.is_module)
+            SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = r.receiver
+            WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)""")
+    if cur.execute("SELECT count(*) FROM _keys").fetchone()[0]:
+        cur.execute("""
+            CREATE OR REPLACE TEMP TABLE _dep AS
+            SELECT DISTINCT r.* FROM refs r JOIN (SELECT DISTINCT * FROM _keys) k
+                 ON k.path = r.path AND k.line = r.line AND k.name = r.name
+            WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM _keys)""")
         cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
                        AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
         cur.execute("INSERT INTO _refs SELECT * FROM _dep")
-    cur.execute("DROP TABLE _dep")
+        cur.execute("DROP TABLE _dep")
+    for temp in ("_here", "_seen", "_vars", "_keys"):
+        cur.execute(f"DROP TABLE {temp}")
