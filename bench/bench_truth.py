@@ -116,7 +116,16 @@ def enclosing(cur) -> dict[str, list[tuple]]:
     return spans
 
 
-def score_impact(ws, cur, graph: dict, min_conf: float, n: int = 150) -> dict:
+def judged_pairs(cur, truth: list[dict]) -> set[tuple]:
+    """(caller, callee) pairs with a CALLS edge at a site jedi answers: a dependent reached only
+    through edges at sites jedi cannot answer (a pytest fixture's `app.run()`) jedi cannot judge."""
+    answered = {(s["path"], s["line"], s["name"]) for s in truth if s["truth"] is not None}
+    return {(src, dst) for src, dst, p, line, name in cur.execute(
+        "SELECT src, dst, src_path, line, name FROM edges WHERE kind = 'CALLS'").fetchall()
+        if (p, line, name) in answered}
+
+
+def score_impact(ws, cur, graph: dict, min_conf: float, n: int = 150, judged: set | None = None) -> dict:
     spans = enclosing(cur)
     kinds = dict(cur.execute("SELECT id, kind FROM symbols").fetchall())
 
@@ -126,6 +135,7 @@ def score_impact(ws, cur, graph: dict, min_conf: float, n: int = 150) -> dict:
     funcs = sorted(c for c, v in callers.items() if v and kinds.get(c) in ("function", "method"))
     rng = random.Random(12)
     right = listed = truth_n = 0
+    judged_right = judged_listed = 0
     worst = []
     for target in rng.sample(funcs, min(n, len(funcs))):
         truth, frontier = set(), {target}
@@ -137,10 +147,16 @@ def score_impact(ws, cur, graph: dict, min_conf: float, n: int = 150) -> dict:
                 and set(d["edge_kinds"]) == {"CALLS"} and d.get("confidence", 1) >= min_conf}
         right += len(ours & truth)
         listed += len(ours)
+        if judged is not None:  # the dependents whose every step jedi can judge
+            steps = {f"{d['path']}::{d['symbol']}": d["via"] for d in got["dependents"] if d["symbol"]}
+            sure = {x for x in ours if all((a, b) in judged for b, a in zip(steps[x], steps[x][1:]))}
+            judged_right += len(sure & truth)
+            judged_listed += len(sure)
         truth_n += len(truth)
         worst.append((len(truth - ours), target, len(truth), len(ours & truth), got.get("unresolved")))
     worst.sort(reverse=True)
     return {"targets": min(n, len(funcs)), "precision": ratio(right, listed), "recall": ratio(right, truth_n),
+            "precision_judged": ratio(judged_right, judged_listed), "judged_share": ratio(judged_listed, listed),
             "most_missed": [{"target": t, "truth": tn, "found": f, "unresolved": u} for _, t, tn, f, u in worst[:3]]}
 
 
@@ -183,7 +199,8 @@ def run(spec: str, parts: list[str], min_conf: float) -> dict:
     if "calls" in parts or "impact" in parts:
         out["calls"], graph = score_calls(cur, truth_corpus.calls_truth(spec, ws_path), min_conf)
         if "impact" in parts:
-            out["impact"] = score_impact(ws, cur, graph, min_conf)
+            out["impact"] = score_impact(ws, cur, graph, min_conf,
+                                         judged=judged_pairs(cur, truth_corpus.calls_truth(spec, ws_path)))
     if "inherits" in parts:
         out["inherits"] = score_inherits(cur, truth_corpus.bases_truth(spec, ws_path))
     if "tests" in parts:

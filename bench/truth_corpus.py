@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -106,7 +107,7 @@ def calls_truth(spec: str, ws: Path) -> list[dict]:
     workspace), "local" (a parameter of the function around it), or None (jedi cannot say)."""
     cache = ws.parent / "calls.json"
     if cache.exists():
-        return json.loads(cache.read_text())
+        return follow_reexports(json.loads(cache.read_text()), ws)
     import jedi
 
     # the copy and the standard library only: an installed copy of the package (this venv may
@@ -134,7 +135,43 @@ def calls_truth(spec: str, ws: Path) -> list[dict]:
             answer = targets if targets else ("external" if external else ("local" if local else None))
             out.append({"path": rel, "line": line, "name": name, "super": is_super, "truth": answer})
     cache.write_text(json.dumps(out))
-    return out
+    return follow_reexports(out, ws)
+
+
+def follow_reexports(sites: list[dict], ws: Path) -> list[dict]:
+    """jedi's `goto` at a name a package `__init__` re-exports stops there when a stub sits
+    beside it (attrs: `__init__.pyi`): the target is the import line, no function. jedi's `goto`
+    at that name in the `__init__` reaches the definition: the site's target is that one."""
+    import jedi
+
+    stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
+    project = None
+    moved: dict[tuple, list] = {}
+    for site in sites:
+        if not isinstance(site["truth"], list):
+            continue
+        out = []
+        for p, line, name in site["truth"]:
+            key = (p, line, name)
+            if key not in moved:
+                text = (ws / p).read_text(encoding="utf-8", errors="replace").splitlines()[line - 1]
+                moved[key] = [key]
+                col = re.search(rf"\b{re.escape(name)}\b", text)
+                if not re.match(r"\s*(async\s+)?(def|class)\s", text) and col:
+                    project = project or jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"),
+                                                                               str(ws), *stdlib])
+                    script = jedi.Script(path=str(ws / p), project=project)
+                    try:
+                        names = script.goto(line, col.start(), follow_imports=True)
+                    except RecursionError:  # `from attr import define as define` chains: infer
+                        names = script.infer(line, col.start())
+                    found = [[str(Path(n.module_path).relative_to(ws)), n.line, n.name] for n in names
+                             if n.module_path and str(n.module_path).startswith(str(ws) + os.sep)
+                             and n.type in ("function", "class") and n.line]
+                    moved[key] = found or [key]
+            out.extend(moved[key])
+        site["truth"] = [list(t) for t in out]
+    return sites
 
 
 BASES_CHILD = r"""

@@ -37,4 +37,10 @@
 (parameters (default_parameter name: (identifier) @bind.name)) @bind
 (parameters (typed_parameter (identifier) @bind.name type: (type) @bind.type)) @bind
 (parameters (typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)) @bind
+; `*args` is a tuple and `**kwargs` a dict (typed or not): their methods are never a workspace's
+(parameters [(list_splat_pattern (identifier) @bind.name) (dictionary_splat_pattern (identifier) @bind.name)] @bind.literal) @bind
+(parameters (typed_parameter [(list_splat_pattern (identifier) @bind.name) (dictionary_splat_pattern (identifier) @bind.name)] @bind.literal)) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call) alias: (as_pattern_target (identifier) @bind.name))) @bind
+; what a function returns (index/returns.py): its annotation, else its `return x` / `return f(...)`
+(function_definition name: (identifier) @returns.name return_type: (type) @returns.type) @returns
+(return_statement [(identifier) (call)] @returns.value) @returns

@@ -13,10 +13,13 @@ import hashlib
 import re
 
 from memory_lsp.index import languages
-from memory_lsp.index import docs, receivers
+from memory_lsp.index import docs, receivers, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
+# a longer receiver is not typed: each call in a chain reads the chain's text again (a generated
+# 5,000-call chain would cost minutes); Django's longest chains are ~300 characters
+MAX_TYPED_RECEIVER = 1000
 # Query matches start at most this deep in the tree. Unbounded, a query over a 50,000-deep
 # nested expression ran in quadratic time (JavaScript: 92 s for one file); real definitions and
 # calls sit far shallower (a method in a class in a module is ~10 levels deep).
@@ -62,10 +65,11 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     import tree_sitter
 
     defs = []  # (start_byte, end_byte, name, kind, node, owner or None)
-    refs = []  # (start_byte, kind, name, receiver, line)
+    refs = []  # (start_byte, kind, name, receiver, line, the receiver's whole text)
     inherits = []  # (start_byte, child_name or None, base_text, line)
     called = []
     binds = []  # receivers.Binding
+    rets = []  # (start_byte, "type" | "value", text): index/returns.py
     cursor = tree_sitter.QueryCursor(languages.tags_query(lang.name))
     cursor.set_max_start_depth(MAX_START_DEPTH)
     kinds = _pattern_kinds(lang.name)
@@ -82,11 +86,13 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
         elif what == "call":
             name_node = caps["name"][0]
             recv = caps.get("receiver")
-            receiver = _text(recv[0]) if recv else None
+            receiver = whole = _text(recv[0]) if recv else None
+            if whole and len(whole) > MAX_TYPED_RECEIVER:
+                whole = "?"
             if receiver and (len(receiver) > MAX_RECEIVER or "\n" in receiver):
-                receiver = "?"
+                receiver = "?"  # stored short; a long chain's type is still worked out from `whole`
             name = _text(name_node)
-            refs.append((name_node.start_byte, "call", name, receiver, name_node.start_point[0] + 1))
+            refs.append((name_node.start_byte, "call", name, receiver, name_node.start_point[0] + 1, whole))
             called.append(f"{receiver}.{name}" if receiver else name)
         elif what == "import":
             mod = caps.get("import.module")
@@ -114,9 +120,13 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
                                            name_node.start_point[0] + 1))
         elif what == "mutation":
             facts.mutations += 1
+        elif what == "returns":
+            node = caps.get("returns.type") or caps["returns.value"]
+            rets.append((caps["returns"][0].start_byte, "type" if "returns.type" in caps else "value",
+                         _text(node[0])))
 
     _nest_definitions(facts, lang, data, defs)
-    _attach_references(facts, lang, defs, refs, inherits, binds)
+    _attach_references(facts, lang, defs, refs, inherits, binds, rets)
     facts.side_effects = _side_effects(lang, facts.imports, called)
 
 
@@ -155,10 +165,11 @@ def _nest_definitions(facts, lang, data, defs) -> None:
         facts.chunks.append(Chunk(sym.qualname, sym.kind, sym.start_line, end_line, text))
 
 
-def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
+def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     """Find the innermost definition around each reference by one sweep over sorted starts, then
     give each call the type of its receiver from the bindings of its scopes."""
-    items = [(r[0], 0, r) for r in refs] + [(h[0], 1, h) for h in inherits] + [(b.pos, 2, b) for b in binds]
+    items = [(r[0], 0, r) for r in refs] + [(h[0], 1, h) for h in inherits] + [(b.pos, 2, b) for b in binds] \
+        + [(r[0], 3, r) for r in rets]
     items.sort(key=lambda x: x[0])
     syms, classes = facts.symbols, lang.class_kinds
     # what a reference inside a definition needs follows from the innermost one (the stack above
@@ -172,6 +183,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
     di = 0
     scopes = receivers.Scopes()
     calls = []
+    rets_at, bases, context = [], {}, {}  # for index/returns.py
+    module_vars: dict[str, int] = {}  # a module-level name bound to a call or annotated: its first line
     for pos, tag, item in items:
         while di < len(defs) and defs[di][0] <= pos:
             while stack and defs[stack[-1]][1] <= defs[di][0]:
@@ -182,6 +195,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
             cls_of[di] = sym.qualname if is_class else (sym.parent if defs[di][5] else cls_of[parent])
             outer[di] = outer[parent] if is_class else [sym.qualname] + outer[parent]
             sees[di] = [sym.qualname] + outer[parent] + [None]
+            if not is_class:
+                context[sym.qualname] = (sees[di], cls_of[di])
             stack.append(di)
             di += 1
         while stack and defs[stack[-1]][1] <= pos:
@@ -189,12 +204,16 @@ def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
         top = stack[-1] if stack else None
         enclosing = syms[top] if stack else None
         enclosing_class = cls_of[top]
-        if tag == 2:
+        if tag == 3:
+            rets_at.append((enclosing.qualname if enclosing else None, item[1], item[2]))
+        elif tag == 2:
             scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
             if item.kind == "alias":  # `self.x = x`: what x is where it is assigned
                 scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
             else:
                 scopes.add(scope, item.name, item.kind, item.text)
+            if scope is None and item.kind in ("type", "call"):
+                module_vars.setdefault(item.name, item.line)
             if item.kind == "param" and facts.is_test and enclosing and item.name not in lang.self_names:
                 # a test's parameter names a pytest fixture: its own edge kind, not a call
                 facts.refs.append(Ref("fixture", enclosing.qualname, enclosing_class, item.name, None, item.line))
@@ -205,19 +224,29 @@ def _attach_references(facts, lang, defs, refs, inherits, binds) -> None:
                 child_qual = enclosing.qualname
             receiver, _, name = _strip_generic(base).replace("::", ".").rpartition(".")
             facts.refs.append(Ref("inherit", child_qual, enclosing_class, name, receiver or None, line))
+            bases.setdefault(child_qual, []).append(name if not receiver else receiver + "." + name)
         else:
             calls.append((item, top, enclosing_class))
     if not _types_receivers(lang.name):
-        for (_, kind, name, receiver, line), top, cls in calls:
+        for (_, kind, name, receiver, line, _whole), top, cls in calls:
             facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line))
         return
     defined = {(s.parent, s.name) for s in syms}
-    for (_, kind, name, receiver, line), top, cls in calls:
+    typer = returns.Returns(scopes, defined, {s.qualname for s in syms if s.kind in classes}, bases, context)
+    for func, kind, text in rets_at:
+        typer.add(func, kind, text)
+    for (_, kind, name, receiver, line, whole), top, cls in calls:
         quals = sees[top]
         here = any((q, name) in defined for q in quals)
-        rtype = receivers.rtype(scopes, quals, cls, name, receiver, here)
+        rtype = receivers.rtype(scopes, quals, cls, name, whole, here, typer)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
+    # what a module-level name is (`current_app: Flask = LocalProxy(...)`), for the files importing
+    # it (store/var_calls.py): a class as this file writes it
+    for var, line in module_vars.items():
+        vtype = receivers.rtype(scopes, [None], None, "", var, False, typer)
+        if vtype and vtype not in receivers.UNTYPED:
+            facts.refs.append(Ref("vartype", None, None, var, None, line, vtype))
 
 
 @functools.lru_cache(maxsize=None)
@@ -240,6 +269,8 @@ def _pattern_kind(caps: dict) -> tuple:
         return ("import",)
     if "inherit.base" in caps:
         return ("inherit",)
+    if "returns" in caps:
+        return ("returns",)
     if "bind" in caps:
         value = next((k for k in ("type", "call", "literal", "alias") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")

@@ -15,6 +15,7 @@ them per scope and gives each call reference an `rtype`:
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import NamedTuple
 
@@ -25,11 +26,16 @@ BUILTIN_TYPES = BUILTIN_CALLS | frozenset(
     "List Dict Set FrozenSet Tuple Sequence MutableSequence Mapping MutableMapping Iterable Iterator "
     "Generator AbstractSet MutableSet Deque DefaultDict OrderedDict Counter deque defaultdict Text "
     "AnyStr None bytes".split())
+# a bare call of one of these, not defined in the file nor bound there, is Python's (`set()`)
+BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
 _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
 _PRIORITY = {"type": 4, "call": 3, "literal": 2, "param": 1, "assign": 1}
 CONFLICT = "?"
+UNTYPED = frozenset(("builtin", "local", "super"))  # rtypes that name no class
+DEFER = "()"  # a binding to a call whose type is what that call returns (`x = self._clone()`): index/returns.py
+ANY_OF = "|"  # a name bound to several calls (`c = self._chain()`, then `c = c.annotate()`): typed if all agree
 
 
 class Binding(NamedTuple):
@@ -58,7 +64,7 @@ def annotation_type(text: str) -> str | None:
     last = base.rsplit(".", 1)[-1]
     if last in BUILTIN_TYPES:
         return "builtin"
-    if not re.fullmatch(r"[A-Za-z_][\w.]*", base) or not last[:1].isupper():
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", base) or not last.lstrip("_")[:1].isupper():
         return None
     return base
 
@@ -68,7 +74,7 @@ def call_type(callee: str) -> str | None:
     if callee in BUILTIN_CALLS:
         return "builtin"
     last = callee.rsplit(".", 1)[-1]
-    if re.fullmatch(r"[A-Za-z_][\w.]*", callee) and last[:1].isupper():
+    if re.fullmatch(r"[A-Za-z_][\w.]*", callee) and last.lstrip("_")[:1].isupper():
         return callee
     return None
 
@@ -77,7 +83,7 @@ def binding_type(kind: str, text: str | None) -> str | None:
     if kind == "type":
         return annotation_type(text or "")
     if kind == "call":
-        return call_type(text or "")
+        return call_type(text or "") or (DEFER + text if text else None)
     if kind == "literal":
         return "builtin"
     return None
@@ -95,6 +101,9 @@ class Scopes:
         old = self.table.get(key)
         if old is None or rank > old[0]:
             self.table[key] = (rank, typ)
+        elif rank == old[0] and typ != old[1] and rank == 3 and old[1] not in (None, CONFLICT) and typ:
+            alts = set(old[1][1:].split("\x1f")) if old[1].startswith(ANY_OF) else {old[1]}
+            self.table[key] = (rank, ANY_OF + "\x1f".join(sorted(alts | {typ})))
         elif rank == old[0] and typ != old[1] and rank >= 3:
             self.table[key] = (rank, CONFLICT)
 
@@ -117,25 +126,36 @@ class Scopes:
 
 
 def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, receiver: str | None,
-          defined_here: bool) -> str | None:
-    """The receiver type of one call reference (module docstring)."""
+          defined_here: bool, returns=None) -> str | None:
+    """The receiver type of one call reference (module docstring); `returns` (index/returns.py)
+    types a call's result and a name bound to one."""
     if receiver is None:
         hit = scopes.lookup(chain, name)
-        return "local" if hit is not None and not defined_here else None
+        if hit is not None:
+            return "local" if not defined_here else None
+        return "builtin" if name in BUILTIN_NAMES and not defined_here else None
     if receiver == "super()":
         return "super"
-    if _LITERAL_START.match(receiver):
+    if _LITERAL_START.match(receiver) or receiver.endswith(".__dict__"):
         return "builtin"
+    if receiver.endswith(")") and returns is not None:  # `Foo(...).f()`, `self._chain().f()`
+        return returns.expr(receiver, chain, cls)
     made = _CONSTRUCTED.match(receiver)
     if made:  # `Foo(...).f()`
         return call_type(made.group(1))
     if receiver.startswith("self.") and cls is not None and receiver.count(".") == 1:
         attr = receiver[5:]
         hit = scopes.lookup([cls], "self." + attr) or scopes.lookup([cls], attr)
+        for base in returns.lineage(cls) if returns is not None and hit is None else ():
+            hit = scopes.lookup([base], "self." + attr)  # set in a base class of this file
+            if hit is not None:
+                break
     elif receiver.isidentifier():
         hit = scopes.lookup(chain, receiver)
     else:
         return None
     if hit is None or hit[1] in (None, CONFLICT):
         return None
+    if hit[1].startswith((DEFER, ANY_OF)):
+        return returns.bound(hit[1], chain, cls) if returns is not None else None
     return hit[1]

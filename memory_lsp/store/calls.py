@@ -6,6 +6,7 @@ Takes the transaction's cursor; the temp tables here are private to this module.
 
 from __future__ import annotations
 
+from memory_lsp.store import var_calls
 from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
@@ -24,6 +25,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     """
     if scope is not None:
         _scoped_refs(store, cur, scope)
+        var_calls.bring_dependents(cur)
     else:
         cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)
@@ -43,7 +45,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
             SELECT id, path, name, kind, parent FROM symbols
             WHERE name IN (SELECT DISTINCT name FROM _refs) AND path NOT IN {paths}""")
     _resolve_fixtures(cur, c, syms)
-    cur.execute("DELETE FROM _refs WHERE kind = 'fixture'")
+    cur.execute("DELETE FROM _refs WHERE kind IN ('fixture', 'vartype')")
     # the imports of those files, each with the function it sits in (it binds only there)
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _imports AS
@@ -93,7 +95,16 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT r.src, s.id, {kind}, r.path, s.dst_path, r.line, {_lit(c.module_attr)}, 'module_attr', r.name
         FROM _refs r JOIN _imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
                AND {_IN_SCOPE.format(src='r.src')}
-               JOIN _exports s ON s.path = i.target AND s.name = r.name""")
+               JOIN _exports s ON s.path = i.target AND s.name = r.name
+        UNION ALL  -- `flask.json.dumps()`: a submodule of an imported package, imported by its
+                   -- __init__ (`from . import json`) or a module file beside it (`flask.helpers`)
+        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.module_attr)}, 'module_attr', r.name
+        FROM _refs r JOIN _imports i ON i.path = r.path AND i.is_module AND {_IN_SCOPE.format(src='r.src')}
+               AND starts_with(r.receiver, i.binding || '.') AND ends_with(i.target, '/__init__.py')
+               AND NOT contains(substr(r.receiver, length(i.binding) + 2), '.')
+               LEFT JOIN imports j ON j.path = i.target AND j.is_module AND j.binding = substr(r.receiver, length(i.binding) + 2)
+               JOIN {syms} s ON s.name = r.name AND s.parent IS NULL
+               AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || substr(r.receiver, length(i.binding) + 2) || '.py')""")
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
@@ -103,9 +114,10 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     _by_name(cur, c, kind, max_candidates, "inherit", syms)
     # the INHERITS edges once (every base, those just resolved too), for the walks up the bases
     cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
+    var_calls.var_types(cur)
     _resolve_typed(cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", syms)
-    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_counts", "_open", "_closed") + (("_syms",) if scope else ()):
+    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_counts", "_open", "_closed", "_vt") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -212,7 +224,10 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
         UNION ALL
         SELECT rc.*, e.id FROM _recv rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
                AND starts_with(rc.tname, i.binding || '.')
-               JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND e.kind = 'class'""")
+               JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND e.kind = 'class'
+        UNION ALL  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
+        SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM _recv rc JOIN _vt v ON v.path = rc.path
+               AND v.recv = rc.receiver AND rc.rtype IS NULL AND {_IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}""")
     # the bases each of those classes names (for "every direct base resolved" in _by_name)
     cur.execute("CREATE OR REPLACE TEMP TABLE _bases AS SELECT src, name FROM refs "
                 "WHERE kind = 'inherit' AND src IN (SELECT cid FROM _cls)")

@@ -1,0 +1,171 @@
+"""What a call returns, from the file alone: the type of `self._chain().filter` 's receiver.
+
+A function's return type is its annotation (`-> "QuerySet"`, `-> Self`), else what all of its
+`return` statements agree on: `self`, `self.__class__(...)`, `cls(...)`, `type(self)(...)` (its
+own class), `Foo(...)`, a call of a function or method of this file whose type is known, or a
+local bound to one of those (`obj = self._clone(); ...; return obj`). Only definitions of this
+file are followed (a method through the bases this file defines too): a type never depends on
+another file, so re-indexing one file keeps every other file's types (incremental == full).
+A `return None` says nothing; any other return whose type is unknown, or two that differ,
+leave the function untyped.
+"""
+
+from __future__ import annotations
+
+from memory_lsp.index import receivers
+
+DEFER, ANY_OF = receivers.DEFER, receivers.ANY_OF
+CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
+_OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
+_MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
+
+
+def split_call(text: str) -> tuple[str, str] | None:
+    """`a.b(x).c(y, z)` -> ("a.b(x).c", "y, z"): the callee and the arguments of the outer call."""
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            depth -= 1
+            if depth == 0:
+                return (text[:i].strip(), text[i + 1:-1]) if ch == "(" and i else None
+    return None
+
+
+def split_attr(callee: str) -> tuple[str, str]:
+    """`self._chain().filter` -> ("self._chain()", "filter"); `f` -> ("", "f")."""
+    depth = 0
+    for i in range(len(callee) - 1, -1, -1):
+        ch = callee[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            depth -= 1
+        elif ch == "." and depth == 0:
+            return callee[:i].strip(), callee[i + 1:].strip()
+    return "", callee
+
+
+class Returns:
+    """Return types of one file's functions, worked out when first asked (memoised)."""
+
+    def __init__(self, scopes: receivers.Scopes, defined: set, classes: set, bases: dict, context: dict):
+        self.scopes = scopes
+        self.defined = defined  # {(parent qualname or None, name)}
+        self.classes = classes  # qualnames of the file's classes
+        self.bases = bases  # class qualname -> base names as written
+        self.context = context  # function qualname -> (scope chain, enclosing class)
+        self.annotation: dict[str, str] = {}
+        self.values: dict[str, list[str]] = {}
+        self._memo: dict[str, str | None] = {}
+        self._active: set = set()  # bindings being worked out (`c = c.annotate()` names itself)
+
+    def add(self, func: str | None, kind: str, text: str) -> None:
+        if func is None:
+            return
+        if kind == "type":
+            self.annotation[func] = text
+        else:
+            self.values.setdefault(func, []).append(text)
+
+    def of(self, func: str, depth: int = 0) -> str | None:
+        """The type `func` returns (a type name as this file writes it), or None."""
+        if func in self._memo:
+            return self._memo[func]
+        if func not in self.context:
+            return None
+        self._memo[func] = None  # a recursive function: unknown while it is being worked out
+        chain, cls = self.context[func]
+        found = None
+        if func in self.annotation:
+            text = self.annotation[func].strip().strip("'\"")
+            found = cls if text in ("Self", "typing.Self", "typing_extensions.Self") else \
+                receivers.annotation_type(self.annotation[func])
+        else:
+            found = self._agree([self.expr(v, chain, cls, depth + 1) for v in self.values.get(func, ()) if v != "None"])
+        self._memo[func] = found
+        return found
+
+    def expr(self, text: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
+        """The type of an expression: `self`, a name bound in `chain`'s scopes, or a call."""
+        text = text.strip()
+        if depth > _MAX_DEPTH:
+            return None
+        if text in ("self", "cls"):
+            return cls
+        call = split_call(text)
+        if call is None:
+            if not text.isidentifier():
+                return None
+            hit = self.scopes.lookup(chain, text)
+            typ = hit[1] if hit else None
+            if typ and typ.startswith((DEFER, ANY_OF)):
+                return self.bound(typ, chain, cls, depth + 1)
+            return None if typ == receivers.CONFLICT else typ
+        callee = call[0]
+        if callee in _OWN_CLASS:
+            return cls
+        inner, name = split_attr(callee)
+        if not inner:
+            if (None, name) in self.defined and name not in self.classes:
+                return self.of(name, depth + 1)
+            return receivers.call_type(name)
+        if inner in ("self", "cls") and cls is not None:
+            owner = cls
+        elif inner in self.classes:  # `Foo.create()`
+            owner = inner
+        else:
+            owner = self.expr(inner, chain, cls, depth + 1) if inner.endswith(")") or inner.isidentifier() else None
+            if owner is None:
+                return receivers.call_type(callee) if "(" not in callee else None
+        if owner == CYCLE:
+            return CYCLE
+        method = self.method(owner, name)
+        return self.of(method, depth + 1) if method else None
+
+    def bound(self, typ: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
+        """The type of a name bound to a call (DEFER) or to several (ANY_OF), in `chain`."""
+        key = (tuple(chain), typ)
+        if key in self._active:
+            return CYCLE
+        self._active.add(key)
+        try:
+            alts = typ[1:].split("\x1f") if typ.startswith(ANY_OF) else [typ]
+            return self._agree([self.expr(a[len(DEFER):] + "()", chain, cls, depth + 1) if a.startswith(DEFER) else a
+                                for a in alts], depth == 0)
+        finally:
+            self._active.discard(key)
+
+    @staticmethod
+    def _agree(types: list, outermost: bool = True) -> str | None:
+        """One type when every known one is it (a CYCLE agrees with all); else None."""
+        seen = set(types) - {CYCLE}
+        if not seen:
+            return None if outermost else CYCLE
+        return seen.pop() if len(seen) == 1 and None not in seen else None
+
+    def lineage(self, cls: str) -> list[str]:
+        """The bases of `cls` this file defines, nearest first (breadth first, each once)."""
+        out, todo = [], list(self.bases.get(cls, ()))
+        while todo and len(out) < _MAX_DEPTH:
+            base = todo.pop(0)
+            if base in self.classes and base not in out and base != cls:
+                out.append(base)
+                todo.extend(self.bases.get(base, ()))
+        return out
+
+    def method(self, cls: str, name: str, depth: int = 0) -> str | None:
+        """`cls.name` if this file defines it, else the first of its bases here that does."""
+        if cls not in self.classes or depth > _MAX_DEPTH:
+            return None
+        if (cls, name) in self.defined:
+            return f"{cls}.{name}"
+        for base in self.bases.get(cls, ()):
+            found = self.method(base, name, depth + 1)
+            if found:
+                return found
+        return None

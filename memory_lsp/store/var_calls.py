@@ -1,0 +1,106 @@
+"""Calls on a module-level variable another file defines: flask's `current_app.url_for()` where
+globals.py says `current_app: Flask = LocalProxy(...)` (a `vartype` row of refs: index/extract.py).
+
+`var_types` makes `_vt` (path, recv, scope, cid): in each file of `_refs`, a receiver as written
+(`current_app`, `flask.g`) that names such a variable, imported directly, through a package
+`__init__` re-exporting it, or as an attribute of an imported package; cid = the variable's class
+(defined in its file or imported there). store/calls.py `_resolve_typed` resolves those calls
+in that class like a typed receiver (strategy `module_var`).
+
+`bring_dependents`: a scoped run that re-reads a file defining such variables also re-resolves
+the calls in other files typed through them (before or after the edit), so that an incremental
+run ends where a full one does.
+"""
+
+from __future__ import annotations
+
+# the files whose variables `_refs` can reach: the ones they import, and those a package __init__
+# they import imports from
+_VAR_FILES = """
+    WITH direct AS (SELECT DISTINCT target AS path FROM imports
+                    WHERE target IS NOT NULL AND path IN (SELECT DISTINCT path FROM _refs))
+    SELECT path FROM direct
+    UNION SELECT DISTINCT j.target FROM imports j JOIN direct d ON d.path = j.path
+    WHERE ends_with(j.path, '__init__.py') AND j.target IS NOT NULL AND NOT j.is_module"""
+
+
+def var_types(cur) -> None:
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _vars AS
+        WITH wanted AS ({_VAR_FILES}),
+        v AS (SELECT path, name, rtype FROM refs WHERE kind = 'vartype' AND path IN (SELECT path FROM wanted)),
+        imp AS (SELECT k.path, k.binding, s.id FROM imports k
+                JOIN symbols s ON s.path = k.target AND s.name = k.name AND s.parent IS NULL AND s.kind = 'class'
+                WHERE NOT k.is_module AND k.path IN (SELECT path FROM v) AND k.binding IN (SELECT rtype FROM v))
+        SELECT DISTINCT v.path, v.name, coalesce(own.id, imp.id) AS cid
+        FROM v LEFT JOIN symbols own ON own.path = v.path AND own.name = v.rtype AND own.parent IS NULL AND own.kind = 'class'
+        LEFT JOIN imp ON imp.path = v.path AND imp.binding = v.rtype
+        WHERE coalesce(own.id, imp.id) IS NOT NULL""")
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _vt AS
+        SELECT i.path, i.binding AS recv, i.scope, v.cid FROM _imports i
+               JOIN _vars v ON v.path = i.target AND v.name = i.name WHERE NOT i.is_module
+        UNION SELECT i.path, i.binding, i.scope, v.cid FROM _imports i
+               JOIN imports j ON j.path = i.target AND j.binding = i.name AND NOT j.is_module
+               JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE NOT i.is_module
+        UNION SELECT i.path, i.binding || '.' || v.name, i.scope, v.cid FROM _imports i
+               JOIN _vars v ON v.path = i.target WHERE i.is_module
+        UNION SELECT i.path, i.binding || '.' || j.binding, i.scope, v.cid FROM _imports i
+               JOIN imports j ON j.path = i.target AND NOT j.is_module
+               JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE i.is_module""")
+    cur.execute("DROP TABLE _vars")
+
+
+def bring_dependents(cur) -> None:
+    """Add to `_refs` (deleting their edges) the calls of other files whose receiver names a
+    variable of a file in `_refs` (as now written), or that were typed through one before. Small
+    sets first, each step skipped when the one before found nothing: a one-edit run pays a few
+    scans of `imports` and `edges`, not a join over every reference."""
+    cur.execute("CREATE OR REPLACE TEMP TABLE _here AS SELECT DISTINCT path FROM _refs")
+    # the files that can see a variable of these: importing one, or a package __init__ importing one
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _seen AS
+        WITH hop AS (SELECT DISTINCT path FROM imports WHERE target IN (SELECT path FROM _here)
+                     AND ends_with(path, '__init__.py'))
+        SELECT i.path, i.binding, i.name, i.is_module, i.target FROM imports i
+        WHERE (i.target IN (SELECT path FROM _here) OR i.target IN (SELECT path FROM hop))
+          AND i.path NOT IN (SELECT path FROM _here)""")
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _vars AS
+        SELECT path, name FROM _refs WHERE kind = 'vartype'
+        UNION SELECT v.path, v.name FROM refs v  -- re-exported by a package __init__ read again
+              JOIN imports j ON j.target = v.path AND j.name = v.name AND NOT j.is_module
+              AND ends_with(j.path, '__init__.py') AND j.path IN (SELECT path FROM _here)
+        WHERE v.kind = 'vartype'""")
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _keys AS
+        SELECT DISTINCT src_path AS path, line, name FROM edges
+        WHERE kind = 'CALLS' AND strategy IN ('module_var', 'module_var_inherited')
+          AND src_path IN (SELECT DISTINCT path FROM _seen)""")
+    if cur.execute("SELECT count(*) FROM _vars").fetchone()[0]:
+        cur.execute("""
+            INSERT INTO _keys
+            WITH via AS (SELECT i.path, i.binding AS recv FROM _seen i JOIN _vars v ON v.path = i.target AND v.name = i.name
+                         WHERE NOT i.is_module
+                         UNION SELECT i.path, i.binding FROM _seen i
+                               JOIN imports j ON j.path = i.target AND j.binding = i.name AND NOT j.is_module
+                               JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE NOT i.is_module
+                         UNION SELECT i.path, i.binding || '.' || v.name FROM _seen i JOIN _vars v ON v.path = i.target
+                         WHERE i.is_module
+                         UNION SELECT i.path, i.binding || '.' || j.binding FROM _seen i
+                               JOIN imports j ON j.path = i.target AND NOT j.is_module
+                               JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE i.is_module)
+            SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = r.receiver
+            WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)""")
+    if cur.execute("SELECT count(*) FROM _keys").fetchone()[0]:
+        cur.execute("""
+            CREATE OR REPLACE TEMP TABLE _dep AS
+            SELECT DISTINCT r.* FROM refs r JOIN (SELECT DISTINCT * FROM _keys) k
+                 ON k.path = r.path AND k.line = r.line AND k.name = r.name
+            WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM _keys)""")
+        cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
+                       AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
+        cur.execute("INSERT INTO _refs SELECT * FROM _dep")
+        cur.execute("DROP TABLE _dep")
+    for temp in ("_here", "_seen", "_vars", "_keys"):
+        cur.execute(f"DROP TABLE {temp}")
