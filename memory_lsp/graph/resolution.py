@@ -7,7 +7,9 @@ precise (0.9-0.95): `self.f()` inside a class -> that class's method (also a bar
 typed (0.9; 0.85 when found in a base): a receiver whose class the file says (index/receivers.py:
   `x = Foo()`, `x: Foo`, a parameter's annotation, `self.x = Foo()`, `with Foo() as x`) or a class
   named as the receiver (`Foo.f()`): that class's method, else the nearest base's; `self.f()`
-  not defined in its class: its bases' (self_inherited); `super().f()`: the bases' only (super).
+  not defined in its class: its bases' (self_inherited); `super().f()`: the bases' only (super);
+  a receiver typed by what a call of the file's own returns (index/returns.py); a module-level
+  variable another file defines with a class (`current_app.f()`: module_var, store/var_calls.py).
 by name, only where nothing precise matched and the receiver's type is unknown: the name is
   defined elsewhere in the workspace: unique 0.5, up to 3 definitions 0.5/n each (@overload
   stubs are one); more, a receiver bound to an external import (`os.path.join`), a builtin or
