@@ -101,16 +101,16 @@ def test_a_submodule_of_an_imported_package_is_followed(edges):
     assert _at(edges, "tests/test_pkg.py", 5) == {("pkg/helpers.py::make_response", "module_attr")}
 
 
-def test_a_changed_return_equals_a_fresh_index(tmp_path, write_files):
+def _edited_equals_fresh(tmp_path, root, rel: str, text: str) -> dict:
+    """Index `root`, rewrite `rel` and index again: the graph equals a fresh index of the result
+    (returned)."""
     from memory_lsp.workspace import Workspace
 
-    root = write_files(tmp_path / "ws", FILES)
     ws = Workspace.open(root)
     ws.index(workers=0)
-    # `_clone` now returns something else: every chain through it loses its type
-    (root / "pkg/query.py").write_text(QUERY.replace("        return c\n", "        return Other()\n"))
-    st = os.stat(root / "pkg/query.py")
-    os.utime(root / "pkg/query.py", (st.st_atime, st.st_mtime + 5))
+    (root / rel).write_text(text)
+    st = os.stat(root / rel)
+    os.utime(root / rel, (st.st_atime, st.st_mtime + 5))
     ws.index(workers=0)
     incremental = snapshot(ws)
     ws.close()
@@ -118,6 +118,13 @@ def test_a_changed_return_equals_a_fresh_index(tmp_path, write_files):
     fresh.index(workers=0)
     assert snapshot(fresh) == incremental
     fresh.close()
+    return incremental
+
+
+def test_a_changed_return_equals_a_fresh_index(tmp_path, write_files):
+    # `_clone` now returns something else: every chain through it loses its type
+    incremental = _edited_equals_fresh(tmp_path, write_files(tmp_path / "ws", FILES), "pkg/query.py",
+                                       QUERY.replace("        return c\n", "        return Other()\n"))
     assert not any(dst == "pkg/query.py::QuerySet.filter" and line == 24
                    for _src, dst, _k, _sp, _dp, line, *_ in incremental["edges"])
 
@@ -208,18 +215,4 @@ def test_a_module_level_variable_of_another_file_types_its_calls(tmp_path, index
     "from .other import Other as App\nfrom .ctx import _Globals\ncurrent_app: App = make_proxy()\n",  # retyped; g gone
     "from .core import App\nfrom .ctx import _Globals\ncurrent_app = make_proxy()\ng: _Globals = make_proxy()\n"])
 def test_a_changed_variable_equals_a_fresh_index(tmp_path, write_files, globals_py):
-    from memory_lsp.workspace import Workspace
-
-    root = write_files(tmp_path / "ws", PROXIES)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
-    (root / "app/globals.py").write_text(globals_py)
-    st = os.stat(root / "app/globals.py")
-    os.utime(root / "app/globals.py", (st.st_atime, st.st_mtime + 5))
-    ws.index(workers=0)
-    incremental = snapshot(ws)
-    ws.close()
-    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
-    fresh.index(workers=0)
-    assert snapshot(fresh) == incremental
-    fresh.close()
+    _edited_equals_fresh(tmp_path, write_files(tmp_path / "ws", PROXIES), "app/globals.py", globals_py)
