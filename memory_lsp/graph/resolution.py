@@ -34,7 +34,7 @@ RARE_NAME_LIMIT = MAX_NAME_CANDIDATES * 8
 
 # a whole-workspace resolution joins this many references at a time: one join over all of them
 # needed DuckDB's memory in proportion (256 MB failed at 25,000 files, the cold server peaked at
-# 1.2 GB at 11,000); pieces need working memory for their own references (BENCHMARKS.md ac)
+# 1.2 GB at 11,000); pieces this size stay under the store's base limit (BENCHMARKS.md ac)
 REFS_PER_PART = 200_000
 
 
@@ -47,9 +47,7 @@ def resolve_all(store: Store, cur, refs_per_part: int = REFS_PER_PART) -> None:
     release_freed_memory()  # what the writes freed, before DuckDB takes its share
     # one DuckDB thread: under the memory limit two threads' partitions spilled more; resolution took
     # 2.5-5.4 s instead of 4.2-8.7 s on the stdlib (BENCHMARKS.md z)
-    # the raise stays: in a server's first index the run's uncommitted rows filled the base limit at
-    # 11,000 files and a piece failed ("failed to pin block"); the pieces use less of it
-    with store.bulk(), store.single_threaded(), store.memory_for_references():
+    with store.bulk(), store.single_threaded():
         _resolve(store, cur, None, "kind = 'inherit'")
         for first, last in _parts(cur, refs_per_part):
             store.flush_memory(cur)  # what the last piece's joins freed, back before the next
