@@ -32,45 +32,12 @@ MAX_NAME_CANDIDATES = 3
 RARE_NAME_LIMIT = MAX_NAME_CANDIDATES * 8
 
 
-# a whole-workspace resolution joins this many references at a time: one join over all of them
-# needed DuckDB's memory in proportion (256 MB failed at 25,000 files, the cold server peaked at
-# 1.2 GB at 11,000); pieces this size stay under the store's base limit (BENCHMARKS.md ac)
-REFS_PER_PART = 200_000
-
-
-def resolve_all(store: Store, cur, refs_per_part: int = REFS_PER_PART) -> None:
-    """Resolve every reference, in pieces of whole files. The base classes first, all of them: a
-    call's typed resolution walks every INHERITS edge, so they must all be there before any call
-    is resolved; every other step reads only the reference's own file and the symbols, and its
-    rows are grouped and told apart by the reference's file, so the pieces give the edges one
-    statement would."""
+def resolve_all(store: Store, cur) -> None:
     release_freed_memory()  # what the writes freed, before DuckDB takes its share
     # one DuckDB thread: under the memory limit two threads' partitions spilled more; resolution took
     # 2.5-5.4 s instead of 4.2-8.7 s on the stdlib (BENCHMARKS.md z)
-    with store.bulk(), store.single_threaded():
-        _resolve(store, cur, None, "kind = 'inherit'")
-        for first, last in _parts(cur, refs_per_part):
-            store.flush_memory(cur)  # what the last piece's joins freed, back before the next
-            _resolve(store, cur, None, f"kind <> 'inherit' AND path BETWEEN {_quote(first)} AND {_quote(last)}")
-        store.flush_memory(cur)
-
-
-def _parts(cur, refs_per_part: int) -> list[tuple[str, str]]:
-    """Ranges of paths (first, last, in path order) holding about `refs_per_part` references each
-    (a file with more is a piece of its own)."""
-    parts, first, last, size = [], None, None, 0
-    for path, n in cur.execute("SELECT path, count(*) FROM refs WHERE kind <> 'inherit' GROUP BY path ORDER BY path").fetchall():
-        if first is not None and size + n > refs_per_part:
-            parts.append((first, last))
-            first, size = None, 0
-        first, last, size = first if first is not None else path, path, size + n
-    if first is not None:
-        parts.append((first, last))
-    return parts
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+    with store.bulk(), store.single_threaded(), store.memory_for_references():
+        _resolve(store, cur, None)
 
 
 def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None:
@@ -88,8 +55,8 @@ def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None
     _resolve(store, cur, edges.RefScope(rebound, local, importers, by_name))
 
 
-def _resolve(store: Store, cur, scope: edges.RefScope | None, part: str = "true") -> None:
+def _resolve(store: Store, cur, scope: edges.RefScope | None) -> None:
     registry = languages.registry().values()
     self_names = sorted({s for lang in registry for s in lang.self_names})
     implicit = [lang.name for lang in registry if lang.implicit_self]
-    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope, part)
+    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope)

@@ -15,19 +15,17 @@ _IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope |
 
 
 def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
-                 confidence: CallConfidence, max_candidates: int, scope: RefScope | None,
-                 part: str = "true") -> None:
+                 confidence: CallConfidence, max_candidates: int, scope: RefScope | None) -> None:
     """Resolve call and base-class references to symbols (CALLS and INHERITS edges).
 
     Precise strategies first (self, same file, imported name, imported module's attribute);
     by name only where nothing precise matched, the name has at most `max_candidates`
-    definitions and no receiver is bound to an external import. `scope` None: every reference
-    `part` (a condition on `refs`) selects.
+    definitions and no receiver is bound to an external import. `scope` None: every reference.
     """
     if scope is not None:
         _scoped_refs(store, cur, scope)
     else:
-        cur.execute(f"CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs WHERE {part}")
+        cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)
     c = confidence
     kind = "CASE WHEN r.kind = 'call' THEN 'CALLS' ELSE 'INHERITS' END"
