@@ -182,7 +182,6 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
         _refresh_history(store, root, settings)
         if passes is not None:
             passes.score(store)
-        ingest.drop_temp_tables(store)  # a server keeps the connection: its scratch goes
     report.seconds = time.perf_counter() - started
     return report
 
@@ -279,7 +278,8 @@ class _Writer:
         self.old_shapes: dict[str, FileShape] = {}  # what other files' edges depend on, before
         self.old_imports: dict[str, frozenset] = {}  # path -> its import rows as written, lines too, before
         self.new_shapes: dict[str, FileShape] = {}
-        self.parsed, self.skipped = 0, []  # files parsed; (path, reason, ...) of those skipped
+        self.parsed = 0
+        self.skipped: list[tuple] = []
 
     def remove(self, paths, deleted: bool = False) -> list[tuple]:
         """Delete the rows of `paths`; return their git figures to give back to re-parsed files.

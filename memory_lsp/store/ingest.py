@@ -51,12 +51,3 @@ def _malloc_trim():
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
     except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to trim
         return None
-
-
-def drop_temp_tables(store) -> None:
-    """Drop the writer connection's temporary tables, a run's scratch that outlives it otherwise
-    (CREATE OR REPLACE keeps the last one: 17 MB of DuckDB's memory at 11,000 files)."""
-    with store.transaction() as cur:
-        for db, schema, name in cur.execute(
-                "SELECT database_name, schema_name, table_name FROM duckdb_tables() WHERE temporary").fetchall():
-            cur.execute(f'DROP TABLE "{db}"."{schema}"."{name}"')
