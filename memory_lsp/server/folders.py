@@ -280,12 +280,13 @@ class Folder:
         except UserError as exc:
             self.error = str(exc)
             log.error("cannot index %s: %s", self.path, exc)
+            self._graph_wanted.set()  # the previous index's graph; a warm start's loads after the run
         except Exception as exc:  # a bug: keep serving what there is, and say so in the log
             self.error = f"indexing failed: {exc}"
             log.exception("indexing %s failed", self.path)
+            self._graph_wanted.set()  # (not beside it: their peaks added, BENCHMARKS.md ac)
         finally:
             self.ready.set()
-            self._graph_wanted.set()  # a warm start's graph loads now, not beside the run (BENCHMARKS.md ac)
         self._want_embedding()
 
     def reindex(self, paths: dict[str, bytes | None]) -> Future | None:
