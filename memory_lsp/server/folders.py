@@ -249,8 +249,6 @@ class Folder:
             log.error("cannot open %s: %s", self.path, exc, exc_info=not isinstance(exc, UserError))
             return
         self.ws.store.on_damage = self._damaged
-        if self.ws.has_code():  # what the previous index knew answers at once
-            self._graph_wanted.set()
         self.on_change(self, None)
 
     def _damaged(self, exc: BaseException) -> None:
@@ -282,9 +280,11 @@ class Folder:
         except UserError as exc:
             self.error = str(exc)
             log.error("cannot index %s: %s", self.path, exc)
+            self._graph_wanted.set()  # the previous index's graph; a warm start's loads after the run
         except Exception as exc:  # a bug: keep serving what there is, and say so in the log
             self.error = f"indexing failed: {exc}"
             log.exception("indexing %s failed", self.path)
+            self._graph_wanted.set()  # (not beside it: their peaks added, BENCHMARKS.md ac)
         finally:
             self.ready.set()
         self._want_embedding()
