@@ -15,19 +15,20 @@ from memory_lsp.store.db import Store
 _CONTEXTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def fresh(store: Store, root: Path, paths: frozenset[str]) -> ResolveContext:
-    """A context for this run's resolution, with the last run's path-only maps (and folder lists)
-    when the indexed paths are the same."""
+def fresh(store: Store, root: Path, paths: frozenset[str], buffers: dict[str, bytes]) -> ResolveContext:
+    """A context for this run's resolution (reading `buffers`, the run's unsaved editor texts,
+    instead of those files on disk), with the last run's path-only maps (and folder lists) when
+    the indexed paths are the same."""
     last = _CONTEXTS.get(store)
     if last is not None and last.root == root and last.paths == paths:
         ctx = copy.copy(last)  # `dirs` (made from the paths) comes along
-        ctx.cache, ctx.inputs = dict(last.cache), {}
+        ctx.cache, ctx.inputs, ctx.buffers = dict(last.cache), {}, buffers
         return ctx
-    return ResolveContext(root, paths)
+    return ResolveContext(root, paths, buffers=buffers)
 
 
 def keep(store: Store, ctx: ResolveContext) -> None:
     """Keep the context's path-only maps for the next run (the rest may hang on file contents)."""
     kept = copy.copy(ctx)
-    kept.cache, kept.inputs = {k: v for k, v in ctx.cache.items() if k in PATHS_ONLY_CACHES}, {}
+    kept.cache, kept.inputs, kept.buffers = {k: v for k, v in ctx.cache.items() if k in PATHS_ONLY_CACHES}, {}, {}
     _CONTEXTS[store] = kept

@@ -169,7 +169,7 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
         for batch in _parse_all(str(root), to_parse, settings, overrides, workers, progress, redact):
             writer.add(batch)
         writer.add([Skip(*s) for s in skipped])
-        changes = writer.finish(root)
+        changes = writer.finish(root, overrides)
         report.relinked = len(changes.rebound - changes.changed)
         if passes is not None:
             passes.link(store, cur, changes)
@@ -322,7 +322,7 @@ class _Writer:
             self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
             self.new_shapes[f.path] = f.shape
 
-    def finish(self, root: Path) -> Changes:
+    def finish(self, root: Path, buffers: dict[str, bytes]) -> Changes:
         """Resolve the imports of the run (all of them when a path appeared or vanished); say
         what changed."""
         store, cur = self.store, self.cur
@@ -340,7 +340,7 @@ class _Writer:
             else:
                 code.delete_imports_of(store, cur, {r.path for r in again})
             raw = raw + again
-        ctx = contexts.fresh(store, root, code.indexed_paths(cur))
+        ctx = contexts.fresh(store, root, code.indexed_paths(cur), buffers)
         code.insert(store, cur, code.IMPORT_COLUMNS, "imports", import_table_rows(raw, ctx))
         contexts.keep(store, ctx)
         read = ctx.inputs if every or self.first_run else {**inputs, **ctx.inputs}

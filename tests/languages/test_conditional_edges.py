@@ -66,3 +66,24 @@ def test_a_constraint_added_or_removed_later_marks_the_edges_of_unchanged_import
     assert ("main.go", "sys/sys.go", "go_build_tag") in _import_edges(fresh)
     assert incremental == _import_edges(fresh)
     fresh.close()
+
+
+def test_marks_follow_an_unsaved_buffer(tmp_path, write_files):
+    """An editor's buffer is what the index holds for its file: a resolver that reads the file for
+    its marks (a Rust #[cfg], a C #if) reads the buffer's lines, not the disk's."""
+    from memory_lsp.workspace import Workspace
+
+    root = write_files(tmp_path / "ws", {**FILES, "src/lib.rs": "mod plain;\nmod unix;\n",
+                                         "c/main.c": '#include "a.h"\n#include "b.h"\n', "c/a.h": "", "c/b.h": ""})
+    ws = Workspace.open(root)
+    try:
+        ws.index(workers=0)
+        ws.reindex({"src/lib.rs": b"#[cfg(unix)]\nmod unix;\nmod plain;\n",
+                    "c/main.c": b'#include "b.h"\n#ifdef HAVE_A\n#include "a.h"\n#endif\n'})
+        edges = {(src, dst): strategy for src, dst, strategy in _import_edges(ws)}
+        assert edges[("src/lib.rs", "src/unix.rs")] == "rust_cfg"
+        assert edges[("src/lib.rs", "src/plain.rs")] == "mod"
+        assert edges[("c/main.c", "c/a.h")] == "c_preprocessor"
+        assert edges[("c/main.c", "c/b.h")] == "relative"
+    finally:
+        ws.close()

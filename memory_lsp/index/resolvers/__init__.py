@@ -57,6 +57,9 @@ class ResolveContext:
     # Cargo.toml...) -> a digest of what was read (None: missing): a change to one of them can move
     # imports of files that did not change (see `inputs_changed`)
     inputs: dict[str, str | None] = field(default_factory=dict)
+    # the run's editor buffers (path -> text not saved yet): what the index holds for those files,
+    # so a resolver reading one (a Rust #[cfg], a C #if) reads the lines its import rows come from
+    buffers: dict[str, bytes] = field(default_factory=dict)
 
     def __post_init__(self):
         self.dirs: dict[str, list[str]] = {}
@@ -64,6 +67,8 @@ class ResolveContext:
             self.dirs.setdefault(posixpath.dirname(p), []).append(p)
 
     def read_text(self, relpath: str) -> str | None:
+        if relpath in self.buffers:
+            return self.buffers[relpath].decode("utf-8", "replace")
         text = _read(self.root, relpath)
         if relpath not in self.paths:
             self.inputs[relpath] = _digest(text)
