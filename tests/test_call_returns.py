@@ -3,10 +3,8 @@ Django's QuerySet (`self._chain().filter()`, `clone = self._chain(); clone = clo
 flask's `ctx = self.request_context(environ)` (an annotated return) and `flask.json.dumps()` (a
 submodule of an imported package); and incremental == full when a return changes."""
 
-import os
-
 import pytest
-from test_incremental import snapshot
+from test_incremental import snapshot, touch_later
 
 from memory_lsp.index import extract
 
@@ -109,8 +107,7 @@ def _edited_equals_fresh(tmp_path, root, rel: str, text: str) -> dict:
     ws = Workspace.open(root)
     ws.index(workers=0)
     (root / rel).write_text(text)
-    st = os.stat(root / rel)
-    os.utime(root / rel, (st.st_atime, st.st_mtime + 5))
+    touch_later(root / rel)
     ws.index(workers=0)
     incremental = snapshot(ws)
     ws.close()

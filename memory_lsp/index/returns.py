@@ -20,10 +20,9 @@ _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__._
 _MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
 
 
-def split_call(text: str) -> tuple[str, str] | None:
-    """`a.b(x).c(y, z)` -> ("a.b(x).c", "y, z"): the callee and the arguments of the outer call."""
-    if not text.endswith(")"):
-        return None
+def _from_end(text: str):
+    """(index, character, bracket depth after it) from the last character back: a closing
+    bracket opens a level, an opening one closes it."""
     depth = 0
     for i in range(len(text) - 1, -1, -1):
         ch = text[i]
@@ -31,21 +30,23 @@ def split_call(text: str) -> tuple[str, str] | None:
             depth += 1
         elif ch in "([{":
             depth -= 1
-            if depth == 0:
-                return (text[:i].strip(), text[i + 1:-1]) if ch == "(" and i else None
+        yield i, ch, depth
+
+
+def split_call(text: str) -> tuple[str, str] | None:
+    """`a.b(x).c(y, z)` -> ("a.b(x).c", "y, z"): the callee and the arguments of the outer call."""
+    if not text.endswith(")"):
+        return None
+    for i, ch, depth in _from_end(text):
+        if ch in "([{" and depth == 0:
+            return (text[:i].strip(), text[i + 1:-1]) if ch == "(" and i else None
     return None
 
 
 def split_attr(callee: str) -> tuple[str, str]:
     """`self._chain().filter` -> ("self._chain()", "filter"); `f` -> ("", "f")."""
-    depth = 0
-    for i in range(len(callee) - 1, -1, -1):
-        ch = callee[i]
-        if ch in ")]}":
-            depth += 1
-        elif ch in "([{":
-            depth -= 1
-        elif ch == "." and depth == 0:
+    for i, ch, depth in _from_end(callee):
+        if ch == "." and depth == 0:
             return callee[:i].strip(), callee[i + 1:].strip()
     return "", callee
 

@@ -236,15 +236,15 @@ class Store:
     def meta(self, key: str, default: str | None = None) -> str | None:
         return self.meta_all().get(key, default)
 
-    def meta_all(self) -> dict[str, str]:
+    def meta_all(self, cur=None) -> dict[str, str]:
         # the table is a few rows; a query without parameters skips the client's per-parameter
         # cost (it tries to import pandas for each one, about 0.5 ms when it is not installed)
-        return dict(self.cursor().execute("SELECT key, value FROM meta").fetchall())
+        return dict((cur or self.cursor()).execute("SELECT key, value FROM meta").fetchall())
 
     def set_meta(self, key: str, value: str, cur=None) -> None:
         cur = cur or self.conn
         # a value stored already (`fts_dirty`, each edit) is not written: outside a transaction each write commits
-        if dict(cur.execute("SELECT key, value FROM meta").fetchall()).get(key) == value:
+        if self.meta_all(cur).get(key) == value:
             return
         cur.execute("DELETE FROM meta WHERE key = ?", [key])
         cur.execute("INSERT INTO meta VALUES (?, ?)", [key, value])

@@ -218,15 +218,20 @@ CFG_FILES = {
 }
 
 
-def test_cfg_marks_edges_conditional(tmp_path):
-    for rel, text in CFG_FILES.items():
+def _resolved(tmp_path, files: dict[str, str]) -> tuple[ResolveContext, set]:
+    """The workspace written, every .rs file's imports extracted and resolved: (context, edges)."""
+    for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
-    ctx = ResolveContext(root=tmp_path, paths=frozenset(p for p in CFG_FILES if p.endswith(".rs")))
+    ctx = ResolveContext(root=tmp_path, paths=frozenset(p for p in files if p.endswith(".rs")))
     rows = [ImportRow(path, *imp) for path in sorted(ctx.paths)
-            for imp in extract(path, CFG_FILES[path].encode(), "rust").imports]
-    got = {(row.path, t.path, t.strategy) for row, ts in zip(rows, rust_resolver.resolve(rows, ctx))
-           for t in (ts if ts != EXTERNAL else [])}
+            for imp in extract(path, files[path].encode(), "rust").imports]
+    return ctx, {(row.path, t.path, t.strategy) for row, ts in zip(rows, rust_resolver.resolve(rows, ctx))
+                 for t in (ts if ts != EXTERNAL else [])}
+
+
+def test_cfg_marks_edges_conditional(tmp_path):
+    ctx, got = _resolved(tmp_path, CFG_FILES)
     assert got == {
         ("src/lib.rs", "src/plain.rs", "mod"),
         ("src/lib.rs", "src/unix.rs", "rust_cfg"),            # #[cfg] among other attributes
@@ -268,14 +273,7 @@ def test_cfg_if_modules_are_edges_marked_conditional(tmp_path):
     modules below it are gated too; another macro's tokens declare nothing."""
     assert [(i.line, i.module, i.alias) for i in extract("src/lib.rs", CFG_IF_FILES["src/lib.rs"].encode(), "rust").imports] == [
         (1, "mod plain;", "plain"), (4, "mod", "unix"), (7, "mod", "windows"), (12, "mod", "x")]
-    for rel, text in CFG_IF_FILES.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    ctx = ResolveContext(root=tmp_path, paths=frozenset(p for p in CFG_IF_FILES if p.endswith(".rs")))
-    rows = [ImportRow(path, *imp) for path in sorted(ctx.paths)
-            for imp in extract(path, CFG_IF_FILES[path].encode(), "rust").imports]
-    got = {(row.path, t.path, t.strategy) for row, ts in zip(rows, rust_resolver.resolve(rows, ctx))
-           for t in (ts if ts != EXTERNAL else [])}
+    ctx, got = _resolved(tmp_path, CFG_IF_FILES)
     assert got == {
         ("src/lib.rs", "src/plain.rs", "mod"),
         ("src/lib.rs", "src/unix.rs", "rust_cfg"),
