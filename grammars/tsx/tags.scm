@@ -32,6 +32,20 @@
 (jsx_opening_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 (jsx_self_closing_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 
+; ---- what a name is bound to, for receiver types (index/receivers_ts.py): the strongest binding wins
+(variable_declarator name: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind
+(variable_declarator name: (identifier) @bind.name value: (new_expression constructor: [(identifier) (member_expression)] @bind.call)) @bind
+(variable_declarator name: (identifier) @bind.name value: [(string) (template_string) (array) (object) (number)] @bind.literal) @bind
+(variable_declarator name: (identifier) @bind.name) @bind
+(required_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind
+(optional_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind
+(required_parameter pattern: (identifier) @bind.name) @bind
+(optional_parameter pattern: (identifier) @bind.name) @bind
+; constructor(private x: Foo): a field of the instance
+(required_parameter (accessibility_modifier) pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind @bind.member
+(public_field_definition name: (property_identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind @bind.member
+(public_field_definition name: (property_identifier) @bind.name value: (new_expression constructor: [(identifier) (member_expression)] @bind.call)) @bind @bind.member
+(assignment_expression left: (member_expression object: (this) @bind.self property: (property_identifier) @bind.name) right: (new_expression constructor: [(identifier) (member_expression)] @bind.call)) @bind
 ; ---- ES imports
 ; import x from './a'   (default: no name, alias = local binding)
 (import_statement (import_clause (identifier) @import.alias) source: (string) @import.module) @import

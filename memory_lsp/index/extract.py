@@ -13,7 +13,7 @@ import hashlib
 import re
 
 from memory_lsp.index import languages
-from memory_lsp.index import docs, receivers, returns
+from memory_lsp.index import docs, receivers, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -111,8 +111,10 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             name_node = caps["bind.name"][0]
             bind_name = _text(name_node)
             if "bind.self" in caps:
-                if _text(caps["bind.self"][0]) != "self":
+                if _text(caps["bind.self"][0]) not in ("self", "this"):
                     continue
+                bind_name = "self." + bind_name
+            elif "bind.member" in caps:  # a class field or constructor parameter property (TS)
                 bind_name = "self." + bind_name
             value = kind[1]
             text = _text(caps["bind." + value][0]) if value else None
@@ -181,7 +183,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     sees: dict = {None: [None]}
     stack = []  # indices into defs (sorted by start, then longest first) and facts.symbols
     di = 0
-    scopes = receivers.Scopes()
+    rules = receivers_ts if lang.name in receivers_ts.LANGS else receivers
+    scopes = receivers.Scopes(rules.binding_type)
     calls = []
     rets_at, bases, context = [], {}, {}  # for index/returns.py
     module_vars: dict[str, int] = {}  # a module-level name bound to a call or annotated: its first line
@@ -238,13 +241,13 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     for (_, kind, name, receiver, line, whole), top, cls in calls:
         quals = sees[top]
         here = any((q, name) in defined for q in quals)
-        rtype = receivers.rtype(scopes, quals, cls, name, whole, here, typer)
+        rtype = rules.rtype(scopes, quals, cls, name, whole, here, typer)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
     # what a module-level name is (`current_app: Flask = LocalProxy(...)`), for the files importing
     # it (store/var_calls.py): a class as this file writes it
     for var, line in module_vars.items():
-        vtype = receivers.rtype(scopes, [None], None, "", var, False, typer)
+        vtype = rules.rtype(scopes, [None], None, "", var, False, typer)
         if vtype and vtype not in receivers.UNTYPED:
             facts.refs.append(Ref("vartype", None, None, var, None, line, vtype))
 

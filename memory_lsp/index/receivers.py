@@ -93,11 +93,12 @@ class Scopes:
     """Bindings by (scope qualname or None for the module, name); the strongest kind wins, two
     different types of the same strength cancel out."""
 
-    def __init__(self):
+    def __init__(self, typing=None):
         self.table: dict[tuple, tuple[int, str | None]] = {}
+        self._type = typing or binding_type  # another language's reading of a binding (receivers_ts)
 
     def add(self, scope: str | None, name: str, kind: str, text: str | None) -> None:
-        key, rank, typ = (scope, name), _PRIORITY[kind], binding_type(kind, text)
+        key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
         old = self.table.get(key)
         if old is None or rank > old[0]:
             self.table[key] = (rank, typ)

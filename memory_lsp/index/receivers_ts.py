@@ -1,0 +1,117 @@
+"""Receiver types for TypeScript and JavaScript: index/receivers.py's ideas with this family's syntax.
+
+The tags queries capture the same bindings (`@bind`): `const x = new Foo()`, `x: Foo` (a typed
+parameter, variable or class field), `constructor(private x: Foo)`, `this.x = new Foo()`, a plain
+parameter or variable (a local name, no function). A call's receiver is then typed from them:
+  "Foo" (as written, generics and `| undefined` dropped): the class or interface is looked up and
+      the method found in it or its bases (store/calls.py, as for Python);
+  "builtin": a primitive, array, tuple or standard library type, a literal, or one of the
+      language's globals (`Object.keys`, `JSON.parse`, `Math.max`...) not rebound in the file:
+      never linked to a workspace method by name;
+  "super": `super.f()`; "local": a bare `f()` where f is a parameter or a variable that is not a
+      function; None: nothing known.
+No return types yet: `f().g()` and chains stay untyped (name guesses allowed, as before).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_lsp.index import receivers
+
+LANGS = frozenset(("typescript", "tsx", "javascript"))
+BUILTIN_TYPES = frozenset(
+    "string number boolean bigint symbol any unknown never void object undefined null this "
+    "String Number Boolean BigInt Symbol Object Function Array ReadonlyArray Map ReadonlyMap Set "
+    "ReadonlySet WeakMap WeakSet WeakRef Promise PromiseLike Record Partial Required Readonly Pick Omit "
+    "Date RegExp Error TypeError RangeError Iterable Iterator IterableIterator AsyncIterable "
+    "AsyncIterator Generator AsyncGenerator ArrayLike ArrayBuffer DataView Uint8Array Int8Array "
+    "Uint16Array Int16Array Uint32Array Int32Array Float32Array Float64Array URL URLSearchParams "
+    "Headers Request Response AbortController AbortSignal Event EventTarget Element HTMLElement "
+    "Node Document Window Buffer".split())
+# globals a receiver can name: calls on them are the runtime's (unless the file binds the name)
+GLOBALS = frozenset(
+    "Object Array JSON Math Reflect Promise Number String Boolean Symbol Date console process globalThis "
+    "window document navigator Intl Atomics BigInt Buffer URL performance crypto".split())
+_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_LITERAL_START = re.compile(r"""^(?:['"`\[{]|\d)""")
+_NEW = re.compile(r"^new\s+([A-Za-z_$][\w$.]*)\s*(?:<.*>)?\s*\(.*\)$", re.S)
+
+
+def _top_level(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside brackets (`A<B | C> | D` -> ["A<B | C>", "D"])."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and text[i - 1: i] == "="):  # `=>` closes nothing
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def annotation_type(text: str) -> str | None:
+    """`Foo<T> | undefined` -> Foo; arrays, tuples, primitives and the standard library ->
+    "builtin"; a type parameter (`T`), a function or object type, a union of classes -> None."""
+    parts = [p.strip() for p in _top_level(text.strip(), "|")]
+    parts = [p for p in parts if p not in ("undefined", "null", "void", "")]
+    if len(parts) != 1:
+        return None
+    t = parts[0]
+    if t.startswith("readonly "):
+        t = t[len("readonly "):].strip()
+    if t.endswith("[]") or t.startswith("[") or (t[:1] in "'\"`" or t[:1].isdigit()):
+        return "builtin"  # arrays, tuples, literal types
+    base = t.split("<", 1)[0].strip()
+    if not _NAME.fullmatch(base):
+        return None  # function types, object types, keyof/typeof, intersections...
+    if base in BUILTIN_TYPES:
+        return "builtin"
+    last = base.rsplit(".", 1)[-1]
+    if len(last) == 1 or not last[:1].isupper():
+        return None  # `T` is a type parameter; lower case is no class here
+    return base
+
+
+def binding_type(kind: str, text: str | None) -> str | None:
+    if kind == "type":
+        return annotation_type(text or "")
+    if kind == "call":  # the constructor of `new Foo(...)`
+        return None if not text or text in GLOBALS or text in BUILTIN_TYPES else text
+    if kind == "literal":
+        return "builtin"
+    return None
+
+
+def scopes() -> receivers.Scopes:
+    return receivers.Scopes(binding_type)
+
+
+def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, name: str, receiver: str | None,
+          defined_here: bool, returns=None) -> str | None:
+    """The receiver type of one call reference (module docstring); same signature as
+    receivers.rtype (`returns` unused: no return types for this family yet)."""
+    if receiver is None:
+        hit = scopes.lookup(chain, name)
+        return "local" if hit is not None and not defined_here else None
+    if receiver == "super":
+        return "super"
+    if _LITERAL_START.match(receiver):
+        return "builtin"
+    made = _NEW.match(receiver)
+    if made:  # `new Foo().f()`
+        return binding_type("call", made.group(1))
+    if receiver.startswith("this.") and cls is not None and receiver.count(".") == 1:
+        hit = scopes.lookup([cls], "self." + receiver[5:])
+    elif receiver.isidentifier() or _NAME.fullmatch(receiver) and "." not in receiver:
+        hit = scopes.lookup(chain, receiver)
+        if hit is None and receiver in GLOBALS:
+            return "builtin"
+    else:
+        return None
+    if hit is None or hit[1] in (None, receivers.CONFLICT):
+        return None
+    return hit[1]

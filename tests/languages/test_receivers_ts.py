@@ -1,0 +1,125 @@
+"""TypeScript and JavaScript receiver types (index/receivers_ts.py): the class a call's object has
+decides its method, as TypeScript's checker says (bench/bench_truth_ts.py), made like rxjs's
+Subscriber / Subject code where the name guesses went wrong."""
+
+import pytest
+
+TS = {
+    "src/engine.ts": (
+        "export class Engine {\n"
+        "  start(): void {}\n"
+        "  stop(): void {}\n"
+        "}\n"
+        "export class Pump {\n"
+        "  start(): void {}\n"
+        "  stop(): void {}\n"
+        "}\n"
+        "export function callback(): void {}\n"
+    ),
+    "src/car.ts": (
+        "import { Engine, Pump } from './engine';\n"
+        "export class Car {\n"
+        "  private spare = new Engine();\n"
+        "  protected pump: Pump;\n"
+        "  constructor(private engine: Engine) {}\n"
+        "  go(e: Engine | undefined, p?: Pump<number>, n: number[] = []) {\n"
+        "    this.engine.start();\n"
+        "    this.spare.stop();\n"
+        "    e.start();\n"
+        "    p.stop();\n"
+        "    const x = new Engine();\n"
+        "    x.stop();\n"
+        "    const y: Pump = make();\n"
+        "    y.start();\n"
+        "    this.pump.start();\n"
+        "    n.push(1);\n"
+        "    Object.keys(n);\n"
+        "    'a'.concat('b');\n"
+        "  }\n"
+        "  push(v: number) {}\n"
+        "  keys() {}\n"
+        "  concat() {}\n"
+        "}\n"
+        "export class Van extends Car {\n"
+        "  go(e: Engine, p: Pump, n: number[]) {\n"
+        "    super.go(e, p, n);\n"
+        "  }\n"
+        "}\n"
+        "function make(): any { return null; }\n"
+        "export function drive(callback: () => void, start: number) {\n"
+        "  callback();\n"
+        "}\n"
+    ),
+}
+
+JS = {
+    "lib/engine.js": "export class Engine {\n  start() {}\n}\nexport class Pump {\n  start() {}\n}\n",
+    "lib/car.js": (
+        "import { Engine, Pump } from './engine.js';\n"
+        "export class Car {\n"
+        "  constructor() {\n"
+        "    this.engine = new Engine();\n"
+        "  }\n"
+        "  go() {\n"
+        "    this.engine.start();\n"
+        "    const p = new Pump();\n"
+        "    p.start();\n"
+        "    JSON.parse('1');\n"
+        "  }\n"
+        "  parse() {}\n"
+        "}\n"
+    ),
+}
+
+
+def _calls(ws) -> dict[tuple[str, int], set[str]]:
+    out: dict = {}
+    for path, line, dst in ws.store.cursor().execute(
+            "SELECT src_path, line, dst FROM edges WHERE kind = 'CALLS'").fetchall():
+        out.setdefault((path, line), set()).add(dst)
+    return out
+
+
+@pytest.fixture(scope="module")
+def ts_calls(tmp_path_factory, index_files):
+    ws = index_files(tmp_path_factory.mktemp("ts"), TS)
+    calls = _calls(ws)
+    ws.close()
+    return calls
+
+
+def test_fields_and_parameter_properties_type_this_attributes(ts_calls):
+    assert ts_calls[("src/car.ts", 7)] == {"src/engine.ts::Engine.start"}  # constructor(private engine: Engine)
+    assert ts_calls[("src/car.ts", 8)] == {"src/engine.ts::Engine.stop"}  # spare = new Engine()
+    assert ts_calls[("src/car.ts", 15)] == {"src/engine.ts::Pump.start"}  # pump: Pump;
+
+
+def test_annotations_and_constructed_locals(ts_calls):
+    assert ts_calls[("src/car.ts", 9)] == {"src/engine.ts::Engine.start"}  # e: Engine | undefined
+    assert ts_calls[("src/car.ts", 10)] == {"src/engine.ts::Pump.stop"}  # p?: Pump<number>
+    assert ts_calls[("src/car.ts", 12)] == {"src/engine.ts::Engine.stop"}  # const x = new Engine()
+    assert ts_calls[("src/car.ts", 14)] == {"src/engine.ts::Pump.start"}  # const y: Pump = ...
+
+
+def test_arrays_globals_and_literals_are_never_guessed(ts_calls):
+    # the class defines push/keys/concat: without the receiver's type they were name guesses
+    assert ("src/car.ts", 16) not in ts_calls  # n: number[]
+    assert ("src/car.ts", 17) not in ts_calls  # Object.keys
+    assert ("src/car.ts", 18) not in ts_calls  # a string literal
+
+
+def test_super_calls_the_base_class_method(ts_calls):
+    assert ts_calls[("src/car.ts", 26)] == {"src/car.ts::Car.go"}
+
+
+def test_a_parameter_called_is_no_function_of_that_name(ts_calls):
+    assert ("src/car.ts", 31) not in ts_calls  # callback(): the parameter, not a function `callback`
+
+
+def test_javascript_constructed_fields_and_locals(tmp_path, index_files):
+    ws = index_files(tmp_path, JS)
+    calls = _calls(ws)
+    ws.close()
+    assert calls[("lib/car.js", 7)] == {"lib/engine.js::Engine.start"}  # this.engine = new Engine()
+    assert calls[("lib/car.js", 9)] == {"lib/engine.js::Pump.start"}  # const p = new Pump()
+    assert ("lib/car.js", 10) not in calls  # JSON.parse, not Car.parse
