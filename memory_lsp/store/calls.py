@@ -217,14 +217,14 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
         WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL
         UNION ALL
         SELECT rc.*, s.id FROM _recv rc
-               JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND s.kind = 'class'
+               JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
         UNION ALL
         SELECT rc.*, e.id FROM _recv rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
-               AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND e.kind = 'class'
+               AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
         UNION ALL
         SELECT rc.*, e.id FROM _recv rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
                AND starts_with(rc.tname, i.binding || '.')
-               JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND e.kind = 'class'
+               JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
         UNION ALL  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
         SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM _recv rc JOIN _vt v ON v.path = rc.path
                AND v.recv = rc.receiver AND rc.rtype IS NULL AND {_IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}""")

@@ -50,6 +50,20 @@ TS = {
         "  callback();\n"
         "}\n"
     ),
+    "src/sched.ts": (
+        "export interface SchedulerLike {\n"
+        "  schedule(work: () => void): void;\n"
+        "  schedule(work: () => void, delay: number): void;\n"
+        "}\n"
+        "export interface Registry { size(): number; }\n"
+        "export const Registry = makeRegistry();\n"
+        "export function run(scheduler: SchedulerLike) {\n"
+        "  scheduler.schedule(() => {});\n"
+        "  Registry.init();\n"
+        "}\n"
+        "export class Queue { schedule(): void {} }\n"
+        "export function makeRegistry() { function init() {} return { init }; }\n"
+    ),
 }
 
 JS = {
@@ -114,6 +128,13 @@ def test_super_calls_the_base_class_method(ts_calls):
 
 def test_a_parameter_called_is_no_function_of_that_name(ts_calls):
     assert ("src/car.ts", 31) not in ts_calls  # callback(): the parameter, not a function `callback`
+
+
+def test_an_interface_type_names_its_method_signatures(ts_calls):
+    assert ts_calls[("src/sched.ts", 8)] == {"src/sched.ts::SchedulerLike.schedule"}  # overloads: one id
+    # an interface merged with a value of its name: `Registry.init()` is the value's (zod's
+    # `$ZodType.init`): the interface is no class for it, and the name rules still apply
+    assert ts_calls[("src/sched.ts", 9)] == {"src/sched.ts::makeRegistry.init"}
 
 
 def test_javascript_constructed_fields_and_locals(tmp_path, index_files):
