@@ -24,8 +24,9 @@
 (jsx_self_closing_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 
 ; ---- what a name is bound to, for receiver types (index/receivers_ts.py): the strongest binding wins
+; (an object literal is no builtin: it often holds the workspace's functions, `const z = {...schemas}`)
 (variable_declarator name: (identifier) @bind.name value: (new_expression constructor: [(identifier) (member_expression)] @bind.call)) @bind
-(variable_declarator name: (identifier) @bind.name value: [(string) (template_string) (array) (object) (number)] @bind.literal) @bind
+(variable_declarator name: (identifier) @bind.name value: [(string) (template_string) (array) (number)] @bind.literal) @bind
 (variable_declarator name: (identifier) @bind.name) @bind
 (formal_parameters (identifier) @bind.name) @bind
 (formal_parameters (assignment_pattern left: (identifier) @bind.name)) @bind

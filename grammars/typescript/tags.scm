@@ -27,9 +27,10 @@
 (new_expression constructor: (identifier) @name) @reference.call
 (new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 ; ---- what a name is bound to, for receiver types (index/receivers_ts.py): the strongest binding wins
+; (an object literal is no builtin: it often holds the workspace's functions, `const z = {...schemas}`)
 (variable_declarator name: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind
 (variable_declarator name: (identifier) @bind.name value: (new_expression constructor: [(identifier) (member_expression)] @bind.call)) @bind
-(variable_declarator name: (identifier) @bind.name value: [(string) (template_string) (array) (object) (number)] @bind.literal) @bind
+(variable_declarator name: (identifier) @bind.name value: [(string) (template_string) (array) (number)] @bind.literal) @bind
 (variable_declarator name: (identifier) @bind.name) @bind
 (required_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind
 (optional_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind

@@ -67,6 +67,8 @@ TS = {
 }
 
 JS = {
+    "lib/boot.js": "export function boot() {}\n",
+    "lib/api.js": "import * as parts from './boot.js';\nconst api = { ...parts };\napi.boot();\n",
     "lib/engine.js": "export class Engine {\n  start() {}\n}\nexport class Pump {\n  start() {}\n}\n",
     "lib/car.js": (
         "import { Engine, Pump } from './engine.js';\n"
@@ -144,3 +146,5 @@ def test_javascript_constructed_fields_and_locals(tmp_path, index_files):
     assert calls[("lib/car.js", 7)] == {"lib/engine.js::Engine.start"}  # this.engine = new Engine()
     assert calls[("lib/car.js", 9)] == {"lib/engine.js::Pump.start"}  # const p = new Pump()
     assert ("lib/car.js", 10) not in calls  # JSON.parse, not Car.parse
+    # an object literal is no builtin: it holds the workspace's functions (zod's `const z = {...schemas}`)
+    assert calls[("lib/api.js", 3)] == {"lib/boot.js::boot"}
