@@ -304,11 +304,18 @@ class ImpactGraph:
         """The test files that run the target: those whose tests reach it through the symbol
         graph (at any confidence: a test to run is not a claim), and by the file-level rule
         (asserting on a touched file) those the symbol graph does not know (graph/tests_reach.py)."""
-        reach = self.__dict__.get("_reach")
-        if reach is None:  # built on the first question (two threads may both build it: same result)
-            reach = self._reach = tests_reach.TestReach(self, getattr(self, "unresolved_calls", None))
         touched = np.unique(np.asarray(touched, dtype=np.int64))
-        return tests_reach.select(self, reach, target, target_path, touched)
+        return tests_reach.select(self, self.test_reach(), target, target_path, touched)
+
+    def test_reach(self) -> tests_reach.TestReach:
+        """Test selection's arrays, built on the first question (two threads may both build it:
+        same result) or before the server publishes the graph (`Workspace.load_graph`)."""
+        reach = self.__dict__.get("_reach")
+        if reach is None:
+            reach = self._reach = tests_reach.TestReach(self, getattr(self, "unresolved_calls", None))
+        return reach
+
+    tests_ready = property(lambda self: self.__dict__.get("_reach") is not None)
 
     def counts(self, target: str, target_path: str, depth: int, min_confidence: float = 0.0) -> tuple[int, int]:
         """(dependents, tests) as `walk` would count them, without building the answer;

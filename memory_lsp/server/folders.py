@@ -360,7 +360,7 @@ class Folder:
                 continue
             try:
                 started = time.perf_counter()
-                self.ws.load_graph()
+                self.ws.load_graph(prepare=True)
                 log.info("impact graph loaded in %.2f s", time.perf_counter() - started)
                 self.on_change(self, None)  # lens counts may have changed anywhere
             except Exception:

@@ -225,9 +225,12 @@ class Workspace:
         return self.retriever().embed_pending(limit=limit, progress=progress, should_stop=should_stop)
 
     # -- the graph ---------------------------------------------------------------------------------
-    def load_graph(self) -> ImpactGraph:
+    def load_graph(self, prepare: bool = False) -> ImpactGraph:
         """The impact graph of the current code, loaded now if it is missing or older than the
-        code; published with a new snapshot. Concurrent callers wait for one load."""
+        code; published with a new snapshot. Concurrent callers wait for one load. `prepare` (the
+        server's graph thread): test selection is built before the graph is published, so that
+        the first hover on it does not build it (13 s at 25,000 files, BENCHMARKS.md am) while
+        the snapshots keep serving the last graph."""
         with self._graph_lock:
             generation = self._generation
             if self._graph is None or self._graph_generation != generation:
@@ -237,6 +240,8 @@ class Workspace:
                     graph = None if whole else self._follow(release)  # None: too much changed
                     if graph is None:
                         graph = ImpactGraph.load(self.store, release)
+                if prepare:
+                    graph.test_reach()
                 self._graph, self._graph_generation = graph, generation
                 self._publish(self._snapshot.memories, indexed=self._snapshot.indexed)
             return self._graph
