@@ -138,6 +138,10 @@ def calls_truth(spec: str, ws: Path) -> list[dict]:
     return follow_reexports(out, ws)
 
 
+# a module-level alias line, `s = attributes = attrs` (group 2: the name it binds to)
+_ALIAS = re.compile(r"^(\s*(?:[A-Za-z_]\w*\s*=\s*)+)([A-Za-z_]\w*)\s*(?:#.*)?$")
+
+
 def follow_reexports(sites: list[dict], ws: Path) -> list[dict]:
     """jedi's `goto` at a name a package `__init__` re-exports stops there when a stub sits
     beside it (attrs: `__init__.pyi`): the target is the import line, no function. jedi's `goto`
@@ -161,17 +165,25 @@ def follow_reexports(sites: list[dict], ws: Path) -> list[dict]:
                     project = project or jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"),
                                                                                str(ws), *stdlib])
                     script = jedi.Script(path=str(ws / p), project=project)
-                    try:
-                        names = script.goto(line, col.start(), follow_imports=True)
-                    except RecursionError:  # `from attr import define as define` chains: infer
-                        names = script.infer(line, col.start())
-                    found = [[str(Path(n.module_path).relative_to(ws)), n.line, n.name] for n in names
-                             if n.module_path and str(n.module_path).startswith(str(ws) + os.sep)
-                             and n.type in ("function", "class") and n.line]
+                    found = _defined(script, line, col.start(), ws)
+                    alias = _ALIAS.match(text)
+                    if not found and alias:  # `s = attributes = attrs`: jedi stops at the alias; goto its value
+                        found = _defined(script, line, alias.start(2), ws)
                     moved[key] = found or [key]
             out.extend(moved[key])
         site["truth"] = [list(t) for t in out]
     return sites
+
+
+def _defined(script, line: int, col: int, ws: Path) -> list[list]:
+    """The functions and classes of the workspace jedi's `goto` reaches from (line, col)."""
+    try:
+        names = script.goto(line, col, follow_imports=True)
+    except RecursionError:  # `from attr import define as define` chains: infer
+        names = script.infer(line, col)
+    return [[str(Path(n.module_path).relative_to(ws)), n.line, n.name] for n in names
+            if n.module_path and str(n.module_path).startswith(str(ws) + os.sep)
+            and n.type in ("function", "class") and n.line]
 
 
 BASES_CHILD = r"""

@@ -146,7 +146,7 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
 
 
-GUESSES = ("name_unique", "name_ambiguous")
+GUESSES = ("name_unique", "name_ambiguous", "override")  # as graph/tests_reach.py
 
 
 class HeldReading:

@@ -6,6 +6,9 @@
 
 (call function: (identifier) @name) @reference.call
 (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+; a decorator without arguments is called with what it decorates (`@attr.define`, `@cached`)
+(decorator (identifier) @name) @reference.call
+(decorator (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
 
 ; import a.b / import a.b as m
 (import_statement name: (dotted_name) @import.module) @import

@@ -33,7 +33,7 @@ import numpy as np
 from memory_lsp.graph import tests_held
 
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
-GUESSES = ("name_unique", "name_ambiguous")  # edges guessed from a name alone
+GUESSES = ("name_unique", "name_ambiguous", "override")  # edges guessed from a name alone
 SMALL = 48  # frontiers walked in plain Python up to this many nodes
 BITS_BUDGET = 32 << 20  # bytes: each node's tests kept as bits up to this size, else a walk per question
 

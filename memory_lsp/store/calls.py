@@ -114,10 +114,11 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     _by_name(cur, c, kind, max_candidates, "inherit", syms)
     # the INHERITS edges once (every base, those just resolved too), for the walks up the bases
     cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
+    _overrides(cur, syms)
     var_calls.var_types(cur)
     _resolve_typed(cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", syms)
-    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_counts", "_open", "_closed", "_vt") + (("_syms",) if scope else ()):
+    for temp in ("_refs", "_precise", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -172,8 +173,24 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
           AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL))""")
 
 
+def _overrides(cur, syms: str) -> None:
+    """`_over`: the methods of the referenced names that override a method of that name in a
+    class their own class names as a direct base (`NativeTemplate.render` over `Template.render`).
+    A guess by name links such an override as a possible dispatch, marked (strategy `override`,
+    half the guess's confidence); counting the base alone was tried and made more guesses listed
+    than were right (BENCHMARKS.md am). One level only: which methods a base's own bases define is
+    another file's, which an editor's run does not read again when it changes."""
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _over AS
+        SELECT DISTINCT m.id, m.name FROM {syms} m
+        JOIN _inh e ON e.src = m.path || '::' || m.parent
+        JOIN {syms} b ON b.id = e.dst || '.' || m.name AND b.kind = 'method'
+        WHERE m.kind = 'method' AND m.name IN (SELECT name FROM _counts)""")
+
+
 def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, syms: str) -> None:
     """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`)."""
+    calls = ref_kind == "call"
     candidates = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
     # a receiver whose class was found in the workspace, with every direct base resolved: its
     # class and bases said no (a base the workspace could not resolve may still define it)
@@ -186,13 +203,16 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
             SELECT DISTINCT k.path, k.line, k.name FROM _cls k
             ANTI JOIN (SELECT DISTINCT h.src FROM _bases h ANTI JOIN _inh e ON e.src = h.src AND e.name = h.name) o
                  ON o.src = k.cid""")
+    over = "LEFT JOIN _over v ON v.id = s.id" if calls else ""
+    overriding = "v.id IS NOT NULL" if calls else "false"
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT DISTINCT r.src, s.id, {kind}, r.path, s.path, r.line,
-               {_lit(c.by_name)} / ({candidates}),
-               CASE WHEN ({candidates}) = 1 THEN 'name_unique' ELSE 'name_ambiguous' END, r.name, 1
+               {_lit(c.by_name)} / ({candidates}) / CASE WHEN {overriding} THEN 2 ELSE 1 END,
+               CASE WHEN {overriding} THEN 'override' WHEN ({candidates}) = 1 THEN 'name_unique'
+                    ELSE 'name_ambiguous' END, r.name, 1
         FROM _open r {typed} JOIN _counts c ON c.name = r.name
-             JOIN {syms} s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method')
+             JOIN {syms} s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method') {over}
         WHERE r.kind = '{ref_kind}' AND ({candidates}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
 

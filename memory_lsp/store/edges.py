@@ -92,7 +92,7 @@ def names_resolved_by_name(store: Store, cur, names) -> set[str]:
     temp = value_set(store, cur, "_names", names)
     return {r[0] for r in cur.execute(
         f"SELECT DISTINCT name FROM edges WHERE kind IN ('CALLS', 'INHERITS') "
-        f"AND (strategy IN ('name_unique', 'name_ambiguous', 'super') OR strategy LIKE '%_inherited') "
+        f"AND (strategy IN ('name_unique', 'name_ambiguous', 'override', 'super') OR strategy LIKE '%_inherited') "
         f"AND name IN {temp}").fetchall()}
 
 

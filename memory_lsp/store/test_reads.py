@@ -44,7 +44,7 @@ _UNTYPED = """
     WHERE r.kind = 'call' AND r.receiver IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
       AND r.name IN (SELECT name FROM symbols WHERE kind = 'method')  -- the rule asks about methods only
       AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path AND e.line = r.line
-                      AND e.name = r.name AND coalesce(e.strategy, '') NOT IN ('name_unique', 'name_ambiguous'))
+                      AND e.name = r.name AND coalesce(e.strategy, '') NOT IN ('name_unique', 'name_ambiguous', 'override'))
     ORDER BY r.src, r.name, on_self"""
 
 
