@@ -202,8 +202,7 @@ class ImpactGraph:
         self.step_ptr = csr(key[sort], n)
         self.step_node = node[sort].astype(np.int32)
         self.step_edge = step_edge[sort].astype(np.int32)
-        # every walk and count filters steps by confidence: a copy beside the edges (8 bytes a step)
-        # keeps that a slice instead of a gather through the edge
+        # walks filter steps by confidence: a copy beside the edges keeps that a slice, not a gather
         self.step_conf = e["confidence"][self.step_edge]
         asserts = kind == (self.kinds.index("ASSERTS_ON") if "ASSERTS_ON" in self.kinds else -1)
         pairs = np.unique(np.stack([dst_path[asserts], src_path[asserts]], axis=1).reshape(-1, 2), axis=0)
@@ -222,6 +221,9 @@ class ImpactGraph:
         hands DuckDB's freed memory back between them, so their peaks do not add up)."""
         release = release or (lambda _cur: None)
         with graph_reads.graph_transaction(store.cursor()) as cur:
+            # test selection's rows first, while the process is small (that query was the peak: BENCHMARKS.md an)
+            unresolved = test_reads.unresolved_calls(cur)  # for _tests
+            release(cur)
             names = Names(*graph_reads.names(cur, release))
             release(cur)
             edges = {}
@@ -237,7 +239,6 @@ class ImpactGraph:
             calls.update(graph_reads.call_sites(cur, release))
             release(cur)
             symbols = graph_reads.symbols(cur, release)
-            unresolved = test_reads.unresolved_calls(cur)  # for _tests
         release(store.cursor())
         files["node"] = files.pop("id")
         graph = cls(names, files, edges, symbols, calls)
