@@ -26,13 +26,13 @@ BUILTIN_TYPES = frozenset(
     "ReadonlySet WeakMap WeakSet WeakRef Promise PromiseLike Record Partial Required Readonly Pick Omit "
     "Date RegExp Error TypeError RangeError Iterable Iterator IterableIterator AsyncIterable "
     "AsyncIterator Generator AsyncGenerator ArrayLike ArrayBuffer DataView Uint8Array Int8Array "
-    "Uint16Array Int16Array Uint32Array Int32Array Float32Array Float64Array URL URLSearchParams "
-    "Headers Request Response AbortController AbortSignal Event EventTarget Element HTMLElement "
-    "Node Document Window Buffer".split())
-# globals a receiver can name: calls on them are the runtime's (unless the file binds the name)
+    "Uint16Array Int16Array Uint32Array Int32Array Float32Array Float64Array".split())
+# (no DOM or Node names, `Request`, `Event`, `Buffer`...: a workspace defines its own as often)
+# globals a receiver can name: calls on them are the runtime's. Only names a module would not
+# export (imports are not among the bindings read here: `crypto`, `process` may be the workspace's)
 GLOBALS = frozenset(
-    "Object Array JSON Math Reflect Promise Number String Boolean Symbol Date console process globalThis "
-    "window document navigator Intl Atomics BigInt Buffer URL performance crypto".split())
+    "Object Array JSON Math Reflect Promise Number String Boolean Symbol Date console globalThis "
+    "Intl Atomics BigInt".split())
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _LITERAL_START = re.compile(r"""^(?:['"`\[{]|\d)""")
 _NEW = re.compile(r"^new\s+([A-Za-z_$][\w$.]*)\s*(?:<.*>)?\s*\(.*\)$", re.S)

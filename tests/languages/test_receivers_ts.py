@@ -148,3 +148,21 @@ def test_javascript_constructed_fields_and_locals(tmp_path, index_files):
     assert ("lib/car.js", 10) not in calls  # JSON.parse, not Car.parse
     # an object literal is no builtin: it holds the workspace's functions (zod's `const z = {...schemas}`)
     assert calls[("lib/api.js", 3)] == {"lib/boot.js::boot"}
+
+
+def test_a_workspace_class_or_module_named_like_a_web_global_is_the_workspace_s(tmp_path, index_files):
+    files = {
+        "src/http.ts": "export class Request {\n  send(): void {}\n}\nexport class Other {\n  send(): void {}\n}\n",
+        "src/crypto.ts": "export function hash(): void {}\nexport function hash2(): void {}\n",
+        "src/use.ts": ("import { Request } from './http';\n"
+                       "import * as crypto from './crypto';\n"
+                       "export function go(r: Request) {\n"
+                       "  r.send();\n"
+                       "  crypto.hash();\n"
+                       "}\n"),
+    }
+    ws = index_files(tmp_path, files)
+    calls = _calls(ws)
+    ws.close()
+    assert calls[("src/use.ts", 4)] == {"src/http.ts::Request.send"}
+    assert calls[("src/use.ts", 5)] == {"src/crypto.ts::hash"}
