@@ -10,7 +10,9 @@ CPU time (the process's, all threads) is reported beside wall time: on a loaded 
 
 `--graph` times the edit as the server does it: buffer in -> index run (with the memory sync
 after it) -> the impact graph followed (`Workspace.load_graph`, which the folder's graph thread
-runs after every re-index; lenses and impact read that graph). The graph is loaded whole once
+runs after every re-index; lenses and impact read that graph); `--lens` also prepares each graph's
+test selection, as that thread does, and asks the edited file's first lens. `--edit comment`
+types a comment line above everything instead of a function at the end. The graph is loaded whole once
 before the rounds (untimed); the restore of each file is followed too (untimed).
 
     python bench/bench_incremental.py [--rounds 200] [--statements] [--profile] [--graph] [--from-db PATH]
@@ -72,6 +74,9 @@ def main() -> None:
     ap.add_argument("--graph", action="store_true", help="time the graph's follow after each re-index too")
     ap.add_argument("--lens", action="store_true", help="with --graph: and the edited file's first lens count "
                     "(a new graph builds test selection's arrays on its first question)")
+    ap.add_argument("--edit", choices=("function", "comment"), default="function",
+                    help="what each round types: a function appended, or a comment line above everything "
+                    "(every line moves, no call changes)")
     ap.add_argument("--from-db", help="a copy of this index is the start (built by a full index of the same copy)")
     args = ap.parse_args()
     root = corpora.stdlib_copy()
@@ -86,7 +91,7 @@ def main() -> None:
     graph_load = None
     if args.graph:
         t0 = time.perf_counter()
-        ws.load_graph()
+        ws.load_graph(prepare=args.lens)
         graph_load = time.perf_counter() - t0
     timed = ws.store.conn = TimedConnection(ws.store.conn)
     paths = [r[0] for r in ws.store.cursor().execute("SELECT path FROM files ORDER BY path").fetchall()]
@@ -96,14 +101,17 @@ def main() -> None:
     profiler = cProfile.Profile() if args.profile else None
     for i, rel in enumerate(sample):
         original = (root / rel).read_bytes()
-        edited = original + f"\n\ndef _bench_added_{i}(x):\n    return len(x)\n".encode()
+        if args.edit == "comment":
+            edited = f"# bench edit {i}\n".encode() + original
+        else:
+            edited = original + f"\n\ndef _bench_added_{i}(x):\n    return len(x)\n".encode()
         timed.on = args.statements
         t, c = time.perf_counter(), time.process_time()
         if profiler:
             profiler.enable()
         ws.reindex({rel: edited})
         if args.graph:
-            graph = ws.load_graph()
+            graph = ws.load_graph(prepare=args.lens)  # as the server's graph thread
             if args.lens:
                 graph.counts(rel, rel, 3, 0.5)
         if profiler:
@@ -113,10 +121,10 @@ def main() -> None:
         timed.on = False
         ws.reindex({rel: original})  # back to the file on disk, untimed
         if args.graph:
-            ws.load_graph()
+            ws.load_graph(prepare=args.lens)
         sizes.append(len(original))
     result = {
-        "mode": ("edit + graph followed" + (" + first lens" if args.lens else "")) if args.graph else "edit", "corpus": "stdlib", "files": len(paths), "rounds": len(times), "full_index_s": round(full, 2),
+        "mode": (args.edit + " edit + graph followed" + (" + first lens" if args.lens else "")) if args.graph else args.edit + " edit", "corpus": "stdlib", "files": len(paths), "rounds": len(times), "full_index_s": round(full, 2),
         "p50_ms": round(statistics.median(times), 1), "p99_ms": round(percentile(times, 99), 1),
         "max_ms": round(max(times), 1), "cpu_p50_ms": round(statistics.median(cpu), 1),
         "cpu_p99_ms": round(percentile(cpu, 99), 1), "median_file_kb": round(statistics.median(sizes) / 1024, 1),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memory_lsp.graph import follow_unresolved
+from memory_lsp.graph import follow_unresolved, tests_carry
 from memory_lsp.graph.impact import EDGE_COLUMNS, EDGE_TYPES, ImpactGraph
 from memory_lsp.store import graph_reads
 
@@ -58,6 +58,7 @@ def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
     table = old.table
     graph = ImpactGraph(table, files, edges, _symbols(old, changed, symbols), _sites(old, sites_of, sites))
     graph.unresolved_calls, graph.unresolved_rows = unresolved, rows
+    tests_carry.carry_from(old, graph)
     return graph
 
 

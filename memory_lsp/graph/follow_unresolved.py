@@ -36,12 +36,18 @@ def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: boo
         rows = _sets(test_reads.unresolved_rows(cur))
     else:
         rows = _update(before, cur, paths, is_test, names_before, names_now)
-    if before is None:
-        return rows, calls(rows)
+    if before is None:  # the last graph was read whole: its columns stay where equal (graph/tests_carry.py)
+        now = calls(rows)
+        return rows, {kind: old.unresolved_calls[kind] if _same(now[kind], old.unresolved_calls.get(kind))
+                      else now[kind] for kind in KINDS}
     # a kind whose rows stayed keeps the last graph's columns (sorting ~50,000 rows: ~30 ms)
     moved = {kind for kind in KINDS if rows[kind] != before[kind]}
     now = calls({kind: rows[kind] if kind in moved else set() for kind in KINDS})
     return rows, {kind: now[kind] if kind in moved else old.unresolved_calls[kind] for kind in KINDS}
+
+
+def _same(a: dict, b: dict | None) -> bool:
+    return b is not None and a.keys() == b.keys() and all(np.array_equal(a[c], b[c]) for c in a)
 
 
 KINDS = ("tests", "dispatch", "untyped", "classes")

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memory_lsp.graph import tests_reach
+from memory_lsp.graph import tests_carry, tests_reach
 from memory_lsp.store import graph_reads, test_reads
 
 DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS", "USES_FIXTURE")  # src depends on dst
@@ -309,11 +309,11 @@ class ImpactGraph:
         return tests_reach.select(self, self.test_reach(), target, target_path, touched)
 
     def test_reach(self) -> tests_reach.TestReach:
-        """Test selection's arrays, built on the first question (two threads may both build it:
-        same result) or before the server publishes the graph (`Workspace.load_graph`)."""
+        """Test selection's arrays, built on the first question (two threads may: same result) or before
+        the server publishes the graph; the last graph's if an edit changed nothing they read (tests_carry)."""
         reach = self.__dict__.get("_reach")
         if reach is None:
-            reach = self._reach = tests_reach.TestReach(self, getattr(self, "unresolved_calls", None))
+            reach = self._reach = tests_carry.reach(self)
         return reach
 
     tests_ready = property(lambda self: self.__dict__.get("_reach") is not None)

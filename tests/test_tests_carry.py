@@ -1,0 +1,142 @@
+"""A graph that follows an edit takes the last graph's test selection when nothing it was built
+from changed (graph/tests_carry.py), and builds its own when something did: after every edit
+below, each file's and symbol's selected tests equal those of a selection built fresh on the
+same graph. Each edit changes one part of what the digest covers, and the carry must be refused
+(or, for the edits that change nothing selection reads, taken)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory_lsp.graph import tests_carry, tests_reach
+
+FILES = {
+    "pkg/core.py": ("class Store:\n    def get(self):\n        return 1\n\n    def put(self):\n        return 2\n\n\n"
+                    "class Cache:\n    def get(self):\n        return 3\n\n\ndef helper():\n    return 4\n"),
+    "pkg/use.py": ("from pkg.core import Store, helper\n\n\ndef run(x):\n    s = Store()\n    x.get()\n"
+                   "    return s.put()\n\n\ndef other():\n    return helper()\n"),
+    "tests/test_use.py": "from pkg.use import run\n\n\ndef test_run():\n    assert run(None)\n",
+    "tests/test_core.py": "from pkg.core import helper\n\n\ndef test_helper():\n    assert helper()\n",
+}
+
+# (what, the files written, whether selection's inputs stay the same: the carry must be taken)
+EDITS = [
+    ("a comment above everything: lines move, nothing else", {
+        "pkg/use.py": "# moved\n" + FILES["pkg/use.py"]}, True),
+    ("a body's text, same calls", {"pkg/core.py": FILES["pkg/core.py"].replace("return 4", "return 5")}, True),
+    ("a new call: a step more", {
+        "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("return helper()", "return helper() + run(1)")}, False),
+    ("two guessed calls on one line move to two lines: the call sites differ", {
+        "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("return helper() + run(1)", "return helper()")
+        .replace("    x.get()\n", "    x.get(); x.get()\n")}, False),
+    ("... and onto two lines", {
+        "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("    x.get()\n", "    x.get()\n    x.get()\n")},
+     False),
+    ("a test added: a symbol more, in a test file", {
+        "tests/test_core.py": FILES["tests/test_core.py"] + "\n\ndef test_more():\n    assert True\n"}, False),
+    ("a helper file becomes a test file's (a new file)", {"tests/test_new.py": "def test_x():\n    pass\n"}, False),
+    ("a call site of a name nothing called before", {
+        "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("    x.get()\n", "    x.get()\n    x.nothing_here()\n")},
+     False),
+]
+
+
+def _selection(g, reach) -> dict:
+    """Every file's and symbol's selected test files."""
+    out = {}
+    for i in np.flatnonzero(g.is_file | g.is_symbol).tolist():
+        name = g.names[i]
+        path = name.partition("::")[0]
+        out[name] = tests_reach.select(g, reach, name, path, np.zeros(0, dtype=np.int64))
+    return out
+
+
+def _write(root, files):
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_the_carried_selection_equals_a_fresh_one_after_every_edit(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        graph = ws.load_graph(prepare=True)
+        for what, change, same in EDITS:
+            _write(tmp_path, change)
+            before = graph.test_reach()
+            ws.reindex({str(tmp_path / rel): text.encode() for rel, text in change.items()})
+            graph = ws.load_graph(prepare=True)
+            assert hasattr(graph, "unresolved_rows"), what  # followed, not read whole
+            carried = graph.test_reach() is before
+            assert carried == same, what
+            fresh = tests_reach.TestReach(graph, graph.unresolved_calls)
+            assert _selection(graph, graph.test_reach()) == _selection(graph, fresh), what
+    finally:
+        ws.close()
+
+
+def test_the_first_follow_after_a_whole_load_keeps_the_unresolved_columns(tmp_path, index_files):
+    """The carry compares those columns by identity: a whole-loaded graph's must be kept too."""
+    ws = index_files(tmp_path, FILES)
+    try:
+        graph = ws.load_graph(prepare=True)
+        assert not hasattr(graph, "unresolved_rows")  # read whole
+        before = graph.test_reach()
+        _write(tmp_path, {"pkg/use.py": "# moved\n" + FILES["pkg/use.py"]})
+        ws.reindex({str(tmp_path / "pkg/use.py"): ("# moved\n" + FILES["pkg/use.py"]).encode()})
+        followed = ws.load_graph(prepare=True)
+        assert all(followed.unresolved_calls[k] is graph.unresolved_calls[k] for k in tests_carry.UNRESOLVED_KINDS)
+        assert followed.test_reach() is before
+    finally:
+        ws.close()
+
+
+@pytest.mark.parametrize("part", ["n", "is_symbol", "is_test", "path_of", "kind", "rank", "sites", "labels"])
+def test_each_part_of_the_digest_counts(tmp_path, index_files, part):
+    """The digest of a graph changes when any one part of what a TestReach reads does."""
+    ws = index_files(tmp_path, FILES)
+    try:
+        g = ws.load_graph()
+        base = tests_carry.digest(g)
+        del g.__dict__["_reach_digest"]
+        if part == "n":
+            g.n += 1
+            g.path_of, g.is_symbol = np.r_[g.path_of, -1], np.r_[g.is_symbol, False]
+            g.is_file, g.is_test = np.r_[g.is_file, False], np.r_[g.is_test, False]
+            g.step_ptr = np.r_[g.step_ptr, g.step_ptr[-1]]
+        elif part in ("is_symbol", "is_test"):
+            mask = getattr(g, part)
+            mask[0] = not mask[0]
+        elif part == "path_of":
+            s = int(np.flatnonzero(g.is_symbol)[0])
+            g.path_of[s] = -1
+        elif part == "kind":
+            g.e["kind"] = g.e["kind"].copy()
+            g.e["kind"][g.step_edge[0]] ^= 1
+        elif part == "rank":
+            guessed = [g.strategies.index(s) for s in tests_reach.GUESSES if s in g.strategies]
+            at = np.flatnonzero(np.isin(g.e["strategy"][g.step_edge], guessed))
+            assert len(at) >= 2, "the fixture has two guessed steps"  # x.get() -> Store.get, Cache.get
+            g.e["line"] = g.e["line"].copy()
+            g.e["line"][g.step_edge[at[0]]] += 100  # the two guesses no longer share a call site
+        elif part == "sites":
+            g.call_ptr = g.call_ptr.copy()
+            g.call_ptr[1:] = g.call_ptr[1:] + np.where(np.diff(g.call_ptr) == 0, 1, 0).cumsum()
+        elif part == "labels":
+            g.strategies = list(g.strategies) + ["another"]
+        assert tests_carry.digest(g) != base, part
+    finally:
+        ws.close()
+
+
+def test_lines_alone_do_not_change_the_digest(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        g = ws.load_graph()
+        base = tests_carry.digest(g)
+        del g.__dict__["_reach_digest"]
+        g.e["line"], g.e["score"] = g.e["line"] + 7, g.e["score"] * 0.5
+        assert tests_carry.digest(g) == base
+    finally:
+        ws.close()
