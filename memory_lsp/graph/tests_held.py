@@ -8,9 +8,107 @@ that never run the code; these rules keep recall 1.0 where the old walk had it.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 HOLD_DEPTH = 3  # calls from a caller to the class it makes (its fixtures' calls count from the caller)
+_NONE: frozenset = frozenset()
+KEPT_COLUMNS = 8  # columns of names whose ids `Holders` keeps (test selection reads five)
+
+
+class Holders:
+    """Per node id: the node of the symbol around it (`a.py::C.m` -> `a.py::C`), the call-name id of
+    its leaf (`m`), whether that is a dunder; -1 where the table does not know the name. Kept per
+    names table, which the graphs following an edit share: a name's holder never changes, so only
+    the names added since are read (the string work for every symbol was ~0.2 s on the stdlib), and
+    a name looked up in vain waits for it to be added."""
+
+    def __init__(self, names, calls):
+        self.names, self.calls = names, calls
+        self.holder, self.leaf = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
+        self.dunder = np.zeros(0, dtype=bool)
+        self.calls_seen = len(calls)
+        self.wait_holder: dict[str, list[int]] = {}  # a holder's name not in the table yet -> ids
+        self.wait_leaf: dict[str, list[int]] = {}
+        self.columns: dict[tuple[int, bool], tuple] = {}  # (id(column), of calls) -> (column, ids, table size)
+
+    def grow(self) -> None:
+        names, calls, start = self.names, self.calls, len(self.holder)
+        if len(calls) > self.calls_seen:  # a new call name may be a leaf waited for
+            for k in range(self.calls_seen, len(calls)):
+                for i in self.wait_leaf.pop(calls[k], ()):
+                    self.leaf[i] = k
+            self.calls_seen = len(calls)
+        if len(names) == start:
+            return
+        for i in range(start, len(names)):
+            for j in self.wait_holder.pop(names[i], ()):
+                self.holder[j] = i
+        count = len(names) - start
+        holder, leaf, dunder = (np.full(count, -1, dtype=np.int32), np.full(count, -1, dtype=np.int32),
+                                np.zeros(count, dtype=bool))
+        for at in range(count):
+            path, _, qual = names[start + at].partition("::")
+            if "." not in qual:
+                continue
+            around, _, tail = qual.rpartition(".")
+            around = f"{path}::{around}"
+            h, k = names.get(around), calls.get(tail)
+            if h is None:
+                self.wait_holder.setdefault(around, []).append(start + at)
+            else:
+                holder[at] = h
+            if k is None:
+                self.wait_leaf.setdefault(tail, []).append(start + at)
+            else:
+                leaf[at] = k
+            dunder[at] = tail.startswith("__") and tail.endswith("__")
+        self.holder, self.leaf = np.concatenate([self.holder, holder]), np.concatenate([self.leaf, leaf])
+        self.dunder = np.concatenate([self.dunder, dunder])
+
+    def ids_of(self, column: np.ndarray, n: int, calls: bool = False) -> np.ndarray:
+        """The ids of a column of names (of nodes, or of call names) below `n`, else -1; kept for
+        the column while it is kept (graph/follow_unresolved.py keeps unchanged ones: the same
+        68,000 untyped calls were looked up after every edit). Names missing then are looked up
+        again when the table grew."""
+        table = self.calls if calls else self.names
+        key = (id(column), calls)
+        kept = self.columns.get(key)
+        if kept is None or kept[0] is not column:
+            values = column.tolist()
+            ids = np.array([table.get(v, -1) for v in values], dtype=np.int64)
+            kept = self.columns[key] = (column, ids, len(table))
+            if len(self.columns) > KEPT_COLUMNS:
+                del self.columns[next(iter(self.columns))]
+        elif kept[2] < len(table):
+            ids = kept[1]
+            for at in np.flatnonzero(ids < 0).tolist():
+                ids[at] = table.get(column[at], -1)
+            kept = self.columns[key] = (column, ids, len(table))
+        ids = kept[1]
+        return np.where(ids < n, ids, -1)
+
+    def holder_of(self, ids: np.ndarray, n: int) -> np.ndarray:
+        """The holders of `ids` among the first `n` names (a graph's), else -1."""
+        h = self.holder[ids]
+        return np.where(h < n, h, -1)
+
+    def leaf_of(self, ids: np.ndarray, n_calls: int) -> np.ndarray:
+        k = self.leaf[ids]
+        return np.where(k < n_calls, k, -1)
+
+
+_HOLDERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def holders(g) -> Holders:
+    """The graph's `Holders`, grown to its names."""
+    found = _HOLDERS.get(g.table)
+    if found is None or found.calls is not g.calls:
+        found = _HOLDERS[g.table] = Holders(g.table, g.calls)
+    found.grow()
+    return found
 
 
 def _node(g, name: str) -> int:
@@ -29,48 +127,45 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     runs for the class's makers when the caller holds an instance: it makes one (or a subclass),
     within HOLD_DEPTH calls or through a fixture, or is a method of it (`self.m()` in a base)."""
     parent = np.full(g.n, -1, dtype=np.int32)
+    names = holders(g)
     is_class = np.zeros(g.n, dtype=bool)
-    for c in unresolved.get("classes", {}).get("id", np.zeros(0, dtype=object)).tolist():
-        i = g.node_id(c)
-        if i is not None:
-            is_class[i] = True
-    untyped: dict[str, list[tuple[int, bool]]] = {}
+    classes = unresolved.get("classes", {}).get("id")
+    if classes is not None:
+        found = names.ids_of(classes, g.n)
+        is_class[found[found >= 0]] = True
+    untyped: dict[int, list[tuple[int, bool]]] = {}  # call-name id -> (caller, on self)
     found = unresolved.get("untyped")
     if found is not None:
-        for src, name, on_self in zip(found["src"].tolist(), found["name"].tolist(), found["on_self"].tolist()):
-            i = g.node_id(src)
-            if i is not None:
-                untyped.setdefault(name, []).append((i, bool(on_self)))
+        src, name = names.ids_of(found["src"], g.n), names.ids_of(found["name"], len(g.calls), calls=True)
+        ok = (src >= 0) & (name >= 0)
+        for i, k, on_self in zip(src[ok].tolist(), name[ok].tolist(), found["on_self"][ok].tolist()):
+            untyped.setdefault(k, []).append((i, bool(on_self)))
     holds = Holding(g, rows, step_kind, sure, guessed, is_class)
-    by_name: dict[str, tuple[set[int], set[int]]] = {}  # a name's untyped callers: what they make, their classes
+    by_name: dict[int, tuple[set[int], set[int]]] = {}  # a name's untyped callers: what they make, their classes
 
-    def held(c: int, leaf: str) -> bool:  # any(holds(s, c, on_self) for each untyped call named leaf)
+    def held(c: int, leaf: int) -> bool:  # any(holds(s, c, on_self) for each untyped call named leaf)
         found = by_name.get(leaf)
         if found is None:
-            made, around = set(), set()
+            made, around = {}, set()  # callers share their answers: each one once
             for s, on_self in untyped.get(leaf, ()):
-                made |= holds.made(s)
+                theirs = holds.made(s)
+                made[id(theirs)] = theirs
                 if on_self:
                     around |= holds.around(s)
+            made = frozenset().union(*made.values())
             found = by_name[leaf] = (made, around)
         return c in found[0] or not holds.up(c).isdisjoint(found[1])
 
-    n_calls = len(g.call_ptr) - 1
-    for i in np.flatnonzero(g.is_symbol).tolist():
-        path, _, qual = g.names[i].partition("::")
-        if "." not in qual:
-            continue
-        holder = _node(g, f"{path}::{qual.rsplit('.', 1)[0]}")
-        if holder < 0:
-            continue
-        leaf = qual.rsplit(".", 1)[1]
-        if is_class[holder] and not g.is_test[g.path_of[i]] \
-                and not (leaf.startswith("__") and leaf.endswith("__")):
-            k = g.calls.get(leaf)
-            called = k is not None and k < n_calls and g.call_ptr[k + 1] > g.call_ptr[k]
-            if called and not held(holder, leaf):
-                continue
-        parent[i] = holder
+    ids = np.flatnonzero(g.is_symbol)
+    holder, leaf = names.holder_of(ids, g.n), names.leaf_of(ids, len(g.call_ptr) - 1)
+    ids, holder, leaf = ids[holder >= 0], holder[holder >= 0], leaf[holder >= 0]
+    parent[ids] = holder
+    # a method of a class outside the tests, no dunder, called by name: held only by its callers' instances
+    called = (leaf >= 0) & (g.call_ptr[leaf + 1] > g.call_ptr[np.maximum(leaf, 0)])
+    ask = is_class[holder] & ~g.is_test[g.path_of[ids]] & ~names.dunder[ids] & called
+    for i, c, k in zip(ids[ask].tolist(), holder[ask].tolist(), leaf[ask].tolist()):
+        if not held(c, k):
+            parent[i] = -1
     return parent, holds
 
 
@@ -82,13 +177,13 @@ def guesses(g, rows: np.ndarray, guessed: np.ndarray, holds: "Holding") -> np.nd
     walked = np.zeros(len(rows), dtype=bool)
     sites: dict[tuple[int, int], list[tuple[int, bool, int]]] = {}
     lines = g.e["line"][g.step_edge]
-    for k in np.flatnonzero(guessed).tolist():
-        callee, caller = int(rows[k]), int(g.step_node[k])
-        path, _, qual = g.names[callee].partition("::")
-        around = _node(g, f"{path}::{qual.rsplit('.', 1)[0]}") if "." in qual else -1
-        around = around if around >= 0 and holds.is_class[around] else -1
-        held = around < 0 or holds(caller, around)
-        sites.setdefault((caller, int(lines[k])), []).append((k, held, around))
+    steps = np.flatnonzero(guessed)
+    around = holders(g).holder_of(rows[steps], g.n)
+    around = np.where((around >= 0) & holds.is_class[np.maximum(around, 0)], around, -1)
+    for k, callee_around, caller, line in zip(steps.tolist(), around.tolist(), g.step_node[steps].tolist(),
+                                              lines[steps].tolist()):
+        held = callee_around < 0 or holds(caller, callee_around)
+        sites.setdefault((caller, line), []).append((k, held, callee_around))
     for site in sites.values():
         some = any(h for _, h, _ in site)
         classes = {c for _, _, c in site if c >= 0}
@@ -115,7 +210,9 @@ class Holding:
         self.bases: dict[int, list[int]] = {}
         for base, sub in zip(rows[inherits].tolist(), g.step_node[inherits].tolist()):
             self.bases.setdefault(sub, []).append(base)
-        self._made: dict[int, set[int]] = {}
+        self._made: dict[int, frozenset] = {}
+        self._closed: dict[frozenset, frozenset] = {}  # classes reached -> with their bases
+        self._near_memo: list[dict[int, frozenset]] = [{} for _ in range(HOLD_DEPTH + 1)]
         self._up: dict[int, set[int]] = {}
 
     def up(self, c: int) -> set[int]:
@@ -131,25 +228,37 @@ class Holding:
             self._up[c] = found
         return found
 
-    def made(self, s: int) -> set[int]:
+    def made(self, s: int) -> frozenset:
         """The classes (and their bases) that `s`, or its file's module-level code, may make."""
         found = self._made.get(s)
         if found is None:
-            g, seen = self.g, {s}
-            frontier = [s] + ([int(g.path_of[s])] if g.path_of[s] >= 0 else [])
-            for _ in range(HOLD_DEPTH):
-                nxt = []
-                for v in frontier:
-                    for u in self.callee[self.ptr[v]:self.ptr[v + 1]].tolist():
-                        if u not in seen:
-                            seen.add(u)
-                            nxt.append(u)
-                frontier = nxt
-            found = set()
-            for c in seen:
-                if self.is_class[c]:
-                    found |= self.up(c)
+            near = self._near(s, HOLD_DEPTH)
+            f = int(self.g.path_of[s])
+            if f >= 0:
+                module = self._near(f, HOLD_DEPTH)
+                near = near | module if module and module is not near else near
+            found = self._closed.get(near)  # callers reaching the same classes share one answer
+            if found is None:
+                found = frozenset().union(*(self.up(c) for c in near))
+                self._closed[near] = found
             self._made[s] = found
+        return found
+
+    def _near(self, v: int, depth: int) -> frozenset:
+        """The classes within `depth` sure calls of `v` (`v` included), memoised per depth: callers
+        share their callees' answers (a walk per caller was most of test selection's build)."""
+        memo = self._near_memo[depth]
+        found = memo.get(v)
+        if found is None:
+            found = _NONE
+            if depth:
+                parts = [self._near(u, depth - 1) for u in self.callee[self.ptr[v]:self.ptr[v + 1]].tolist()]
+                parts = [p for p in parts if p]
+                if parts:
+                    found = frozenset().union(*parts)
+            if self.is_class[v]:
+                found = found | {v}
+            memo[v] = found
         return found
 
     def around(self, s: int) -> set[int]:
