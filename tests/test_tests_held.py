@@ -101,3 +101,41 @@ def test_holders_follow_a_growing_names_table():
     assert held.leaf_of(np.array([1]), 1).tolist() == [-1]  # a graph that knows one call name
     assert held.holder_of(np.array([1]), 4).tolist() == [-1]  # a graph that knows four names
     assert held.ids_of(column, 5).tolist() == [2, 4]
+
+
+def test_holders_grown_by_threads_at_once():
+    """The server's graph thread and a request may build test selection at once: one `Holders`
+    per names table, grown by both, must come out as grown by one (twice the rows broke a build)."""
+    import threading
+
+    import numpy as np
+
+    from memory_lsp.graph.impact import Names
+    from memory_lsp.graph.tests_held import Holders
+
+    def table(names):
+        return Names("".join(names), np.array([len(n) for n in names], dtype=np.int64))
+
+    names = [f"m{i // 50}.py::C{i % 50}.f{i}" for i in range(60_000)]
+    calls = [f"f{i}" for i in range(0, 60_000, 2)]
+    want = Holders(table(names), table(calls))
+    want.grow()
+    shared = Holders(table(names), table(calls))
+    start = threading.Barrier(4)
+    errors = []
+
+    def grow():
+        start.wait()
+        try:
+            shared.grow()
+        except Exception as e:  # noqa: BLE001 - the test reports it
+            errors.append(e)
+
+    threads = [threading.Thread(target=grow) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(shared.holder) == len(names)
+    assert np.array_equal(shared.holder, want.holder) and np.array_equal(shared.leaf, want.leaf)

@@ -10,7 +10,8 @@ an edge re-resolved anywhere (a call in another file that now resolves elsewhere
 edge) is seen, and the new edge list is the table's, in its order (ties in score keep that
 order, as a fresh load does). Files: each file's content hash and test flag; a changed, new or
 deleted file's symbol rows and call sites are read again, and so are the call sites of every
-file whose CALLS edges changed. The steps (CSR) are then rebuilt with numpy from the columns.
+file whose CALLS edges changed (an edge deleted and made again with the same fingerprint, as an
+editor's run re-makes the edges into a re-parsed file, changed nothing of its file). The steps (CSR) are then rebuilt with numpy from the columns.
 
 Names only grow: a graph shares its names with the graphs that follow it (a name nothing uses
 any more answers as a fresh load's unknown name does). `follow` gives up (None: load whole)
@@ -137,6 +138,10 @@ def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[di
     calls = old.kinds.index("CALLS") if "CALLS" in old.kinds else -1
     removed = np.ones(len(old.e["fp"]), dtype=bool)
     removed[source[kept]] = False
+    # an edge deleted and made again the same (a re-parsed file's IMPORTS into it, say) moved no
+    # row of its file: only edges whose fingerprint is not among the other side's count
+    made = ~np.isin(new_fp[fresh_at], old.e["fp"][removed])  # fresh rows unlike every removed one
+    removed &= ~np.isin(old.e["fp"], new_fp[fresh_at])
     resolved_in.update(old.names[i] for i in np.unique(old.e["src_path"][removed & (old.e["kind"] == calls)]).tolist())
     touched = {old.names[i] for i in np.unique(old.e["src_path"][removed]).tolist()}
     if fresh is not None:
@@ -152,9 +157,9 @@ def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[di
             out[column][fresh_at] = [table.index(v) for v in values]
         for column in ("line", "confidence", "score", "fp"):
             out[column][fresh_at] = np.asarray(fresh[column])
-        resolved_in.update(p for p, k in zip(np.asarray(fresh["src_path"]).tolist(),
-                                             np.asarray(fresh["kind"]).tolist()) if k == "CALLS")
-        touched.update(np.asarray(fresh["src_path"]).tolist())
+        made_src = np.asarray(fresh["src_path"])[made].tolist()
+        resolved_in.update(p for p, k in zip(made_src, np.asarray(fresh["kind"])[made].tolist()) if k == "CALLS")
+        touched.update(made_src)
     out["r"] = rowid
     out["kinds"], out["strategies"] = kinds, strategies
     return out, resolved_in, touched

@@ -6,7 +6,8 @@ touched files are rebuilt, unless a file's imports, test status or mutation flag
 counts and promotions may then change anywhere); IMPORTS edges and promotions not at all when the
 touched files' import rows (lines too) and flags are as they were (the indexer kept them). The
 documentation that mentions a symbol added, removed or changed has its DOCUMENTS edges rebuilt.
-`score` runs after a whole-workspace run.
+`score` runs after a whole-workspace run; the edges a later run makes are scored at the end of
+`link` from the files' scores as that run left them (a re-parsed file keeps its own).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ def link(store: Store, cur, changes: Changes) -> None:
     edges.rebuild_documents(store, cur, documents)
     if not changes.links_same:
         promotions.rebuild(store, cur, structural)
+    if not changes.first_run:  # the edges made again scored as the last whole run scored them (its
+        # file scores kept), so they equal those they replace: the graph that follows reads less
+        edges.write_edge_scores(cur, scoring.EDGE_WEIGHTS, only_new=True)
 
 
 PASSES = GraphPasses(link=link, score=scoring.refresh_scores)

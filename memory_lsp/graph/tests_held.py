@@ -8,6 +8,7 @@ that never run the code; these rules keep recall 1.0 where the old walk had it.
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 import numpy as np
@@ -32,20 +33,27 @@ class Holders:
         self.wait_holder: dict[str, list[int]] = {}  # a holder's name not in the table yet -> ids
         self.wait_leaf: dict[str, list[int]] = {}
         self.columns: dict[tuple[int, bool], tuple] = {}  # (id(column), of calls) -> (column, ids, table size)
+        self.lock = threading.Lock()  # two threads may build test selection at once (graph/impact.py)
 
     def grow(self) -> None:
+        with self.lock:
+            self._grow()
+
+    def _grow(self) -> None:
+        # the tables may grow meanwhile (a follow on the writer): read up to their sizes now; a
+        # name added later that a lookup below misses is waited for, and seen by the next call
         names, calls, start = self.names, self.calls, len(self.holder)
-        if len(calls) > self.calls_seen:  # a new call name may be a leaf waited for
-            for k in range(self.calls_seen, len(calls)):
-                for i in self.wait_leaf.pop(calls[k], ()):
-                    self.leaf[i] = k
-            self.calls_seen = len(calls)
-        if len(names) == start:
+        end, calls_end = len(names), len(calls)
+        for k in range(self.calls_seen, calls_end):  # a new call name may be a leaf waited for
+            for i in self.wait_leaf.pop(calls[k], ()):
+                self.leaf[i] = k
+        self.calls_seen = calls_end
+        if end == start:
             return
-        for i in range(start, len(names)):
+        for i in range(start, end):
             for j in self.wait_holder.pop(names[i], ()):
                 self.holder[j] = i
-        count = len(names) - start
+        count = end - start
         holder, leaf, dunder = (np.full(count, -1, dtype=np.int32), np.full(count, -1, dtype=np.int32),
                                 np.zeros(count, dtype=bool))
         for at in range(count):
@@ -72,6 +80,10 @@ class Holders:
         the column while it is kept (graph/follow_unresolved.py keeps unchanged ones: the same
         68,000 untyped calls were looked up after every edit). Names missing then are looked up
         again when the table grew."""
+        with self.lock:
+            return self._ids_of(column, n, calls)
+
+    def _ids_of(self, column: np.ndarray, n: int, calls: bool) -> np.ndarray:
         table = self.calls if calls else self.names
         key = (id(column), calls)
         kept = self.columns.get(key)
@@ -102,11 +114,15 @@ class Holders:
 _HOLDERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
+_HOLDERS_LOCK = threading.Lock()
+
+
 def holders(g) -> Holders:
     """The graph's `Holders`, grown to its names."""
-    found = _HOLDERS.get(g.table)
-    if found is None or found.calls is not g.calls:
-        found = _HOLDERS[g.table] = Holders(g.table, g.calls)
+    with _HOLDERS_LOCK:
+        found = _HOLDERS.get(g.table)
+        if found is None or found.calls is not g.calls:
+            found = _HOLDERS[g.table] = Holders(g.table, g.calls)
     found.grow()
     return found
 

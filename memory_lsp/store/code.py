@@ -63,7 +63,7 @@ class Removed(NamedTuple):
 
     names: set[str]  # symbol names they defined
     shapes: dict[str, FileShape]
-    history: list[tuple]  # (path, churn, last_change): git figures to give back on re-insert
+    history: list[tuple]  # (path, churn, last_change, reach, score): figures to give back on re-insert
     import_rows: dict[str, frozenset]  # path -> {(line, module, name, alias)}: the imports as written
 
 
@@ -119,7 +119,7 @@ def remove_files(store: Store, cur, paths, edges_into: bool = True) -> Removed:
     shapes, import_rows = _file_shapes(cur, gone)
     names = {symbol[1] for shape in shapes.values() for symbol in shape.symbols}
     history = cur.execute(
-        f"SELECT path, churn, last_change FROM files WHERE path IN {gone}").fetchall()
+        f"SELECT path, churn, last_change, reach, score FROM files WHERE path IN {gone}").fetchall()
     for table in _PER_FILE_TABLES:
         cur.execute(f"DELETE FROM {table} WHERE path IN {gone}")
     if edges_into:
@@ -198,12 +198,18 @@ def clear_skipped(cur) -> None:
 
 
 def restore_file_history(store: Store, cur, rows: list[tuple]) -> None:
-    """Give re-parsed files back the git figures mined for them (history runs per HEAD only)."""
+    """Give re-parsed files back the git figures mined for them (history runs per HEAD only) and,
+    where rows carry them, the reach and score of the last whole run: an editor's run keeps its
+    files' edges scored as they were (graph/passes.py), so a re-made edge equals the one it replaces."""
     if not rows:
         return
-    cur.execute("CREATE OR REPLACE TEMP TABLE _hist (path VARCHAR, churn INTEGER, last_change DOUBLE)")
-    store.bulk_insert("_hist", ["path", "churn", "last_change"], ["VARCHAR", "INTEGER", "DOUBLE"], rows, cur=cur)
-    cur.execute("UPDATE files SET churn = h.churn, last_change = h.last_change FROM _hist h WHERE files.path = h.path")
+    columns, types = ["path", "churn", "last_change", "reach", "score"], ["VARCHAR", "INTEGER", "DOUBLE", "INTEGER", "DOUBLE"]
+    width = len(rows[0])
+    cur.execute("CREATE OR REPLACE TEMP TABLE _hist ("
+                + ", ".join(f"{c} {t}" for c, t in zip(columns[:width], types[:width])) + ")")
+    store.bulk_insert("_hist", columns[:width], types[:width], rows, cur=cur)
+    sets = ", ".join(f"{c} = h.{c}" for c in columns[1:width])
+    cur.execute(f"UPDATE files SET {sets} FROM _hist h WHERE files.path = h.path")
 
 
 def import_rows(cur) -> list[tuple]:

@@ -226,15 +226,17 @@ class EdgeWeights(NamedTuple):
     support: float  # times ln(1 + support)
 
 
-def write_edge_scores(cur, weights: EdgeWeights) -> None:
-    """Every edge's score from its two files' scores (run after the files' scores are written)."""
+def write_edge_scores(cur, weights: EdgeWeights, only_new: bool = False) -> None:
+    """Every edge's score from its two files' scores (run after the files' scores are written);
+    `only_new`: the edges a run inserted (score 0: a scored edge is above 0, log1p(support) alone)."""
     w = weights
     cur.execute(f"""
         UPDATE edges SET score = round(coalesce(a.score, 0) + coalesce(b.score, 0)
             + CASE WHEN edges.kind IN ({_quoted(w.causal_kinds)}) THEN {_lit(w.causal)} ELSE 0 END
             + CASE WHEN edges.kind = 'ASSERTS_ON' OR coalesce(a.side_effects, '') <> '' THEN {_lit(w.cost)} ELSE 0 END
             + ln(1 + coalesce(edges.support, 1)) * {_lit(w.support)}, 4)
-        FROM files a, files b WHERE a.path = edges.src_path AND b.path = edges.dst_path""")
+        FROM files a, files b WHERE a.path = edges.src_path AND b.path = edges.dst_path
+        {"AND edges.score = 0" if only_new else ""}""")
 
 
 def all_edges(cur) -> list[tuple]:
