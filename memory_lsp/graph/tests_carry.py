@@ -43,7 +43,7 @@ def reach(g) -> tests_reach.TestReach:
 def carry_from(old, new) -> None:
     """Let `new` (following `old`) take `old`'s test selection if it was built and still holds."""
     built = old.__dict__.get("_reach")
-    if built is not None:
+    if built is not None and old.n == new.n:  # a name added (a new function, say): never the same
         new.reach_before = (built, getattr(old, "unresolved_calls", None) or {}, digest(old))
 
 

@@ -237,8 +237,7 @@ class Store:
         return self.meta_all().get(key, default)
 
     def meta_all(self, cur=None) -> dict[str, str]:
-        # the table is a few rows; a query without parameters skips the client's per-parameter
-        # cost (it tries to import pandas for each one, about 0.5 ms when it is not installed)
+        # the table is a few rows: read whole
         return dict((cur or self.cursor()).execute("SELECT key, value FROM meta").fetchall())
 
     def set_meta(self, key: str, value: str, cur=None) -> None:
