@@ -92,6 +92,40 @@ FILES = {
         "    return Request()\n"
         "def launch(url):\n"
         "    return Request(url)\n"
+        "def pformat(x):\n"
+        "    return x\n"
+        "def show(x):\n"
+        "    from pprint import pformat\n"
+        "    return pformat(x)\n"
+        "def plain(x):\n"
+        "    return pformat(x)\n"
+        "class C:\n"
+        "    pass\n"
+        "def nested():\n"
+        "    class C:\n"
+        "        pass\n"
+        "    return C()\n"
+        "def with_fixture(plain):\n"
+        "    return plain(1)\n"
+    ),
+    "pkg/builtin_users.py": (  # jinja2's, attrs', Django's: receivers that are Python's own
+        "import importlib.util\n"
+        "class Namespace:\n"
+        "    def __getattribute__(self, name):\n"
+        "        return object.__getattribute__(self, name)\n"
+        "    def fromkeys(self):\n"
+        "        return dict.fromkeys([1])\n"
+        "def spec(name):\n"
+        "    return importlib.util.find_spec(name)\n"
+        "class Finder:\n"
+        "    def find_spec(self, name):\n"
+        "        return None\n"
+        "class Warning(Exception):\n"
+        "    @classmethod\n"
+        "    def make(cls):\n"
+        "        return cls()\n"
+        "def warn():\n"
+        "    return Warning.make()\n"
     ),
     "tests/test_api.py": "from pkg import get\ndef test_get():\n    assert get('u') == 'u'\n",
     "tests/conftest.py": "import pytest\n@pytest.fixture\ndef httpbin():\n    return lambda *a: 'u'\n",
@@ -138,6 +172,14 @@ def test_b_builtin_and_stdlib_receivers_are_not_guessed(edges):
     assert _at(edges, "pkg/models.py", 16) == set()  # a BytesIO's getvalue
 
 
+def test_b_a_builtin_class_or_an_outside_module_as_the_receiver_is_never_guessed(edges):
+    assert _at(edges, "pkg/builtin_users.py", 4) == set()  # object.__getattribute__, not Namespace's
+    assert _at(edges, "pkg/builtin_users.py", 6) == set()  # dict.fromkeys
+    assert _at(edges, "pkg/builtin_users.py", 8) == set()  # `import importlib.util` binds importlib
+    # a class of the file named like a builtin is the file's
+    assert _at(edges, "pkg/builtin_users.py", 17) == {"pkg/builtin_users.py::Warning.make"}
+
+
 def test_c_super_goes_to_the_next_class_up(edges):
     assert _at(edges, "pkg/models.py", 17) == {"pkg/models.py::ParamType.consume_value"}
 
@@ -167,6 +209,22 @@ def test_f_a_function_local_import_binds_only_inside_the_function(edges):
     by_strategy = {(src, strategy) for src, dst, k, _, strategy in edges if dst == "pkg/models.py::Request"}
     assert ("pkg/termui.py::edit", "import") in by_strategy
     assert ("pkg/termui.py::launch", "import") not in by_strategy  # Request is not bound there
+
+
+def test_f_a_function_local_import_shadows_the_modules_own_name(edges):
+    # jinja2's utils.py: `from pprint import pformat` inside a function, beside its own pformat
+    assert _at(edges, "pkg/termui.py::show", 19) == set()  # pprint's: outside the workspace
+    assert _at(edges, "pkg/termui.py::plain", 21) == {"pkg/termui.py::pformat"}
+
+
+def test_f_a_class_defined_in_the_calling_function_shadows_the_modules(edges):
+    # attrs' tests: `class C` inside a test beside a module-level C
+    assert _at(edges, "pkg/termui.py::nested", 27) == {"pkg/termui.py::nested.C"}
+
+
+def test_f_a_parameter_shadows_the_modules_function_of_its_name(edges):
+    # packaging's tests: a fixture parameter named like a function of the test module
+    assert _at(edges, "pkg/termui.py::with_fixture", 29) == set()
 
 
 def test_g_fixtures_are_their_own_edge_kind(edges):

@@ -131,9 +131,12 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
     """The receiver type of one call reference (module docstring); `returns` (index/returns.py)
     types a call's result and a name bound to one."""
     if receiver is None:
-        hit = scopes.lookup(chain, name)
-        if hit is not None:
-            return "local" if not defined_here else None
+        for scope in chain:
+            if (scope, name) in scopes.table:
+                # a parameter or local of the calling function (a pytest fixture's value, say) is
+                # what it calls, even beside the module's def of that name; not beside its own def
+                own = scope is not None and returns is not None and (scope, name) not in returns.defined
+                return "local" if not defined_here or own else None
         return "builtin" if name in BUILTIN_NAMES and not defined_here else None
     if receiver == "super()":
         return "super"
@@ -153,6 +156,8 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
                 break
     elif receiver.isidentifier():
         hit = scopes.lookup(chain, receiver)
+        if hit is None and receiver in BUILTIN_NAMES and not (returns is not None and (None, receiver) in returns.defined):
+            return "builtin"  # `object.__setattr__(...)`, `dict.fromkeys(...)`: Python's own class, not bound here
     else:
         return None
     if hit is None or hit[1] in (None, CONFLICT):

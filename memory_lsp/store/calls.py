@@ -80,6 +80,13 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
         WHERE r.receiver IS NULL AND {free}
+          AND NOT EXISTS (  -- `from pprint import pformat` inside the calling function shadows a module's own pformat
+              SELECT 1 FROM _imports i WHERE i.path = r.path AND i.scope IS NOT NULL AND i.binding = r.name
+                AND {_IN_SCOPE.format(src='r.src')})
+          AND NOT EXISTS (  -- so does a class or function of that name defined in it (the branch below)
+              SELECT 1 FROM {syms} n JOIN {syms} f ON f.id = n.path || '::' || n.parent AND f.kind IN ('function', 'method')
+              WHERE n.path = r.path AND n.name = r.name AND n.parent IS NOT NULL
+                AND (r.src = f.id OR starts_with(r.src, f.id || '.')))
         UNION ALL  -- a function defined inside the calling function (or one around it)
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NOT NULL
@@ -148,7 +155,7 @@ def _scoped_refs(store: Store, cur, scope: RefScope) -> None:
 def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
     """What both by-name passes read, made once: `_counts` (definitions per referenced name, up
     to the limit) and `_open` (references nothing precise matched, whose receiver is no `self`,
-    is not bound to an external import and whose type is unknown or a name the workspace does not
+    is not bound to an external import, nor is the called name itself, and whose type is unknown or a name the workspace does not
     resolve (index/receivers.py); never a builtin). Two plain statements here instead of the
     same CTEs in each pass: DuckDB spent more CPU planning them than running them."""
     cur.execute(f"""
@@ -158,7 +165,7 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
         GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _open AS
-        WITH external AS (SELECT DISTINCT path, binding FROM imports
+        WITH external AS (SELECT DISTINCT path, split_part(binding, '.', 1) AS binding FROM imports  -- `import a.b` binds a
                           WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
         outside AS (SELECT DISTINCT path, binding FROM imports
                     WHERE strategy = 'external' AND path IN (SELECT path FROM _refs))
@@ -166,6 +173,15 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
         ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
              ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
         ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
+        -- a bare name an import from outside binds (`from pprint import pformat; pformat(x)`), in
+        -- its function only when the import sits in one: no workspace function of that name is meant.
+        -- Outside: no folder or module file of the workspace is named like the import's top module
+        -- (a folder without __init__.py, `from pkg.env import X`, is not resolved but is the workspace's)
+        ANTI JOIN (SELECT DISTINCT path, binding, scope FROM _imports
+                   WHERE strategy = 'external' AND split_part(module, '.', 1) NOT IN (
+                       SELECT DISTINCT regexp_replace(unnest(string_split(path, '/')), '[.]py$', '') FROM files)) xb
+             ON xb.path = r.path AND r.receiver IS NULL AND xb.binding = r.name
+            AND (xb.scope IS NULL OR r.src = xb.scope OR starts_with(r.src, xb.scope || '.'))
         LEFT JOIN outside o ON o.path = r.path AND o.binding = split_part(r.rtype, '.', 1)
         WHERE r.kind IN ('inherit', 'call') AND coalesce(r.receiver, '') NOT IN ({selfs})
           -- a type the file names but the workspace does not define is guessed only when
