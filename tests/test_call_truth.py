@@ -126,6 +126,11 @@ FILES = {
         "        return cls()\n"
         "def warn():\n"
         "    return Warning.make()\n"
+        "class Store:\n"
+        "    def items(self):\n"
+        "        return []\n"
+        "def listing(x):\n"
+        "    return x.items()\n"
     ),
     "tests/test_api.py": "from pkg import get\ndef test_get():\n    assert get('u') == 'u'\n",
     "tests/conftest.py": "import pytest\n@pytest.fixture\ndef httpbin():\n    return lambda *a: 'u'\n",
@@ -178,6 +183,9 @@ def test_b_a_builtin_class_or_an_outside_module_as_the_receiver_is_never_guessed
     assert _at(edges, "pkg/builtin_users.py", 8) == set()  # `import importlib.util` binds importlib
     # a class of the file named like a builtin is the file's
     assert _at(edges, "pkg/builtin_users.py", 17) == {"pkg/builtin_users.py::Warning.make"}
+    # `x.items()` on a receiver of unknown type: as likely a dict's as Store's, below the default 0.5
+    guess = {(dst, strategy) for src, dst, k, ln, strategy in edges if src.endswith("::listing") and ln == 22}
+    assert guess == {("pkg/builtin_users.py::Store.items", "name_ambiguous")}
 
 
 def test_c_super_goes_to_the_next_class_up(edges):

@@ -16,7 +16,8 @@ _IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope |
 
 
 def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
-                 confidence: CallConfidence, max_candidates: int, scope: RefScope | None) -> None:
+                 confidence: CallConfidence, max_candidates: int, scope: RefScope | None,
+                 builtin_methods: tuple[str, ...] = ()) -> None:
     """Resolve call and base-class references to symbols (CALLS and INHERITS edges).
 
     Precise strategies first (self, same file, imported name, imported module's attribute);
@@ -127,7 +128,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     _overrides(cur, syms)
     var_calls.var_types(cur)
     _resolve_typed(cur, c, selfs, syms)
-    _by_name(cur, c, kind, max_candidates, "call", syms)
+    _by_name(cur, c, kind, max_candidates, "call", syms, builtin_methods)
     for temp in ("_refs", "_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
@@ -211,10 +212,15 @@ def _overrides(cur, syms: str) -> None:
         WHERE m.kind = 'method' AND m.name IN (SELECT name FROM _counts)""")
 
 
-def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, syms: str) -> None:
-    """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`)."""
+def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, syms: str,
+             builtin_methods: tuple[str, ...] = ()) -> None:
+    """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`); on an
+    untyped receiver in a Python file, a name in `builtin_methods` is one candidate more."""
     calls = ref_kind == "call"
-    candidates = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
+    builtin = (f"(r.receiver IS NOT NULL AND r.rtype IS NULL AND r.name IN ({_quoted(builtin_methods)}) "
+               "AND (ends_with(r.path, '.py') OR ends_with(r.path, '.pyi')))") if calls and builtin_methods else "false"
+    defined = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
+    candidates = f"({defined} + CASE WHEN {builtin} THEN 1 ELSE 0 END)"
     # a receiver whose class was found in the workspace, with every direct base resolved: its
     # class and bases said no (a base the workspace could not resolve may still define it)
     typed = ("""ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name
@@ -236,7 +242,7 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
                     ELSE 'name_ambiguous' END, r.name, 1
         FROM _open r {typed} JOIN _counts c ON c.name = r.name
              JOIN {syms} s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method') {over}
-        WHERE r.kind = '{ref_kind}' AND ({candidates}) <= {int(max_candidates)}
+        WHERE r.kind = '{ref_kind}' AND ({defined}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
 
 
