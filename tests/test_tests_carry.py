@@ -92,51 +92,50 @@ def test_the_first_follow_after_a_whole_load_keeps_the_unresolved_columns(tmp_pa
         ws.close()
 
 
+@pytest.fixture
+def graph(tmp_path, index_files):
+    """A graph of FILES loaded whole, its digest not yet taken; each test may change it."""
+    ws = index_files(tmp_path, FILES)
+    yield ws.load_graph()
+    ws.close()
+
+
 @pytest.mark.parametrize("part", ["n", "is_symbol", "is_test", "path_of", "kind", "rank", "sites", "labels"])
-def test_each_part_of_the_digest_counts(tmp_path, index_files, part):
+def test_each_part_of_the_digest_counts(graph, part):
     """The digest of a graph changes when any one part of what a TestReach reads does."""
-    ws = index_files(tmp_path, FILES)
-    try:
-        g = ws.load_graph()
-        base = tests_carry.digest(g)
-        del g.__dict__["_reach_digest"]
-        if part == "n":
-            g.n += 1
-            g.path_of, g.is_symbol = np.r_[g.path_of, -1], np.r_[g.is_symbol, False]
-            g.is_file, g.is_test = np.r_[g.is_file, False], np.r_[g.is_test, False]
-            g.step_ptr = np.r_[g.step_ptr, g.step_ptr[-1]]
-        elif part in ("is_symbol", "is_test"):
-            mask = getattr(g, part)
-            mask[0] = not mask[0]
-        elif part == "path_of":
-            s = int(np.flatnonzero(g.is_symbol)[0])
-            g.path_of[s] = -1
-        elif part == "kind":
-            g.e["kind"] = g.e["kind"].copy()
-            g.e["kind"][g.step_edge[0]] ^= 1
-        elif part == "rank":
-            guessed = [g.strategies.index(s) for s in tests_reach.GUESSES if s in g.strategies]
-            at = np.flatnonzero(np.isin(g.e["strategy"][g.step_edge], guessed))
-            assert len(at) >= 2, "the fixture has two guessed steps"  # x.get() -> Store.get, Cache.get
-            g.e["line"] = g.e["line"].copy()
-            g.e["line"][g.step_edge[at[0]]] += 100  # the two guesses no longer share a call site
-        elif part == "sites":
-            g.call_ptr = g.call_ptr.copy()
-            g.call_ptr[1:] = g.call_ptr[1:] + np.where(np.diff(g.call_ptr) == 0, 1, 0).cumsum()
-        elif part == "labels":
-            g.strategies = list(g.strategies) + ["another"]
-        assert tests_carry.digest(g) != base, part
-    finally:
-        ws.close()
+    g = graph
+    base = tests_carry.digest(g)
+    del g.__dict__["_reach_digest"]
+    if part == "n":
+        g.n += 1
+        g.path_of, g.is_symbol = np.r_[g.path_of, -1], np.r_[g.is_symbol, False]
+        g.is_file, g.is_test = np.r_[g.is_file, False], np.r_[g.is_test, False]
+        g.step_ptr = np.r_[g.step_ptr, g.step_ptr[-1]]
+    elif part in ("is_symbol", "is_test"):
+        mask = getattr(g, part)
+        mask[0] = not mask[0]
+    elif part == "path_of":
+        s = int(np.flatnonzero(g.is_symbol)[0])
+        g.path_of[s] = -1
+    elif part == "kind":
+        g.e["kind"] = g.e["kind"].copy()
+        g.e["kind"][g.step_edge[0]] ^= 1
+    elif part == "rank":
+        guessed = [g.strategies.index(s) for s in tests_reach.GUESSES if s in g.strategies]
+        at = np.flatnonzero(np.isin(g.e["strategy"][g.step_edge], guessed))
+        assert len(at) >= 2, "the fixture has two guessed steps"  # x.get() -> Store.get, Cache.get
+        g.e["line"] = g.e["line"].copy()
+        g.e["line"][g.step_edge[at[0]]] += 100  # the two guesses no longer share a call site
+    elif part == "sites":
+        g.call_ptr = g.call_ptr.copy()
+        g.call_ptr[1:] = g.call_ptr[1:] + np.where(np.diff(g.call_ptr) == 0, 1, 0).cumsum()
+    elif part == "labels":
+        g.strategies = list(g.strategies) + ["another"]
+    assert tests_carry.digest(g) != base, part
 
 
-def test_lines_alone_do_not_change_the_digest(tmp_path, index_files):
-    ws = index_files(tmp_path, FILES)
-    try:
-        g = ws.load_graph()
-        base = tests_carry.digest(g)
-        del g.__dict__["_reach_digest"]
-        g.e["line"], g.e["score"] = g.e["line"] + 7, g.e["score"] * 0.5
-        assert tests_carry.digest(g) == base
-    finally:
-        ws.close()
+def test_lines_alone_do_not_change_the_digest(graph):
+    base = tests_carry.digest(graph)
+    del graph.__dict__["_reach_digest"]
+    graph.e["line"], graph.e["score"] = graph.e["line"] + 7, graph.e["score"] * 0.5
+    assert tests_carry.digest(graph) == base

@@ -111,9 +111,7 @@ class Holders:
         return np.where(k < n_calls, k, -1)
 
 
-_HOLDERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
+_HOLDERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # names table -> its Holders
 _HOLDERS_LOCK = threading.Lock()
 
 
