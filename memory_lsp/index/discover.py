@@ -23,6 +23,7 @@ import os
 import re
 import stat
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -328,3 +329,32 @@ def _glob_to_regex(pattern: str, anchored: bool) -> str:
             out += re.escape(pattern[i])
             i += 1
     return out if anchored else "(?:.*/)?" + out
+
+
+def only_candidates(root: Path, only: dict[str, bytes | None], settings: Settings, known: dict):
+    """An editor's run: its paths as candidates, those too large as skips, those gone (or now too
+    large) as deletions, and the buffers' contents by path."""
+    candidates, skipped, deleted, overrides = [], [], [], {}
+    # a path new to the index is indexed only if a full run would list it (not ignored, excluded...)
+    new = [rel for rel in only if rel not in known and classify(rel) is not None]
+    listable = would_list(root, settings, new) if new else set()
+    for rel, data in only.items():
+        lang = classify(rel)
+        full = root / rel
+        if data is None and not full.is_file():
+            if rel in known:
+                deleted.append(rel)
+            continue
+        if lang is None or (rel not in known and rel not in listable):
+            continue
+        st = os.stat(full) if full.exists() else None
+        size = len(data) if data is not None else st.st_size
+        if size > settings.max_file_bytes:
+            skipped.append((rel, "too_large", size))
+            if rel in known:
+                deleted.append(rel)
+            continue
+        candidates.append(Candidate(rel, lang, size, st.st_mtime if st else time.time()))
+        if data is not None:
+            overrides[rel] = data
+    return candidates, skipped, deleted, overrides

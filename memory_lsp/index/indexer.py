@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
-from memory_lsp.index import contexts, gitmine, languages
-from memory_lsp.index.discover import Candidate, discover, would_list
+from memory_lsp.index import contexts, gitmine
+from memory_lsp.index.discover import Candidate, discover, only_candidates
 from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
 from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_of, import_table_rows, inputs_changed
+from memory_lsp.index.version import facts_version
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges, ingest
 from memory_lsp.store.code import FileShape
@@ -137,6 +138,9 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     cur = store.conn
     # an editor's run looks up only its own paths (reading every file's row cost ~10 ms a run)
     known = code.known_files(cur, None if only is None else list(only))
+    # a whole run over rows older rules made starts over (index/version.py)
+    outdated = only is None and bool(known) and store.meta("facts_version") != facts_version()
+    known = {} if outdated else known
     first_run = not (known if only is None else code.has_files(cur))
     if only is None:
         candidates, skipped = discover(root, settings)
@@ -144,7 +148,7 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
         deleted = [p for p in known if p not in present]
         overrides: dict[str, bytes] = {}
     else:
-        candidates, skipped, deleted, overrides = _only_candidates(root, only, settings, known)
+        candidates, skipped, deleted, overrides = only_candidates(root, only, settings, known)
 
     to_parse = []
     for cand in candidates:
@@ -162,6 +166,8 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
 
     # an editor's few files: small statements, on one thread (a whole run keeps them all)
     with store.single_threaded(only is not None and len(to_parse) < PARALLEL_THRESHOLD), store.transaction() as cur:
+        if outdated:
+            code.remove_all(cur)
         writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact, first_run)
         writer.remove(deleted, deleted=True)
         if only is None:
@@ -173,8 +179,9 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
         report.relinked = len(changes.rebound - changes.changed)
         if passes is not None:
             passes.link(store, cur, changes)
-        if only is None:  # nothing reads it; on an editor's run the write cost two statements
+        if only is None:  # nothing reads indexed_at; on an editor's run the writes cost statements
             store.set_meta("indexed_at", str(time.time()), cur)
+            store.set_meta("facts_version", facts_version(), cur)
     report.parsed = writer.parsed
     for _, reason, _ in writer.skipped:
         report.skipped[reason.split(":")[0]] += 1
@@ -184,33 +191,6 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
             passes.score(store)
     report.seconds = time.perf_counter() - started
     return report
-
-
-def _only_candidates(root, only, settings, known):
-    candidates, skipped, deleted, overrides = [], [], [], {}
-    # a path new to the index is indexed only if a full run would list it (not ignored, excluded...)
-    new = [rel for rel in only if rel not in known and languages.classify(rel) is not None]
-    listable = would_list(root, settings, new) if new else set()
-    for rel, data in only.items():
-        lang = languages.classify(rel)
-        full = root / rel
-        if data is None and not full.is_file():
-            if rel in known:
-                deleted.append(rel)
-            continue
-        if lang is None or (rel not in known and rel not in listable):
-            continue
-        st = os.stat(full) if full.exists() else None
-        size = len(data) if data is not None else st.st_size
-        if size > settings.max_file_bytes:
-            skipped.append((rel, "too_large", size))
-            if rel in known:
-                deleted.append(rel)
-            continue
-        candidates.append(Candidate(rel, lang, size, st.st_mtime if st else time.time()))
-        if data is not None:
-            overrides[rel] = data
-    return candidates, skipped, deleted, overrides
 
 
 def _parse_all(root, to_parse, settings, overrides, workers, progress, redact=None):
@@ -383,8 +363,7 @@ class _Writer:
 
 
 def _insert_facts(cur, batch: Batch) -> None:
-    """The batch's columns straight into their tables (no Python row in between)."""
-    for table, ((columns, types), _) in TABLES.items():
+    for table, ((columns, types), _) in TABLES.items():  # columns straight in, no Python row between
         ingest.insert_columns(cur, table, columns, types, batch.tables[table])
 
 

@@ -288,3 +288,10 @@ def unresolved_imports(cur) -> int:
 
 def has_files(cur) -> bool:
     return cur.execute("SELECT count(*) FROM files").fetchone()[0] > 0
+
+
+def remove_all(cur) -> None:
+    """Every file's rows and every edge, git's too (the next run mines them again)."""
+    for table in _PER_FILE_TABLES + ("edges",):
+        cur.execute(f"DELETE FROM {table}")
+    cur.execute("DELETE FROM meta WHERE key IN ('git_head', 'resolver_inputs')")
