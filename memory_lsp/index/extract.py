@@ -226,6 +226,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             if child and enclosing and enclosing.name == child:
                 child_qual = enclosing.qualname
             receiver, _, name = _strip_generic(base).replace("::", ".").rpartition(".")
+            if not receiver and rules is receivers and top is not None:  # a factory's `class X(base)`:
+                receiver, name = _class_parameter(scopes, outer[top], name)  # `base: Type[Foo]` names Foo
             facts.refs.append(Ref("inherit", child_qual, enclosing_class, name, receiver or None, line))
             bases.setdefault(child_qual, []).append(name if not receiver else receiver + "." + name)
         else:
@@ -252,6 +254,17 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             facts.refs.append(Ref("vartype", None, None, var, None, line, vtype))
 
 
+def _class_parameter(scopes, functions: list, name: str) -> tuple[str, str]:
+    """A base named by a name the functions around the class bind to a class (a parameter
+    annotated `Type[Foo]`): (receiver, name) of that class; else ("", name) as written."""
+    hit = scopes.lookup(functions, name) if functions else None
+    typ = hit[1] if hit else None
+    if not typ or typ in receivers.UNTYPED or typ == receivers.CONFLICT or typ.startswith((receivers.DEFER, receivers.ANY_OF)):
+        return "", name
+    receiver, _, last = typ.rpartition(".")
+    return receiver, last
+
+
 @functools.lru_cache(maxsize=None)
 def _pattern_kinds(lang_name: str) -> dict:
     """Pattern index -> its kind (below), filled as patterns first match (one dict per process)."""
@@ -275,7 +288,7 @@ def _pattern_kind(caps: dict) -> tuple:
     if "returns" in caps:
         return ("returns",)
     if "bind" in caps:
-        value = next((k for k in ("type", "call", "literal", "alias") if "bind." + k in caps), None)
+        value = next((k for k in ("type", "call", "literal", "alias", "iter") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:
         return ("mutation",)

@@ -31,11 +31,15 @@ BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
 _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
-_PRIORITY = {"type": 4, "call": 3, "literal": 2, "param": 1, "assign": 1}
+_PRIORITY = {"type": 4, "call": 3, "iter": 3, "literal": 2, "param": 1, "assign": 1}
 CONFLICT = "?"
 UNTYPED = frozenset(("builtin", "local", "super"))  # rtypes that name no class
 DEFER = "()"  # a binding to a call whose type is what that call returns (`x = self._clone()`): index/returns.py
 ANY_OF = "|"  # a name bound to several calls (`c = self._chain()`, then `c = c.annotate()`): typed if all agree
+ELEMENT = "[]"  # a name bound to an element of an expression (`for x in items`), or, after a name, what
+# the elements of that name are (`items: list[Foo]` binds `items[]` to Foo): index/returns.py
+_ITERABLES = re.compile(r"^(?:[\w.]+\.)?(?:Iterator|Iterable|Generator|AsyncIterator|AsyncIterable|AsyncGenerator|"
+                        r"list|List|Sequence|MutableSequence|set|Set|frozenset|FrozenSet|Collection|Deque|deque)\[(.*)\]$", re.S)
 
 
 class Binding(NamedTuple):
@@ -69,6 +73,18 @@ def annotation_type(text: str) -> str | None:
     return base
 
 
+def element_type(text: str) -> str | None:
+    """`list[Foo]`, `Iterator["Foo"]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class."""
+    t = text.strip().strip("'\"").strip()
+    m = _WRAPPERS.match(t)
+    while m and not _ITERABLES.match(t):
+        t = m.group(1).split(",")[0].strip().strip("'\"")
+        m = _WRAPPERS.match(t)
+    m = _ITERABLES.match(t)
+    typ = annotation_type(m.group(1).split(",")[0]) if m and "[" not in m.group(1) else None
+    return typ if typ not in (None, "builtin") else None
+
+
 def call_type(callee: str) -> str | None:
     """The type a call to `callee` makes: a builtin constructor, or a class named like one."""
     if callee in BUILTIN_CALLS:
@@ -86,6 +102,8 @@ def binding_type(kind: str, text: str | None) -> str | None:
         return call_type(text or "") or (DEFER + text if text else None)
     if kind == "literal":
         return "builtin"
+    if kind == "iter":
+        return ELEMENT + text if text else None
     return None
 
 
@@ -99,6 +117,10 @@ class Scopes:
 
     def add(self, scope: str | None, name: str, kind: str, text: str | None) -> None:
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
+        if kind == "type" and (scope, name + ELEMENT) not in self.table:
+            element = element_type(text or "")
+            if element:
+                self.table[(scope, name + ELEMENT)] = (rank, element)
         old = self.table.get(key)
         if old is None or rank > old[0]:
             self.table[key] = (rank, typ)
@@ -162,6 +184,6 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return None
     if hit is None or hit[1] in (None, CONFLICT):
         return None
-    if hit[1].startswith((DEFER, ANY_OF)):
+    if hit[1].startswith((DEFER, ANY_OF, ELEMENT)):
         return returns.bound(hit[1], chain, cls) if returns is not None else None
     return hit[1]

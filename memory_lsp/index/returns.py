@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from memory_lsp.index import receivers
 
-DEFER, ANY_OF = receivers.DEFER, receivers.ANY_OF
+DEFER, ANY_OF, ELEMENT = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT
 CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
 _MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
@@ -104,17 +104,22 @@ class Returns:
                 return None
             hit = self.scopes.lookup(chain, text)
             typ = hit[1] if hit else None
-            if typ and typ.startswith((DEFER, ANY_OF)):
+            if typ and typ.startswith((DEFER, ANY_OF, ELEMENT)):
                 return self.bound(typ, chain, cls, depth + 1)
             return None if typ == receivers.CONFLICT else typ
-        callee = call[0]
+        func, typ = self._called(call[0], chain, cls, depth)
+        return self.of(func, depth + 1) if func else typ
+
+    def _called(self, callee: str, chain: list, cls: str | None, depth: int) -> tuple[str | None, str | None]:
+        """What `callee(...)` calls: (a function of this file, None), or (None, the type the call
+        makes when no function of this file is called: a class, or None)."""
         if callee in _OWN_CLASS:
-            return cls
+            return None, cls
         inner, name = split_attr(callee)
         if not inner:
             if (None, name) in self.defined and name not in self.classes:
-                return self.of(name, depth + 1)
-            return receivers.call_type(name)
+                return name, None
+            return None, receivers.call_type(name)
         if inner in ("self", "cls") and cls is not None:
             owner = cls
         elif inner in self.classes:  # `Foo.create()`
@@ -122,11 +127,22 @@ class Returns:
         else:
             owner = self.expr(inner, chain, cls, depth + 1) if inner.endswith(")") or inner.isidentifier() else None
             if owner is None:
-                return receivers.call_type(callee) if "(" not in callee else None
+                return None, receivers.call_type(callee) if "(" not in callee else None
         if owner == CYCLE:
-            return CYCLE
-        method = self.method(owner, name)
-        return self.of(method, depth + 1) if method else None
+            return None, CYCLE
+        return self.method(owner, name), None
+
+    def element(self, text: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
+        """What iterating `text` yields (`for x in text`): the elements of a name or `self.x`
+        annotated `list[Foo]`, or of a call of this file's function annotated `-> Iterator[Foo]`."""
+        text = text.strip()
+        if text.isidentifier() or (text.startswith("self.") and text[5:].isidentifier()):
+            hit = self.scopes.lookup(chain, text + ELEMENT) if text.isidentifier() else \
+                self.scopes.lookup([cls], text + ELEMENT) or self.scopes.lookup([cls], text[5:] + ELEMENT)
+            return hit[1] if hit and hit[1] != receivers.CONFLICT else None
+        call = split_call(text)
+        func = self._called(call[0], chain, cls, depth + 1)[0] if call and depth <= _MAX_DEPTH else None
+        return receivers.element_type(self.annotation[func]) if func in self.annotation else None
 
     def bound(self, typ: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
         """The type of a name bound to a call (DEFER) or to several (ANY_OF), in `chain`."""
@@ -136,7 +152,8 @@ class Returns:
         self._active.add(key)
         try:
             alts = typ[1:].split("\x1f") if typ.startswith(ANY_OF) else [typ]
-            return self._agree([self.expr(a[len(DEFER):] + "()", chain, cls, depth + 1) if a.startswith(DEFER) else a
+            return self._agree([self.expr(a[len(DEFER):] + "()", chain, cls, depth + 1) if a.startswith(DEFER) else
+                                self.element(a[len(ELEMENT):], chain, cls, depth + 1) if a.startswith(ELEMENT) else a
                                 for a in alts], depth == 0)
         finally:
             self._active.discard(key)

@@ -91,11 +91,12 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         WHERE r.receiver IS NULL AND {free}
           AND NOT EXISTS (SELECT 1 FROM _shadows h WHERE h.path = r.path AND h.name = r.name
                           AND (r.src = h.fn OR starts_with(r.src, h.fn || '.')))
-        UNION ALL  -- a function defined inside the calling function (or one around it)
+        UNION ALL  -- a function or class defined inside the calling function (or one around it), a base too
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NOT NULL
                JOIN {syms} p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
-        WHERE r.receiver IS NULL AND r.kind = 'call' AND {free} AND (r.src = p.id OR starts_with(r.src, p.id || '.'))
+        WHERE r.receiver IS NULL AND r.kind IN ('call', 'inherit') AND r.src <> s.id AND {free}
+          AND (r.src = p.id OR starts_with(r.src, p.id || '.'))
         UNION ALL
         SELECT r.src, s.id, {kind}, r.path, s.dst_path, r.line, {_lit(c.imported)}, 'import', r.name
         FROM _refs r JOIN _imports i ON i.path = r.path AND NOT i.is_module AND i.binding = r.name
