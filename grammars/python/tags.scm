@@ -49,3 +49,4 @@
 ; what a function returns (index/returns.py): its annotation, else its `return x` / `return f(...)`
 (function_definition name: (identifier) @returns.name return_type: (type) @returns.type) @returns
 (return_statement [(identifier) (call)] @returns.value) @returns
+(yield [(identifier) (call)] @returns.yield) @returns

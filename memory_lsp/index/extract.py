@@ -69,7 +69,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     inherits = []  # (start_byte, child_name or None, base_text, line)
     called = []
     binds = []  # receivers.Binding
-    rets = []  # (start_byte, "type" | "value", text): index/returns.py
+    rets = []  # (start_byte, "type" | "value" | "yield", text): index/returns.py
     cursor = tree_sitter.QueryCursor(languages.tags_query(lang.name))
     cursor.set_max_start_depth(MAX_START_DEPTH)
     kinds = _pattern_kinds(lang.name)
@@ -123,9 +123,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
         elif what == "mutation":
             facts.mutations += 1
         elif what == "returns":
-            node = caps.get("returns.type") or caps["returns.value"]
-            rets.append((caps["returns"][0].start_byte, "type" if "returns.type" in caps else "value",
-                         _text(node[0])))
+            how = next(k for k in ("type", "value", "yield") if "returns." + k in caps)
+            rets.append((caps["returns"][0].start_byte, how, _text(caps["returns." + how][0])))
 
     _nest_definitions(facts, lang, data, defs)
     _attach_references(facts, lang, defs, refs, inherits, binds, rets)
@@ -252,6 +251,12 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
         vtype = rules.rtype(scopes, [None], None, "", var, False, typer)
         if vtype and vtype not in receivers.UNTYPED:
             facts.refs.append(Ref("vartype", None, None, var, None, line, vtype))
+    # what a test file's module-level function gives a test naming it as a parameter (a pytest
+    # fixture: `def env(): return Environment()`), for the tests' calls on it (store/fixture_calls.py)
+    for s in syms if facts.is_test else ():
+        ftype = typer.fixture(s.qualname) if s.parent is None and s.kind == "function" else None
+        if ftype and ftype not in receivers.UNTYPED:
+            facts.refs.append(Ref("fixturetype", None, None, s.name, None, s.start_line, ftype))
 
 
 def _class_parameter(scopes, functions: list, name: str) -> tuple[str, str]:

@@ -62,6 +62,7 @@ class Returns:
         self.context = context  # function qualname -> (scope chain, enclosing class)
         self.annotation: dict[str, str] = {}
         self.values: dict[str, list[str]] = {}
+        self.yields: dict[str, list[str]] = {}
         self._memo: dict[str, str | None] = {}
         self._active: set = set()  # bindings being worked out (`c = c.annotate()` names itself)
 
@@ -71,7 +72,7 @@ class Returns:
         if kind == "type":
             self.annotation[func] = text
         else:
-            self.values.setdefault(func, []).append(text)
+            (self.yields if kind == "yield" else self.values).setdefault(func, []).append(text)
 
     def of(self, func: str, depth: int = 0) -> str | None:
         """The type `func` returns (a type name as this file writes it), or None."""
@@ -90,6 +91,18 @@ class Returns:
             found = self._agree([self.expr(v, chain, cls, depth + 1) for v in self.values.get(func, ()) if v != "None"])
         self._memo[func] = found
         return found
+
+    def fixture(self, func: str) -> str | None:
+        """What a pytest fixture `func` gives a test: what it returns, or for a generator
+        (`yield app`; `-> Iterator[App]`) what it yields."""
+        if func not in self.context:
+            return None
+        if func in self.annotation:
+            return receivers.element_type(self.annotation[func]) or self.of(func)
+        if func not in self.yields:
+            return self.of(func)
+        chain, cls = self.context[func]
+        return self._agree([self.expr(v, chain, cls, 1) for v in self.yields[func] if v != "None"])
 
     def expr(self, text: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
         """The type of an expression: `self`, a name bound in `chain`'s scopes, or a call."""

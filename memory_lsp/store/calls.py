@@ -6,7 +6,7 @@ Takes the transaction's cursor; the temp tables here are private to this module.
 
 from __future__ import annotations
 
-from memory_lsp.store import var_calls
+from memory_lsp.store import fixture_calls, var_calls
 from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
@@ -27,6 +27,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     if scope is not None:
         _scoped_refs(store, cur, scope)
         var_calls.bring_dependents(cur)
+        fixture_calls.bring_dependents(cur)
     else:
         cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)
@@ -46,7 +47,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
             SELECT id, path, name, kind, parent FROM symbols
             WHERE name IN (SELECT DISTINCT name FROM _refs) AND path NOT IN {paths}""")
     _resolve_fixtures(cur, c, syms)
-    cur.execute("DELETE FROM _refs WHERE kind IN ('fixture', 'vartype')")
+    cur.execute("DELETE FROM _refs WHERE kind IN ('fixture', 'vartype', 'fixturetype')")
     # the imports of those files, each with the function it sits in (it binds only there)
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _imports AS
@@ -128,9 +129,10 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
     _overrides(cur, syms)
     var_calls.var_types(cur)
+    fixture_calls.fixture_types(cur)
     _resolve_typed(cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", syms, builtin_methods)
-    for temp in ("_refs", "_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt") + (("_syms",) if scope else ()):
+    for temp in ("_refs", "_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt", "_ft") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -277,7 +279,10 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
                JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
         UNION ALL  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
         SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM _recv rc JOIN _vt v ON v.path = rc.path
-               AND v.recv = rc.receiver AND rc.rtype IS NULL AND {_IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}""")
+               AND v.recv = rc.receiver AND rc.rtype IS NULL AND {_IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}
+        UNION ALL  -- `env.from_string()` in a test: what its fixture gives (store/fixture_calls.py)
+        SELECT rc.* REPLACE ('fixture_var' AS how), f.cid FROM _recv rc JOIN _ft f ON f.src = rc.src
+               AND f.recv = rc.receiver AND rc.rtype IS NULL""")
     # the bases each of those classes names (for "every direct base resolved" in _by_name)
     cur.execute("CREATE OR REPLACE TEMP TABLE _bases AS SELECT src, name FROM refs "
                 "WHERE kind = 'inherit' AND src IN (SELECT cid FROM _cls)")

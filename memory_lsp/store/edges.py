@@ -87,13 +87,14 @@ def bindings_into(store: Store, cur, paths, names) -> set[str]:
 
 
 def names_resolved_by_name(store: Store, cur, names) -> set[str]:
-    """Those of `names` that some edge was resolved by name alone to (whatever their count now), or
-    through a base class (a file that never imports the base's file can call its method)."""
+    """Those of `names` that some edge was resolved by name alone to (whatever their count now),
+    through a base class (a file that never imports the base's file can call its method), or as
+    a pytest fixture (a test never imports its conftest.py)."""
     temp = value_set(store, cur, "_names", names)
     return {r[0] for r in cur.execute(
-        f"SELECT DISTINCT name FROM edges WHERE kind IN ('CALLS', 'INHERITS') "
+        f"SELECT DISTINCT name FROM edges WHERE (kind IN ('CALLS', 'INHERITS') "
         f"AND (strategy IN ('name_unique', 'name_ambiguous', 'override', 'super') OR strategy LIKE '%_inherited') "
-        f"AND name IN {temp}").fetchall()}
+        f"OR kind = 'USES_FIXTURE') AND name IN {temp}").fetchall()}
 
 
 def names_defined_at_most(store: Store, cur, names, limit: int) -> set[str]:

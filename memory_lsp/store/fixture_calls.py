@@ -1,0 +1,73 @@
+"""Calls on a pytest fixture's value: jinja2's `def test_x(env): env.from_string(...)` where
+conftest.py says `def env(): return Environment()` (a `fixturetype` row of refs: index/extract.py).
+
+`fixture_types` makes `_ft` (src, recv, cid): for each test function of `_refs`' files, a
+parameter that names a fixture (its USES_FIXTURE edge) whose function gives a class; cid = that
+class (defined in the fixture's file, imported there, through a package `__init__`, or as
+`module.Class`). store/calls.py `_resolve_typed` resolves those calls in that class like a typed
+receiver (strategy `fixture_var`).
+
+`bring_dependents`: a scoped run that re-reads a test file or conftest.py also re-resolves the
+calls of other test files on a parameter named like one of its module-level functions (what the
+fixture gives may have changed, or which function the parameter names), so that an incremental
+run ends where a full one does.
+"""
+
+from __future__ import annotations
+
+
+_TEST_FILES = "SELECT count(*) FROM files WHERE is_test AND path IN (SELECT DISTINCT path FROM _refs)"
+
+
+def fixture_types(cur) -> None:
+    if not cur.execute(_TEST_FILES).fetchone()[0]:  # an edit of code, not of tests: one small scan
+        cur.execute("CREATE OR REPLACE TEMP TABLE _ft (src VARCHAR, recv VARCHAR, cid VARCHAR)")
+        return
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _ft AS
+        WITH uses AS (SELECT src, name AS recv, dst, dst_path FROM edges
+                      WHERE kind = 'USES_FIXTURE' AND src_path IN (SELECT DISTINCT path FROM _refs)),
+        v AS (SELECT u.src, u.recv, u.dst_path AS path, t.rtype FROM uses u
+              JOIN refs t ON t.kind = 'fixturetype' AND t.path = u.dst_path AND u.dst = t.path || '::' || t.name
+              WHERE t.path IN (SELECT DISTINCT dst_path FROM uses)),
+        imp AS (SELECT k.path, k.binding, k.name, k.target, k.is_module FROM imports k
+                WHERE k.path IN (SELECT DISTINCT path FROM v) AND k.target IS NOT NULL)
+        SELECT v.src, v.recv, s.id AS cid FROM v
+               JOIN symbols s ON s.path = v.path AND s.name = v.rtype AND s.parent IS NULL AND s.kind = 'class'
+        UNION SELECT v.src, v.recv, s.id FROM v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
+               JOIN symbols s ON s.path = k.target AND s.name = k.name AND s.parent IS NULL AND s.kind = 'class'
+        UNION SELECT v.src, v.recv, s.id FROM v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
+               JOIN imports j ON j.path = k.target AND j.binding = k.name AND NOT j.is_module  -- a package's re-export
+               JOIN symbols s ON s.path = j.target AND s.name = j.name AND s.parent IS NULL AND s.kind = 'class'
+        UNION SELECT v.src, v.recv, s.id FROM v JOIN imp k ON k.path = v.path AND k.is_module
+               AND starts_with(v.rtype, k.binding || '.')
+               JOIN symbols s ON s.path = k.target AND v.rtype = k.binding || '.' || s.name AND s.parent IS NULL
+               AND s.kind = 'class'""")
+
+
+def bring_dependents(cur) -> None:
+    """Add to `_refs` (deleting their CALLS edges) the calls on a fixture parameter, in other test
+    files, whose fixture may be a module-level function of a test file in `_refs` (named like one
+    now, or like a fixture parameter of `_refs`, which a changed function's name re-reads)."""
+    if not cur.execute(_TEST_FILES).fetchone()[0]:  # no test file, so no fixture and no fixture parameter
+        return
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _fx AS
+        SELECT DISTINCT s.name FROM symbols s JOIN files f ON f.path = s.path AND f.is_test
+        WHERE s.path IN (SELECT DISTINCT path FROM _refs) AND s.parent IS NULL AND s.kind = 'function'
+        UNION SELECT DISTINCT name FROM _refs WHERE kind = 'fixture'""")
+    if not cur.execute("SELECT count(*) FROM _fx").fetchone()[0]:
+        cur.execute("DROP TABLE _fx")
+        return
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _dep AS
+        WITH uses AS (SELECT DISTINCT path, src, name FROM refs WHERE kind = 'fixture' AND name IN (SELECT name FROM _fx))
+        SELECT DISTINCT r.* FROM refs r JOIN uses u ON u.path = r.path AND u.src = r.src AND u.name = r.receiver
+        ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src
+        WHERE r.kind = 'call' AND r.rtype IS NULL AND r.path IN (SELECT DISTINCT path FROM uses)""")
+    if cur.execute("SELECT count(*) FROM _dep").fetchone()[0]:
+        cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
+                       AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
+        cur.execute("INSERT INTO _refs SELECT * FROM _dep")
+    for temp in ("_fx", "_dep"):
+        cur.execute(f"DROP TABLE {temp}")

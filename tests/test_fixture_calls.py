@@ -1,0 +1,81 @@
+"""A test's call on a pytest fixture parameter resolves in the class the fixture gives (jinja2's
+`env.from_string(...)` with conftest.py's `def env(): return Environment()`), and an edit of the
+conftest re-resolves it in the other files as a fresh index would."""
+
+from test_incremental import snapshot
+
+from memory_lsp.workspace import Workspace
+
+FILES = {
+    "pkg/__init__.py": "from .env import Environment, Sandbox\n",
+    "pkg/env.py": (
+        "class Environment:\n"
+        "    def from_string(self, s):\n"
+        "        return s\n"
+        "class Sandbox:\n"
+        "    def from_string(self, s):\n"
+        "        return s\n"
+    ),
+    "tests/conftest.py": (
+        "import pytest\n"
+        "from pkg import Environment\n"
+        "@pytest.fixture\n"
+        "def env():\n"
+        "    return Environment()\n"
+        "@pytest.fixture\n"
+        "def app():\n"
+        "    made = Environment()\n"
+        "    yield made\n"
+    ),
+    "tests/test_env.py": (
+        "def test_render(env):\n"
+        "    env.from_string('x')\n"
+        "class TestApp:\n"
+        "    def test_app(self, app):\n"
+        "        app.from_string('y')\n"
+        "def test_not_a_fixture(other):\n"
+        "    other.from_string('z')\n"
+    ),
+}
+
+
+def calls_at(ws, line):
+    return sorted(ws.store.cursor().execute(
+        "SELECT dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = 'tests/test_env.py' AND line = ?",
+        [line]).fetchall())
+
+
+def test_a_call_on_a_fixture_is_a_call_on_what_it_returns_or_yields(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    assert calls_at(ws, 2) == [("pkg/env.py::Environment.from_string", "fixture_var")]
+    assert calls_at(ws, 5) == [("pkg/env.py::Environment.from_string", "fixture_var")]
+    # a parameter no fixture gives: both methods stay guesses
+    assert [s for _, s in calls_at(ws, 7)] == ["name_ambiguous", "name_ambiguous"]
+    ws.close()
+
+
+def test_an_edited_conftest_retypes_the_tests_calls_as_a_fresh_index(tmp_path, write_files):
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    edited = FILES["tests/conftest.py"].replace("import Environment", "import Sandbox").replace(
+        "return Environment()", "return Sandbox()")
+    (root / "tests/conftest.py").write_text(edited)
+    ws.reindex({"tests/conftest.py": edited.encode()})
+    assert calls_at(ws, 2) == [("pkg/env.py::Sandbox.from_string", "fixture_var")]
+    # `Environment()` no longer names a class the conftest imports: the fixture's type is unknown
+    assert [s for _, s in calls_at(ws, 5)] == ["name_ambiguous", "name_ambiguous"]
+    incremental = snapshot(ws)
+    # and the fixture renamed away: the test's call is a guess again
+    renamed = edited.replace("def env():", "def environment():")
+    (root / "tests/conftest.py").write_text(renamed)
+    ws.reindex({"tests/conftest.py": renamed.encode()})
+    renamed_snapshot = snapshot(ws)
+    ws.close()
+
+    for text, want in ((edited, incremental), (renamed, renamed_snapshot)):
+        (root / "tests/conftest.py").write_text(text)
+        fresh = Workspace.open(root, db=str(tmp_path / f"fresh{len(text)}.duckdb"))
+        fresh.index(workers=0)
+        assert snapshot(fresh) == want
+        fresh.close()
