@@ -7,10 +7,9 @@ class (defined in the fixture's file, imported there, through a package `__init_
 `module.Class`). store/calls.py `_resolve_typed` resolves those calls in that class like a typed
 receiver (strategy `fixture_var`).
 
-`bring_dependents`: a scoped run that re-reads a test file or conftest.py also re-resolves the
-calls of other test files on a parameter named like one of its module-level functions (what the
-fixture gives may have changed, or which function the parameter names), so that an incremental
-run ends where a full one does.
+`bring_dependents`: a scoped run that re-resolves a test's fixture reference (its fixture was
+added, removed or changed: what it gives may differ) also re-resolves that test's calls on it,
+so that an incremental run ends where a full one does.
 """
 
 from __future__ import annotations
@@ -45,29 +44,22 @@ def fixture_types(cur) -> None:
                AND s.kind = 'class'""")
 
 
-def bring_dependents(cur) -> None:
-    """Add to `_refs` (deleting their CALLS edges) the calls on a fixture parameter, in other test
-    files, whose fixture may be a module-level function of a test file in `_refs` (named like one
-    now, or like a fixture parameter of `_refs`, which a changed function's name re-reads)."""
-    if not cur.execute(_TEST_FILES).fetchone()[0]:  # no test file, so no fixture and no fixture parameter
-        return
-    cur.execute("""
-        CREATE OR REPLACE TEMP TABLE _fx AS
-        SELECT DISTINCT s.name FROM symbols s JOIN files f ON f.path = s.path AND f.is_test
-        WHERE s.path IN (SELECT DISTINCT path FROM _refs) AND s.parent IS NULL AND s.kind = 'function'
-        UNION SELECT DISTINCT name FROM _refs WHERE kind = 'fixture'""")
-    if not cur.execute("SELECT count(*) FROM _fx").fetchone()[0]:
-        cur.execute("DROP TABLE _fx")
-        return
-    cur.execute("""
-        CREATE OR REPLACE TEMP TABLE _dep AS
-        WITH uses AS (SELECT DISTINCT path, src, name FROM refs WHERE kind = 'fixture' AND name IN (SELECT name FROM _fx))
-        SELECT DISTINCT r.* FROM refs r JOIN uses u ON u.path = r.path AND u.src = r.src AND u.name = r.receiver
-        ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src
-        WHERE r.kind = 'call' AND r.rtype IS NULL AND r.path IN (SELECT DISTINCT path FROM uses)""")
-    if cur.execute("SELECT count(*) FROM _dep").fetchone()[0]:
+def bring_dependents(cur, files: set[str]) -> None:
+    """Add to `_refs` (deleting their CALLS edges) the calls on a fixture parameter whose fixture
+    reference is in `_refs` but whose file is not one of `files` (re-read whole): a fixture whose
+    function was added, removed or changed is a name the scoped run re-resolves everywhere
+    (graph/resolution.py), so its users' fixture references are there."""
+    cur.execute("CREATE OR REPLACE TEMP TABLE _uses AS SELECT DISTINCT path, src, name FROM _refs WHERE kind = 'fixture'")
+    if files:
+        cur.execute("DELETE FROM _uses WHERE path = ANY(?::VARCHAR[])", [sorted(files)])
+    if cur.execute("SELECT count(*) FROM _uses").fetchone()[0]:
+        cur.execute("""
+            CREATE OR REPLACE TEMP TABLE _dep AS
+            SELECT DISTINCT r.* FROM refs r JOIN _uses u ON u.path = r.path AND u.src = r.src AND u.name = r.receiver
+            ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src
+            WHERE r.kind = 'call' AND r.rtype IS NULL AND r.path IN (SELECT DISTINCT path FROM _uses)""")
         cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
                        AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
         cur.execute("INSERT INTO _refs SELECT * FROM _dep")
-    for temp in ("_fx", "_dep"):
-        cur.execute(f"DROP TABLE {temp}")
+        cur.execute("DROP TABLE _dep")
+    cur.execute("DROP TABLE _uses")
