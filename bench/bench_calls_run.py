@@ -6,7 +6,8 @@ The package's own test suite runs under CPython's profiler hook (`sys.setprofile
 pytest plugin): every call into a function of `src/` from the workspace (`tests/` or `src/`;
 `--callers` picks which edges are checked) is recorded as
 (caller file, caller qualname, callee file, callee qualname), the caller being the nearest
-workspace frame (a `@contextmanager` method runs under contextlib's frames). Edges to a class
+workspace frame that is not a closure of `src/` (a `@contextmanager` method runs under contextlib's
+frames, flask's `route` under its `@setupmethod` wrapper; a closure's own calls are not checked). Edges to a class
 are not checked (the run sees its `__init__`, perhaps a base's). Each CALLS edge from a test-file
 symbol is then: confirmed (that call happened), not confirmed (its caller ran, the call did not:
 wrong, or on a path the run did not take), or not run (the caller never ran). Per strategy.
@@ -46,8 +47,11 @@ def _hook(frame, event, arg):
     ran.add((code.co_filename, code.co_qualname))
     if not code.co_filename.startswith(SRC):
         return
-    caller = frame.f_back  # the nearest workspace frame: through contextlib's and functools' wrappers
-    while caller is not None and not caller.f_code.co_filename.startswith((TESTS, SRC)):
+    # the nearest workspace frame: through contextlib's and functools' wrappers, and through the
+    # workspace's own decorator wrappers (closures: flask's `@setupmethod` around `route`)
+    caller = frame.f_back
+    while caller is not None and (not caller.f_code.co_filename.startswith((TESTS, SRC))
+                                  or caller.f_code.co_filename.startswith(SRC) and "<locals>" in caller.f_code.co_qualname):
         caller = caller.f_back
     if caller is not None:
         pairs.add((caller.f_code.co_filename, caller.f_code.co_qualname, code.co_filename, code.co_qualname))
