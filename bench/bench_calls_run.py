@@ -68,7 +68,18 @@ def pytest_unconfigure(config):
 
 
 def run_calls(spec: str, ws: Path) -> tuple[set, set]:
-    """((caller, callee) symbol ids the run made, the workspace functions that ran)."""
+    """((caller, callee) symbol ids the run made, the workspace functions that ran); the run is
+    kept beside the workspace (calls_run.json)."""
+    cache = ws.parent / "calls_run.json"
+    if cache.exists():
+        data = json.loads(cache.read_text())
+        return {tuple(p) for p in data["made"]}, set(data["ran"])
+    made, ran = _run(spec, ws)
+    cache.write_text(json.dumps({"made": sorted(made), "ran": sorted(ran)}))
+    return made, ran
+
+
+def _run(spec: str, ws: Path) -> tuple[set, set]:
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "calls_run_plugin.py").write_text(PLUGIN)
         out = Path(tmp) / "calls.json"

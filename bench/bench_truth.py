@@ -14,6 +14,9 @@ Per corpus (bench/truth_corpus.py makes the workspace and the cached truths):
   impact     `impact path::func --depth 3` on up to 150 functions with a caller, against the
              transitive callers (depth 3) of jedi's call graph (the caller of a site is the function
              around it); ours: the symbol dependents reached by CALLS only, as listed by default;
+  impact_run the same targets against jedi's callers and the calls the package's tests make when
+             run (bench_calls_run.py, CPython's profiler hook): where jedi has no answer (a pytest
+             fixture's value), the run may;
   inherits   INHERITS edges of the package's classes against `__bases__` within the package;
   tests      `impact <source file>` tests against coverage per-test contexts (the test files that run
              any line of the file inside a test: import-time lines run at collection, outside any
@@ -32,6 +35,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+import bench_calls_run  # noqa: E402
 import corpora  # noqa: E402
 import truth_corpus  # noqa: E402
 
@@ -125,7 +129,11 @@ def judged_pairs(cur, truth: list[dict]) -> set[tuple]:
         if (p, line, name) in answered}
 
 
-def score_impact(ws, cur, graph: dict, min_conf: float, n: int = 150, judged: set | None = None) -> dict:
+def score_impact(ws, cur, graph: dict, min_conf: float, n: int = 150, judged: set | None = None,
+                 ran: set | None = None) -> dict:
+    """Impact at depth 3 on a sample of functions against the transitive callers in jedi's
+    answers; `ran`: (caller, callee) pairs the package's tests made (bench_calls_run.py), added to
+    the truth where jedi has no answer (the same sample of targets)."""
     spans = enclosing(cur)
     kinds = dict(cur.execute("SELECT id, kind FROM symbols").fetchall())
 
@@ -133,6 +141,9 @@ def score_impact(ws, cur, graph: dict, min_conf: float, n: int = 150, judged: se
         return next((i for _, a, b, i in spans.get(path, ()) if a <= line <= b), None)
     callers = {callee: {caller(p, line) for p, line in sites} - {None} for callee, sites in graph.items()}
     funcs = sorted(c for c, v in callers.items() if v and kinds.get(c) in ("function", "method"))
+    for caller_id, callee in ran or ():
+        if caller_id in kinds:
+            callers.setdefault(callee, set()).add(caller_id)
     rng = random.Random(12)
     right = listed = truth_n = 0
     judged_right = judged_listed = 0
@@ -196,11 +207,13 @@ def run(spec: str, parts: list[str], min_conf: float) -> dict:
     ws.index()
     out["index_s"] = round(time.perf_counter() - t, 2)
     cur = ws.store.cursor()
-    if "calls" in parts or "impact" in parts:
+    if {"calls", "impact", "impact_run"} & set(parts):
         out["calls"], graph = score_calls(cur, truth_corpus.calls_truth(spec, ws_path), min_conf)
         if "impact" in parts:
             out["impact"] = score_impact(ws, cur, graph, min_conf,
                                          judged=judged_pairs(cur, truth_corpus.calls_truth(spec, ws_path)))
+        if "impact_run" in parts:  # jedi's callers and the calls the tests made when run
+            out["impact_run"] = score_impact(ws, cur, graph, min_conf, ran=bench_calls_run.run_calls(spec, ws_path)[0])
     if "inherits" in parts:
         out["inherits"] = score_inherits(cur, truth_corpus.bases_truth(spec, ws_path))
     if "tests" in parts:
