@@ -17,6 +17,7 @@ FILES = {
         "        return s\n"
     ),
     "tests/conftest.py": (
+        "import typing as t\n"
         "import pytest\n"
         "from pkg import Environment\n"
         "@pytest.fixture\n"
@@ -26,6 +27,12 @@ FILES = {
         "def app():\n"
         "    made = Environment()\n"
         "    yield made\n"
+        "@pytest.fixture\n"
+        "def served() -> t.Iterator[Environment]:\n"
+        "    yield Environment()\n"
+        "@pytest.fixture\n"
+        "def many() -> t.List[Environment]:\n"
+        "    return [Environment()]\n"
     ),
     "tests/test_env.py": (
         "def test_render(env):\n"
@@ -35,6 +42,9 @@ FILES = {
         "        app.from_string('y')\n"
         "def test_not_a_fixture(other):\n"
         "    other.from_string('z')\n"
+        "def test_served(served, many):\n"
+        "    served.from_string('s')\n"
+        "    many.from_string('m')\n"
     ),
 }
 
@@ -51,6 +61,9 @@ def test_a_call_on_a_fixture_is_a_call_on_what_it_returns_or_yields(tmp_path, in
     assert calls_at(ws, 5) == [("pkg/env.py::Environment.from_string", "fixture_var")]
     # a parameter no fixture gives: both methods stay guesses
     assert [s for _, s in calls_at(ws, 7)] == ["name_ambiguous", "name_ambiguous"]
+    # a generator annotated `-> Iterator[Environment]` gives an Environment; `-> List[...]` a list
+    assert calls_at(ws, 9) == [("pkg/env.py::Environment.from_string", "fixture_var")]
+    assert [s for _, s in calls_at(ws, 10)] == ["name_ambiguous", "name_ambiguous"]
     ws.close()
 
 

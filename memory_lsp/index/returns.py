@@ -97,8 +97,8 @@ class Returns:
         (`yield app`; `-> Iterator[App]`) what it yields."""
         if func not in self.context:
             return None
-        if func in self.annotation:
-            return receivers.element_type(self.annotation[func]) or self.of(func)
+        if func in self.annotation:  # `-> Iterator[App]` on a generator; `-> list[App]` gives a list
+            return (receivers.element_type(self.annotation[func]) if func in self.yields else None) or self.of(func)
         if func not in self.yields:
             return self.of(func)
         chain, cls = self.context[func]
