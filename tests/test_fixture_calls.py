@@ -92,3 +92,21 @@ def test_an_edited_conftest_retypes_the_tests_calls_as_a_fresh_index(tmp_path, w
         fresh.index(workers=0)
         assert snapshot(fresh) == want
         fresh.close()
+
+
+def test_a_fixture_whose_body_changes_retypes_the_tests_calls(tmp_path, write_files):
+    # found by bench/bench_fixture_exact.py: same name, same imports, another class returned
+    conftest = FILES["tests/conftest.py"].replace("from pkg import Environment", "from pkg import Environment, Sandbox")
+    root = write_files(tmp_path / "ws", {**FILES, "tests/conftest.py": conftest})
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    edited = conftest.replace("    return Environment()", "    return Sandbox()")
+    (root / "tests/conftest.py").write_text(edited)
+    ws.reindex({"tests/conftest.py": edited.encode()})
+    assert calls_at(ws, 2) == [("pkg/env.py::Sandbox.from_string", "fixture_var")]
+    incremental = snapshot(ws)
+    ws.close()
+    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
+    fresh.index(workers=0)
+    assert snapshot(fresh) == incremental
+    fresh.close()

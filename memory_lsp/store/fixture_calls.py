@@ -7,9 +7,9 @@ class (defined in the fixture's file, imported there, through a package `__init_
 `module.Class`). store/calls.py `_resolve_typed` resolves those calls in that class like a typed
 receiver (strategy `fixture_var`).
 
-`bring_dependents`: a scoped run that re-resolves a test's fixture reference (its fixture was
-added, removed or changed: what it gives may differ) also re-resolves that test's calls on it,
-so that an incremental run ends where a full one does.
+`bring_dependents`: a scoped run that re-reads a fixture's file, or re-resolves a test's fixture
+reference (its fixture was added, removed or renamed), also re-resolves that test's calls on the
+fixture (what it gives may differ), so that an incremental run ends where a full one does.
 """
 
 from __future__ import annotations
@@ -45,17 +45,24 @@ def fixture_types(cur) -> None:
 
 
 def bring_dependents(cur, files: set[str]) -> None:
-    """Add to `_refs` (deleting their CALLS edges) the calls on a fixture parameter whose fixture
-    reference is in `_refs` but whose file is not one of `files` (re-read whole): a fixture whose
-    function was added, removed or changed is a name the scoped run re-resolves everywhere
-    (graph/resolution.py), so its users' fixture references are there."""
+    """Add to `_refs` (deleting their CALLS edges) the calls on a fixture parameter, outside
+    `files` (re-read whole), whose fixture may give another class now: its fixture reference is
+    in `_refs` (a fixture added, removed or renamed is a name the scoped run re-resolves
+    everywhere: graph/resolution.py), or its USES_FIXTURE edge points into a test file of `files`
+    (a fixture whose body changed keeps its name and its edges)."""
     cur.execute("CREATE OR REPLACE TEMP TABLE _uses AS SELECT DISTINCT path, src, name FROM _refs WHERE kind = 'fixture'")
+    tests = [r[0] for r in cur.execute("SELECT path FROM files WHERE is_test AND path = ANY(?::VARCHAR[])",
+                                       [sorted(files)]).fetchall()] if files else []
+    if tests:
+        cur.execute("INSERT INTO _uses SELECT DISTINCT src_path, src, name FROM edges "
+                    "WHERE kind = 'USES_FIXTURE' AND dst_path = ANY(?::VARCHAR[])", [tests])
     if files:
         cur.execute("DELETE FROM _uses WHERE path = ANY(?::VARCHAR[])", [sorted(files)])
     if cur.execute("SELECT count(*) FROM _uses").fetchone()[0]:
         cur.execute("""
             CREATE OR REPLACE TEMP TABLE _dep AS
-            SELECT DISTINCT r.* FROM refs r JOIN _uses u ON u.path = r.path AND u.src = r.src AND u.name = r.receiver
+            SELECT DISTINCT r.* FROM refs r JOIN (SELECT DISTINCT * FROM _uses) u
+                 ON u.path = r.path AND u.src = r.src AND u.name = r.receiver
             ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src
             WHERE r.kind = 'call' AND r.rtype IS NULL AND r.path IN (SELECT DISTINCT path FROM _uses)""")
         cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)

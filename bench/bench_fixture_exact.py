@@ -1,0 +1,99 @@
+"""Incremental equals full for calls typed through pytest fixtures (issue 13 item 1, issue 12
+item 1): random edits to a conftest's fixtures (the class one returns or yields, a fixture added,
+removed or renamed, a folder's own conftest) and to the tests' parameters, each re-indexed as an
+editor does (`Workspace.reindex` of the changed buffers), then every row compared with a fresh full
+index of the same files (the columns of tests/test_incremental.py's snapshot).
+
+    python bench/bench_fixture_exact.py [--seeds 0 60]
+
+Prints the first difference of a failing seed and the failing seeds.
+"""
+
+import argparse
+import pathlib
+import random
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+from test_incremental import snapshot  # noqa: E402
+
+from memory_lsp.workspace import Workspace  # noqa: E402
+
+CLASSES = ["Alpha", "Beta"]
+
+
+def pkg() -> dict:
+    return {"pkg/__init__.py": "from .core import Alpha, Beta\n",
+            "pkg/core.py": "class Alpha:\n    def m(self):\n        return 1\n    def n(self):\n        return 2\n"
+                           "class Beta:\n    def m(self):\n        return 3\n"}
+
+
+def conftest(fx):
+    lines = ["import pytest", "from pkg import Alpha, Beta", ""]
+    for name, (cls, how) in sorted(fx.items()):
+        lines += ["@pytest.fixture", f"def {name}():"]
+        lines += [f"    yield {cls}()" if how == "yield" else f"    return {cls}()", ""]
+    return "\n".join(lines) + "\n"
+
+
+def tests_text(params):
+    lines = []
+    for i, ps in enumerate(params):
+        lines += [f"def test_{i}({', '.join(ps)}):"] + [f"    {p}.m()\n    {p}.n()" for p in ps] + ["    pass", ""]
+    return "\n".join(lines) + "\n"
+
+
+def main(seed: int) -> bool:
+    rng = random.Random(seed)
+    root = pathlib.Path(tempfile.mkdtemp()) / "ws"
+    names = ["env", "app", "client", "other"]
+    fx = {"env": ("Alpha", "return"), "app": ("Beta", "yield")}
+    tests = {"tests/test_a.py": [["env"], ["app", "other"]], "tests/sub/test_b.py": [["client", "env"]]}
+    files = {**pkg(), "tests/conftest.py": conftest(fx), **{p: tests_text(v) for p, v in tests.items()}}
+    for p, t in files.items():
+        (root / p).parent.mkdir(parents=True, exist_ok=True); (root / p).write_text(t)
+    ws = Workspace.open(root); ws.index(workers=0)
+    for step in range(12):
+        op = rng.choice(["retype", "rename", "add", "remove", "params", "subconftest"])
+        changed = {}
+        if op == "retype" and fx:
+            k = rng.choice(sorted(fx)); fx[k] = (rng.choice(CLASSES), rng.choice(["return", "yield"]))
+        elif op == "rename" and fx:
+            k = rng.choice(sorted(fx)); new = rng.choice(names)
+            fx[new] = fx.pop(k)
+        elif op == "add":
+            fx[rng.choice(names)] = (rng.choice(CLASSES), "return")
+        elif op == "remove" and fx:
+            fx.pop(rng.choice(sorted(fx)))
+        elif op == "params":
+            p = rng.choice(sorted(tests)); i = rng.randrange(len(tests[p]))
+            tests[p][i] = rng.sample(names, rng.randint(1, 2))
+            changed[p] = tests_text(tests[p])
+        elif op == "subconftest":
+            changed["tests/sub/conftest.py"] = conftest({rng.choice(names): (rng.choice(CLASSES), "return")})
+        changed.setdefault("tests/conftest.py", conftest(fx))
+        for p, t in changed.items():
+            (root / p).parent.mkdir(parents=True, exist_ok=True); (root / p).write_text(t)
+        ws.reindex({p: t.encode() for p, t in changed.items()})
+        inc = snapshot(ws)
+        fresh_db = root.parent / f"fresh{step}.duckdb"
+        fresh = Workspace.open(root, db=str(fresh_db)); fresh.index(workers=0)
+        full = snapshot(fresh); fresh.close()
+        if inc != full:
+            for t in inc:
+                a, b = set(inc[t]), set(full[t])
+                for x in sorted(a - b, key=repr)[:5]: print("  inc only", t, x)
+                for x in sorted(b - a, key=repr)[:5]: print("  full only", t, x)
+            print("seed", seed, "step", step, "op", op, "DIFFERS"); return False
+    ws.close(); shutil.rmtree(root.parent, ignore_errors=True)
+    return True
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, nargs=2, default=[0, 60])
+    args = ap.parse_args()
+    bad = [s for s in range(*args.seeds) if not main(s)]
+    print("failing seeds:", bad)
