@@ -49,6 +49,16 @@ FILES = {
 }
 
 
+def fresh_snapshot(root, db):
+    """Every row of a full index of `root` made in an empty store."""
+    fresh = Workspace.open(root, db=str(db))
+    fresh.index(workers=0)
+    try:
+        return snapshot(fresh)
+    finally:
+        fresh.close()
+
+
 def calls_at(ws, line):
     return sorted(ws.store.cursor().execute(
         "SELECT dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = 'tests/test_env.py' AND line = ?",
@@ -88,10 +98,7 @@ def test_an_edited_conftest_retypes_the_tests_calls_as_a_fresh_index(tmp_path, w
 
     for text, want in ((edited, incremental), (renamed, renamed_snapshot)):
         (root / "tests/conftest.py").write_text(text)
-        fresh = Workspace.open(root, db=str(tmp_path / f"fresh{len(text)}.duckdb"))
-        fresh.index(workers=0)
-        assert snapshot(fresh) == want
-        fresh.close()
+        assert fresh_snapshot(root, tmp_path / f"fresh{len(text)}.duckdb") == want
 
 
 def test_a_fixture_whose_body_changes_retypes_the_tests_calls(tmp_path, write_files):
@@ -106,7 +113,4 @@ def test_a_fixture_whose_body_changes_retypes_the_tests_calls(tmp_path, write_fi
     assert calls_at(ws, 2) == [("pkg/env.py::Sandbox.from_string", "fixture_var")]
     incremental = snapshot(ws)
     ws.close()
-    fresh = Workspace.open(root, db=str(tmp_path / "fresh.duckdb"))
-    fresh.index(workers=0)
-    assert snapshot(fresh) == incremental
-    fresh.close()
+    assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental
