@@ -14,6 +14,8 @@ fixture (what it gives may differ), so that an incremental run ends where a full
 
 from __future__ import annotations
 
+from memory_lsp.store.var_calls import requeue
+
 
 _TEST_FILES = "SELECT count(*) FROM files WHERE is_test AND path IN (SELECT DISTINCT path FROM _refs)"
 
@@ -65,8 +67,5 @@ def bring_dependents(cur, files: set[str]) -> None:
                  ON u.path = r.path AND u.src = r.src AND u.name = r.receiver
             ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src
             WHERE r.kind = 'call' AND r.rtype IS NULL AND r.path IN (SELECT DISTINCT path FROM _uses)""")
-        cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
-                       AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
-        cur.execute("INSERT INTO _refs SELECT * FROM _dep")
-        cur.execute("DROP TABLE _dep")
+        requeue(cur)
     cur.execute("DROP TABLE _uses")

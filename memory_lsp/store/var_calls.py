@@ -98,9 +98,15 @@ def bring_dependents(cur) -> None:
             SELECT DISTINCT r.* FROM refs r JOIN (SELECT DISTINCT * FROM _keys) k
                  ON k.path = r.path AND k.line = r.line AND k.name = r.name
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM _keys)""")
-        cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
-                       AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
-        cur.execute("INSERT INTO _refs SELECT * FROM _dep")
-        cur.execute("DROP TABLE _dep")
+        requeue(cur)
     for temp in ("_here", "_seen", "_vars", "_keys"):
         cur.execute(f"DROP TABLE {temp}")
+
+
+def requeue(cur) -> None:
+    """The call references in `_dep` resolve again in this run (a scoped run's dependents, here and
+    in store/fixture_calls.py): their CALLS edges deleted, their rows added to `_refs`."""
+    cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
+                   AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
+    cur.execute("INSERT INTO _refs SELECT * FROM _dep")
+    cur.execute("DROP TABLE _dep")
