@@ -7,6 +7,7 @@ them per scope and gives each call reference an `rtype`:
       and its bases; no name-only guess when the name comes from an outside import;
   "builtin": a builtin or standard container, string or literal: never linked by name;
   "super": `super().f()`: the next class up from the enclosing one;
+  "->Owner.f", "->f": what a function of another file returns (index/returns.py);
   "local": a bare `f()` where f is a local name (a parameter, a pytest fixture, a name assigned
       a call, a literal or an annotation):
       not a call of a function named f;
@@ -38,6 +39,9 @@ DEFER = "()"  # a binding to a call whose type is what that call returns (`x = s
 ANY_OF = "|"  # a name bound to several calls (`c = self._chain()`, then `c = c.annotate()`): typed if all agree
 ELEMENT = "[]"  # a name bound to an element of an expression (`for x in items`), or, after a name, what
 # the elements of that name are (`items: list[Foo]` binds `items[]` to Foo): index/returns.py
+RETURNED = "->"  # what another file's function returns: `->Environment.from_string` (a method of the class
+# the file names Environment), `->env.from_string` (a fixture's or module's), `->make_env` (an
+# imported function); store/return_calls.py looks it up
 _ITERABLES = re.compile(r"^(?:[\w.]+\.)?(?:Iterator|Iterable|Generator|AsyncIterator|AsyncIterable|AsyncGenerator|"
                         r"list|List|Sequence|MutableSequence|set|Set|frozenset|FrozenSet|Collection|Deque|deque)\[(.*)\]$", re.S)
 

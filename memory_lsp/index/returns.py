@@ -6,17 +6,24 @@ own class), `Foo(...)`, a call of a function or method of this file whose type i
 local bound to one of those (`obj = self._clone(); ...; return obj`). Only definitions of this
 file are followed (a method through the bases this file defines too): a type never depends on
 another file, so re-indexing one file keeps every other file's types (incremental == full).
+A call of another file's function is typed by a mark saying which function it calls, as this
+file names it (`->Environment.from_string`, `->make_env`: receivers.RETURNED), one such hop
+only; the graph resolves the mark (store/return_calls.py).
 A `return None` says nothing; any other return whose type is unknown, or two that differ,
 leave the function untyped.
 """
 
 from __future__ import annotations
 
+import re
+
 from memory_lsp.index import receivers
 
-DEFER, ANY_OF, ELEMENT = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT
+DEFER, ANY_OF, ELEMENT, RETURNED = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT, receivers.RETURNED
 CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
+_DOTTED = re.compile(r"[A-Za-z_][\w.]*").fullmatch
+_NOT_OWNERS = receivers.BUILTIN_NAMES | {"self", "cls"}  # `self.x` is typed by receivers.rtype, not here
 _MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
 
 
@@ -125,14 +132,19 @@ class Returns:
 
     def _called(self, callee: str, chain: list, cls: str | None, depth: int) -> tuple[str | None, str | None]:
         """What `callee(...)` calls: (a function of this file, None), or (None, the type the call
-        makes when no function of this file is called: a class, or None)."""
+        makes when no function of this file is called: a class, a mark naming another file's
+        function (RETURNED), or None)."""
         if callee in _OWN_CLASS:
             return None, cls
         inner, name = split_attr(callee)
         if not inner:
             if (None, name) in self.defined and name not in self.classes:
                 return name, None
-            return None, receivers.call_type(name)
+            made = receivers.call_type(name)
+            # a name of no function around (nor bound there, nor Python's): an imported function
+            elsewhere = made is None and name not in receivers.BUILTIN_NAMES and \
+                not any((q, name) in self.defined for q in chain) and self.scopes.lookup(chain, name) is None
+            return None, RETURNED + name if elsewhere else made
         if inner in ("self", "cls") and cls is not None:
             owner = cls
         elif inner in self.classes:  # `Foo.create()`
@@ -140,10 +152,17 @@ class Returns:
         else:
             owner = self.expr(inner, chain, cls, depth + 1) if inner.endswith(")") or inner.isidentifier() else None
             if owner is None:
-                return None, receivers.call_type(callee) if "(" not in callee else None
+                made = receivers.call_type(callee) if "(" not in callee else None
+                # `env.from_string()` on a parameter (a fixture), `mod.f()`: the graph knows
+                named = made is None and _DOTTED(inner) and inner.split(".", 1)[0] not in _NOT_OWNERS
+                return None, RETURNED + callee if named else made
         if owner == CYCLE:
             return None, CYCLE
-        return self.method(owner, name), None
+        if owner in receivers.UNTYPED or owner == receivers.CONFLICT or owner.startswith(RETURNED):
+            return None, None  # one hop to another file only
+        found = self.method(owner, name)
+        # a class this file names but does not define, or a method its bases here do not: another file's
+        return (found, None) if found else (None, RETURNED + owner + "." + name)
 
     def element(self, text: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
         """What iterating `text` yields (`for x in text`): the elements of a name or `self.x`

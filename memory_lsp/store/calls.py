@@ -6,7 +6,7 @@ Takes the transaction's cursor; the temp tables here are private to this module.
 
 from __future__ import annotations
 
-from memory_lsp.store import fixture_calls, var_calls
+from memory_lsp.store import fixture_calls, return_calls, var_calls
 from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
@@ -28,6 +28,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         _scoped_refs(store, cur, scope)
         var_calls.bring_dependents(cur)
         fixture_calls.bring_dependents(cur, scope.files)
+        return_calls.bring_dependents(cur, scope.names | scope.anywhere)
     else:
         cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)
@@ -47,7 +48,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
             SELECT id, path, name, kind, parent FROM symbols
             WHERE name IN (SELECT DISTINCT name FROM _refs) AND path NOT IN {paths}""")
     _resolve_fixtures(cur, c, syms)
-    cur.execute("DELETE FROM _refs WHERE kind IN ('fixture', 'vartype', 'fixturetype')")
+    cur.execute("DELETE FROM _refs WHERE kind IN ('fixture', 'vartype', 'fixturetype', 'returntype')")
     # the imports of those files, each with the function it sits in (it binds only there)
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _imports AS
@@ -132,7 +133,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     fixture_calls.fixture_types(cur)
     _resolve_typed(cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", syms, builtin_methods)
-    for temp in ("_refs", "_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt", "_ft") + (("_syms",) if scope else ()):
+    for temp in ("_refs", "_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt", "_ft", "_mrecv", "_mcls", "_rt") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -193,7 +194,8 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
              ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
         ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
         ANTI JOIN _bound_outside xb ON xb.path = r.path AND xb.src = r.src AND xb.name = CASE WHEN r.receiver IS NULL THEN r.name END
-        LEFT JOIN outside o ON o.path = r.path AND o.binding = split_part(r.rtype, '.', 1)
+        LEFT JOIN outside o ON o.path = r.path  -- the type's first name, or a mark's function's (`->deque`)
+             AND o.binding = split_part(CASE WHEN starts_with(r.rtype, '->') THEN substr(r.rtype, 3) ELSE r.rtype END, '.', 1)
         WHERE r.kind IN ('inherit', 'call') AND coalesce(r.receiver, '') NOT IN ({selfs})
           -- a type the file names but the workspace does not define is guessed only when
           -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
@@ -220,7 +222,8 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
     """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`); on an
     untyped receiver in a Python file, a name in `builtin_methods` is one candidate more."""
     calls = ref_kind == "call"
-    builtin = (f"(r.receiver IS NOT NULL AND r.rtype IS NULL AND r.name IN ({_quoted(builtin_methods)}) "
+    # (a mark of another file's function the graph did not resolve says as little as no type)
+    builtin = (f"(r.receiver IS NOT NULL AND (r.rtype IS NULL OR starts_with(r.rtype, '->')) AND r.name IN ({_quoted(builtin_methods)}) "
                "AND (ends_with(r.path, '.py') OR ends_with(r.path, '.pyi')))") if calls and builtin_methods else "false"
     defined = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
     candidates = f"({defined} + CASE WHEN {builtin} THEN 1 ELSE 0 END)"
@@ -262,27 +265,13 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
         FROM _refs r ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
              ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
         WHERE r.kind = 'call' AND r.receiver IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""")
-    in_scope = _IN_SCOPE.format(src="rc.src")
-    cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _cls AS
-        SELECT rc.*, rc.path || '::' || rc.src_class AS cid FROM _recv rc
-        WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL
-        UNION ALL
-        SELECT rc.*, s.id FROM _recv rc
-               JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
-        UNION ALL
-        SELECT rc.*, e.id FROM _recv rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
-               AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
-        UNION ALL
-        SELECT rc.*, e.id FROM _recv rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
-               AND starts_with(rc.tname, i.binding || '.')
-               JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
-        UNION ALL  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
-        SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM _recv rc JOIN _vt v ON v.path = rc.path
-               AND v.recv = rc.receiver AND rc.rtype IS NULL AND {_IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}
-        UNION ALL  -- `env.from_string()` in a test: what its fixture gives (store/fixture_calls.py)
-        SELECT rc.* REPLACE ('fixture_var' AS how), f.cid FROM _recv rc JOIN _ft f ON f.src = rc.src
-               AND f.recv = rc.receiver AND rc.rtype IS NULL""")
+    _classes(cur, "_recv", "_cls", syms)
+    # `t = env.from_string(...); t.render()`: the class another file's function returns (store/return_calls.py)
+    cur.execute(return_calls.OWNERS)
+    _classes(cur, "_mrecv", "_mcls", syms)
+    return_calls.returned_types(cur, _IN_SCOPE)
+    cur.execute("""INSERT INTO _cls SELECT rc.* REPLACE ('returned' AS how), t.cid FROM _recv rc
+                   JOIN _rt t ON t.path = rc.path AND t.src = rc.src AND t.rtype = rc.rtype""")
     # the bases each of those classes names (for "every direct base resolved" in _by_name)
     cur.execute("CREATE OR REPLACE TEMP TABLE _bases AS SELECT src, name FROM refs "
                 "WHERE kind = 'inherit' AND src IN (SELECT cid FROM _cls)")
@@ -306,6 +295,34 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
                CASE WHEN how = 'super' THEN 'super' WHEN d = 0 THEN how ELSE how || '_inherited' END, name, 1
         FROM _typed""")
     cur.execute("DROP TABLE _recv")
+
+
+def _classes(cur, source: str, target: str, syms: str) -> None:
+    """`target`: the rows of `source` (references with `tname` and `how`) with `cid`, the class
+    their receiver is: the enclosing one (`self`), or the one `tname` names (defined in the file,
+    imported, `module.Class`), or a module variable's (store/var_calls.py) or a fixture's
+    (store/fixture_calls.py) class."""
+    in_scope = _IN_SCOPE.format(src="rc.src")
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {target} AS
+        SELECT rc.*, rc.path || '::' || rc.src_class AS cid FROM {source} rc
+        WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL
+        UNION ALL
+        SELECT rc.*, s.id FROM {source} rc
+               JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
+        UNION ALL
+        SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
+               AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
+        UNION ALL
+        SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
+               AND starts_with(rc.tname, i.binding || '.')
+               JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
+        UNION ALL  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
+        SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM {source} rc JOIN _vt v ON v.path = rc.path
+               AND v.recv = rc.receiver AND rc.rtype IS NULL AND {_IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}
+        UNION ALL  -- `env.from_string()` in a test: what its fixture gives (store/fixture_calls.py)
+        SELECT rc.* REPLACE ('fixture_var' AS how), f.cid FROM {source} rc JOIN _ft f ON f.src = rc.src
+               AND f.recv = rc.receiver AND rc.rtype IS NULL""")
 
 
 def _resolve_fixtures(cur, c: CallConfidence, syms: str) -> None:

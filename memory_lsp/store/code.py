@@ -56,6 +56,7 @@ class FileShape(NamedTuple):
     mutates: bool
     symbols: tuple  # sorted (qualname, name, kind, parent), with repeats: a second `def f` changes what `f` can mean
     inherits: tuple  # sorted base-class references (src, src_class, name, receiver, rtype) without lines
+    returns: tuple = ()  # sorted (src, name, rtype) of what its functions return (`returntype` refs)
 
 
 class Removed(NamedTuple):
@@ -150,7 +151,7 @@ def _file_shapes(cur, temp: str) -> tuple[dict[str, FileShape], dict[str, frozen
     shapes, import_rows = {}, {}
     for path, is_test, mutates in cur.execute(
             f"SELECT path, is_test, mutations > 0 FROM files WHERE path IN {temp}").fetchall():
-        shapes[path] = [set(), is_test, mutates, [], []]
+        shapes[path] = [set(), is_test, mutates, [], [], []]
     for path, line, module, name, alias in cur.execute(
             "SELECT DISTINCT path, line, module, name, alias FROM imports "
             f"WHERE path IN {temp}").fetchall():
@@ -159,11 +160,15 @@ def _file_shapes(cur, temp: str) -> tuple[dict[str, FileShape], dict[str, frozen
     for path, *symbol in cur.execute(
             f"SELECT path, qualname, name, kind, parent FROM symbols WHERE path IN {temp}").fetchall():
         shapes[path][3].append(tuple(symbol))
-    for path, *ref in cur.execute(
-            "SELECT path, src, src_class, name, receiver, rtype FROM refs "
-            f"WHERE kind = 'inherit' AND path IN {temp}").fetchall():
-        shapes[path][4].append(tuple(ref))
-    return ({p: FileShape(frozenset(v[0]), v[1], v[2], shape_rows(v[3]), shape_rows(v[4])) for p, v in shapes.items()},
+    for path, kind, *ref in cur.execute(
+            "SELECT path, kind, src, src_class, name, receiver, rtype FROM refs "
+            f"WHERE kind IN ('inherit', 'returntype') AND path IN {temp}").fetchall():
+        if kind == "inherit":
+            shapes[path][4].append(tuple(ref))
+        else:
+            shapes[path][5].append((ref[0], ref[2], ref[4]))
+    return ({p: FileShape(frozenset(v[0]), v[1], v[2], shape_rows(v[3]), shape_rows(v[4]), shape_rows(v[5]))
+             for p, v in shapes.items()},
             {p: frozenset(rows) for p, rows in import_rows.items()})
 
 

@@ -14,6 +14,7 @@ fixture (what it gives may differ), so that an incremental run ends where a full
 
 from __future__ import annotations
 
+from memory_lsp.store.return_calls import MARK, class_named
 from memory_lsp.store.var_calls import requeue
 
 
@@ -25,25 +26,14 @@ def fixture_types(cur) -> None:
         cur.execute("CREATE OR REPLACE TEMP TABLE _ft (src VARCHAR, recv VARCHAR, cid VARCHAR)")
         return
     cur.execute("""
-        CREATE OR REPLACE TEMP TABLE _ft AS
+        CREATE OR REPLACE TEMP TABLE _fv AS
         WITH uses AS (SELECT src, name AS recv, dst, dst_path FROM edges
-                      WHERE kind = 'USES_FIXTURE' AND src_path IN (SELECT DISTINCT path FROM _refs)),
-        v AS (SELECT u.src, u.recv, u.dst_path AS path, t.rtype FROM uses u
-              JOIN refs t ON t.kind = 'fixturetype' AND t.path = u.dst_path AND u.dst = t.path || '::' || t.name
-              WHERE t.path IN (SELECT DISTINCT dst_path FROM uses)),
-        imp AS (SELECT k.path, k.binding, k.name, k.target, k.is_module FROM imports k
-                WHERE k.path IN (SELECT DISTINCT path FROM v) AND k.target IS NOT NULL)
-        SELECT v.src, v.recv, s.id AS cid FROM v
-               JOIN symbols s ON s.path = v.path AND s.name = v.rtype AND s.parent IS NULL AND s.kind = 'class'
-        UNION SELECT v.src, v.recv, s.id FROM v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
-               JOIN symbols s ON s.path = k.target AND s.name = k.name AND s.parent IS NULL AND s.kind = 'class'
-        UNION SELECT v.src, v.recv, s.id FROM v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
-               JOIN imports j ON j.path = k.target AND j.binding = k.name AND NOT j.is_module  -- a package's re-export
-               JOIN symbols s ON s.path = j.target AND s.name = j.name AND s.parent IS NULL AND s.kind = 'class'
-        UNION SELECT v.src, v.recv, s.id FROM v JOIN imp k ON k.path = v.path AND k.is_module
-               AND starts_with(v.rtype, k.binding || '.')
-               JOIN symbols s ON s.path = k.target AND v.rtype = k.binding || '.' || s.name AND s.parent IS NULL
-               AND s.kind = 'class'""")
+                      WHERE kind = 'USES_FIXTURE' AND src_path IN (SELECT DISTINCT path FROM _refs))
+        SELECT u.src, u.recv, u.dst_path AS path, t.rtype FROM uses u
+        JOIN refs t ON t.kind = 'fixturetype' AND t.path = u.dst_path AND u.dst = t.path || '::' || t.name
+        WHERE t.path IN (SELECT DISTINCT dst_path FROM uses)""")
+    cur.execute("CREATE OR REPLACE TEMP TABLE _ft AS " + class_named("_fv", "v.src, v.recv"))
+    cur.execute("DROP TABLE _fv")
 
 
 def bring_dependents(cur, files: set[str]) -> None:
@@ -61,11 +51,12 @@ def bring_dependents(cur, files: set[str]) -> None:
     if files:
         cur.execute("DELETE FROM _uses WHERE path = ANY(?::VARCHAR[])", [sorted(files)])
     if cur.execute("SELECT count(*) FROM _uses").fetchone()[0]:
-        cur.execute("""
+        cur.execute(f"""
             CREATE OR REPLACE TEMP TABLE _dep AS
             SELECT DISTINCT r.* FROM refs r JOIN (SELECT DISTINCT * FROM _uses) u
-                 ON u.path = r.path AND u.src = r.src AND u.name = r.receiver
+                 ON u.path = r.path AND u.src = r.src
+                 AND (r.rtype IS NULL AND u.name = r.receiver OR starts_with(r.rtype, '{MARK}' || u.name || '.'))
             ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src
-            WHERE r.kind = 'call' AND r.rtype IS NULL AND r.path IN (SELECT DISTINCT path FROM _uses)""")
+            WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM _uses)""")
         requeue(cur)
     cur.execute("DROP TABLE _uses")

@@ -1,0 +1,110 @@
+"""Calls on what another file's function returns: jinja2's `t = env.from_string(src); t.render()`
+where environment.py says `def from_string(...) -> "Template"`.
+
+index/returns.py marks such a call's rtype with the function as the calling file names it
+(`->Environment.from_string`: a method of the class the file names Environment, or of a
+fixture's or module variable's class, or a function of an imported module; `->make_env`: an
+imported function), and index/extract.py writes each function's return type as its own file
+names it (a `returntype` row of refs). `OWNERS` and `returned_types` make `_rt` (path, src,
+rtype, cid): for the marked calls of `_refs`, the class the marked function returns (the method
+found in the owner's class or its nearest base, as a typed call finds it: store/calls.py).
+store/calls.py `_resolve_typed` resolves those calls in that class (strategy `returned`).
+
+`bring_dependents`: a scoped run whose change can make a mark lead elsewhere (the function, its
+owner's class or the returned class added, removed or renamed, a return type changed: their
+names are among the run's names) also re-resolves the marked calls of other files that name
+them, so that an incremental run ends where a full one does.
+"""
+
+from __future__ import annotations
+
+from memory_lsp.store.var_calls import requeue
+
+MARK = "->"
+# the mark without its prefix, its function's name (after the last dot) and its owner (before it, or '')
+_PARTS = """substr(rtype, 3) AS mark, regexp_extract(rtype, '[^.>]*$') AS fname,
+            CASE WHEN contains(substr(rtype, 3), '.') THEN regexp_extract(substr(rtype, 3), '^(.*)[.][^.]*$', 1)
+                 ELSE '' END AS owner"""
+
+# the marked calls with an owner, as calls of `fname` on a receiver named `owner` (rtype NULL: a
+# fixture's or a module variable's class is found as for any call on it); store/calls.py `_classes`
+# gives them their class (`_mcls`)
+OWNERS = f"""
+    CREATE OR REPLACE TEMP TABLE _mrecv AS
+    WITH m AS (SELECT *, {_PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
+    SELECT m.* EXCLUDE (mark, fname, owner) REPLACE (owner AS receiver, NULL AS rtype, fname AS name),
+           owner AS tname, 'typed' AS how
+    FROM m WHERE owner <> ''"""
+
+
+def class_named(typed: str, keys: str) -> str:
+    """A query of (`keys`, cid) for the rows of the table `typed` (`keys`, path, rtype): the
+    class `rtype` names in the file `path`, defined there, imported there (also re-exported by
+    a package __init__ it imports from), or `module.Class` through a module it imports."""
+    return f"""
+        WITH imp AS (SELECT k.path, k.binding, k.name, k.target, k.is_module FROM imports k
+                     WHERE k.path IN (SELECT DISTINCT path FROM {typed}) AND k.target IS NOT NULL)
+        SELECT {keys}, s.id AS cid FROM {typed} v
+               JOIN symbols s ON s.path = v.path AND s.name = v.rtype AND s.parent IS NULL AND s.kind = 'class'
+        UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
+               JOIN symbols s ON s.path = k.target AND s.name = k.name AND s.parent IS NULL AND s.kind = 'class'
+        UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
+               JOIN imports j ON j.path = k.target AND j.binding = k.name AND NOT j.is_module  -- a package's re-export
+               JOIN symbols s ON s.path = j.target AND s.name = j.name AND s.parent IS NULL AND s.kind = 'class'
+        UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND k.is_module
+               AND starts_with(v.rtype, k.binding || '.')
+               JOIN symbols s ON s.path = k.target AND v.rtype = k.binding || '.' || s.name AND s.parent IS NULL
+               AND s.kind = 'class'"""
+
+
+def returned_types(cur, in_scope: str) -> None:
+    """`_rt` (path, src, rtype, cid) from `_mcls` (the owners' classes) and `_refs`' marked calls
+    without an owner; `in_scope`: an import `i` binds in the calling function `m.src`."""
+    # the marked function: the owner's method (nearest in its bases), a function of the module the
+    # owner names, or the imported function the mark names
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _rfn AS
+        WITH RECURSIVE anc(cid, base, d) AS (
+            SELECT DISTINCT cid, cid, 0 FROM _mcls
+            UNION ALL
+            SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN _inh e ON e.src = a.base WHERE a.d < 8),
+        meth AS (SELECT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name AS rtype, m.id AS fn, a.d
+                 FROM _mcls k JOIN anc a ON a.cid = k.cid
+                 JOIN symbols m ON m.id = a.base || '.' || k.name AND m.kind = 'method'
+                 WHERE m.name IN (SELECT DISTINCT name FROM _mcls)
+                 QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name)),
+        m AS (SELECT DISTINCT path, src, rtype, {_PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
+        SELECT path, src, rtype, fn FROM meth
+        UNION SELECT m.path, m.src, m.rtype, e.id FROM m
+              JOIN _imports i ON i.path = m.path AND {in_scope.format(src='m.src')}
+                   AND (i.is_module AND i.binding = m.owner OR NOT i.is_module AND m.owner = '' AND i.binding = m.fname)
+              JOIN _exports e ON e.path = i.target AND e.name = CASE WHEN i.is_module THEN m.fname ELSE i.name END
+                   AND e.kind = 'function'""")
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _rfv AS
+        SELECT f.path AS site, f.src, f.rtype AS mark, t.path, t.rtype FROM _rfn f
+        JOIN refs t ON t.kind = 'returntype' AND t.src = f.fn
+        WHERE t.name IN (SELECT DISTINCT regexp_extract(rtype, '[^.>]*$') FROM _rfn)""")
+    cur.execute("CREATE OR REPLACE TEMP TABLE _rt AS SELECT site AS path, src, mark AS rtype, cid FROM ("
+                + class_named("_rfv", "v.site, v.src, v.mark") + ")")
+    for temp in ("_rfn", "_rfv"):
+        cur.execute(f"DROP TABLE {temp}")
+
+
+def bring_dependents(cur, names: set[str]) -> None:
+    """Add to `_refs` (deleting their CALLS edges) the marked calls outside it whose mark may lead
+    elsewhere now: its function's or owner's name is one of `names`, or the type its function
+    returns is (a class of that name added, removed or renamed)."""
+    if not names:
+        return
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _dep AS
+        WITH n AS (SELECT unnest(?::VARCHAR[]) AS name),
+        fns AS (SELECT name FROM n UNION SELECT r.name FROM refs r
+                WHERE r.kind = 'returntype' AND regexp_extract(r.rtype, '[^.]*$') IN (SELECT name FROM n)),
+        m AS (SELECT *, {_PARTS} FROM refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
+        SELECT DISTINCT m.* EXCLUDE (mark, fname, owner) FROM m
+        ANTI JOIN _refs x ON x.path = m.path AND x.line = m.line AND x.name = m.name AND x.kind = m.kind AND x.src = m.src
+        WHERE m.fname IN (SELECT name FROM fns) OR regexp_extract(m.owner, '[^.]*$') IN (SELECT name FROM n)""",
+                [sorted(names)])
+    requeue(cur)

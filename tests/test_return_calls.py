@@ -1,0 +1,158 @@
+"""A call on what another file's function returns resolves in the class that function returns
+(jinja2's `t = env.from_string(src); t.render()` where environment.py says `-> "Template"`), and
+an edit of any file on the way re-resolves it in the other files as a fresh index would."""
+
+from test_fixture_calls import fresh_snapshot
+from test_incremental import snapshot
+
+from memory_lsp.index.extract import extract
+from memory_lsp.workspace import Workspace
+
+FILES = {
+    "pkg/__init__.py": "from .env import Environment\nfrom .tmpl import Template\n",
+    "pkg/tmpl.py": (
+        "class Template:\n"
+        "    def render(self, **kw) -> str:\n"
+        "        return ''\n"
+        "class Stream:\n"
+        "    def render(self, **kw) -> str:\n"
+        "        return ''\n"
+    ),
+    "pkg/env.py": (
+        "import typing as t\n"
+        "from .tmpl import Template, Stream\n"
+        "class Base:\n"
+        "    def get_template(self, name) -> 'Template':\n"
+        "        return Template()\n"
+        "class Environment(Base):\n"
+        "    def from_string(self, source) -> t.Optional['Template']:\n"
+        "        return Template()\n"
+        "    @classmethod\n"
+        "    def create(cls):\n"
+        "        return cls()\n"
+        "def make_env():\n"
+        "    return Environment()\n"
+    ),
+    "pkg/use.py": (
+        "from pkg import env as envmod\n"
+        "from pkg.env import Environment, make_env\n"
+        "def one():\n"
+        "    e = Environment()\n"
+        "    t = e.from_string('x')\n"
+        "    t.render()\n"
+        "    e.get_template('y').render()\n"
+        "    make_env().from_string('z')\n"
+        "    envmod.make_env().get_template('a')\n"
+        "    Environment.create().from_string('b')\n"
+    ),
+    "tests/conftest.py": (
+        "import pytest\n"
+        "from pkg import Environment\n"
+        "@pytest.fixture\n"
+        "def env():\n"
+        "    yield Environment()\n"
+    ),
+    "tests/test_a.py": (
+        "def test_x(env):\n"
+        "    tmpl = env.from_string('x')\n"
+        "    assert tmpl.render() == ''\n"
+    ),
+}
+
+
+def calls_at(ws, path, line):
+    return sorted(ws.store.cursor().execute(
+        "SELECT dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = ? AND line = ?",
+        [path, line]).fetchall())
+
+
+def test_marks_name_the_function_another_file_defines():
+    facts = extract("pkg/m.py", (
+        "from pkg.env import Environment, make_env\n"
+        "import pkg.env as envmod\n"
+        "def f(env, param):\n"
+        "    e: Environment = param\n"
+        "    e.from_string('x').render()\n"  # 5: a method of a class this file names
+        "    make_env().render()\n"  # 6: an imported function
+        "    envmod.make_env().render()\n"  # 7: a module's function
+        "    env.from_string('x').render()\n"  # 8: a parameter's (a fixture's, maybe)
+        "    len(param).bit_length()\n"  # 9: Python's own: no mark
+        "    param().render()\n"  # 10: a local name: nothing known
+        "    def inner():\n"
+        "        return Environment()\n"
+        "    inner().render()\n"  # 13: a function defined here: no mark
+        "    self.x.make().render()\n"  # 14: an attribute's: not here
+        "    e.from_string('x').render().strip()\n"  # 15: one hop only
+    ).encode(), "python")
+    rtypes = {r.line: r.rtype for r in facts.refs if r.kind == "call" and r.name in ("render", "bit_length", "strip")}
+    assert rtypes == {5: "->Environment.from_string", 6: "->make_env", 7: "->envmod.make_env",
+                      8: "->env.from_string", 9: None, 10: None, 13: None, 14: None, 15: None}
+
+
+def test_return_types_are_written_per_function():
+    facts = extract("pkg/env.py", FILES["pkg/env.py"].encode(), "python")
+    assert sorted((r.src, r.rtype) for r in facts.refs if r.kind == "returntype") == [
+        ("Base.get_template", "Template"), ("Environment.create", "Environment"),
+        ("Environment.from_string", "Template"), ("make_env", "Environment")]
+
+
+def test_a_call_on_what_another_files_function_returns(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    assert calls_at(ws, "pkg/use.py", 6) == [("pkg/tmpl.py::Template.render", "returned")]
+    # the method found in a base of the owner's class
+    assert calls_at(ws, "pkg/use.py", 7) == [("pkg/env.py::Base.get_template", "typed_inherited"),
+                                             ("pkg/tmpl.py::Template.render", "returned")]
+    assert ("pkg/env.py::Environment.from_string", "returned") in calls_at(ws, "pkg/use.py", 8)
+    assert ("pkg/env.py::Base.get_template", "returned_inherited") in calls_at(ws, "pkg/use.py", 9)
+    # a classmethod returning `cls()`
+    assert ("pkg/env.py::Environment.from_string", "returned") in calls_at(ws, "pkg/use.py", 10)
+    # through a pytest fixture's class
+    assert calls_at(ws, "tests/test_a.py", 3) == [("pkg/tmpl.py::Template.render", "returned")]
+    ws.close()
+
+
+def test_an_outside_function_is_never_guessed(tmp_path, index_files):
+    ws = index_files(tmp_path, {
+        "pkg/jobs.py": "class Jobs:\n    def extend(self, more):\n        pass\n",
+        "pkg/walk.py": "from collections import deque\ndef walk(x):\n    todo = deque([x])\n    todo.extend([x])\n",
+    })
+    assert calls_at(ws, "pkg/walk.py", 4) == []
+    ws.close()
+
+
+def _edit_and_compare(tmp_path, write_files, path, old, new, site, want, extra=None):
+    root = write_files(tmp_path / "ws", {**FILES, **(extra or {})})
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    text = FILES[path].replace(old, new)
+    assert text != FILES[path]
+    (root / path).write_text(text)
+    ws.reindex({path: text.encode()})
+    assert [c for c in calls_at(ws, *site) if c[1].startswith("returned")] == want
+    incremental = snapshot(ws)
+    ws.close()
+    assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental
+
+
+def test_a_function_returning_another_class_retypes_its_callers(tmp_path, write_files):
+    # same symbols, same imports: only the return annotation changed
+    _edit_and_compare(tmp_path, write_files, "pkg/env.py", "-> t.Optional['Template']", "-> 'Stream'",
+                      ("pkg/use.py", 6), [("pkg/tmpl.py::Stream.render", "returned")])
+
+
+def test_a_returned_class_renamed_away_leaves_its_callers_untyped(tmp_path, write_files):
+    # `render` defined too often to be re-resolved everywhere by its name (graph/resolution.py)
+    common = "".join(f"class R{i}:\n    def render(self):\n        pass\n" for i in range(30))
+    _edit_and_compare(tmp_path, write_files, "pkg/tmpl.py", "class Template:", "class Page:",
+                      ("pkg/use.py", 6), [], {"pkg/many.py": common})
+
+
+def test_a_method_moved_from_a_base_retypes_its_callers(tmp_path, write_files):
+    _edit_and_compare(tmp_path, write_files, "pkg/env.py", "    def get_template(self, name) -> 'Template':",
+                      "    def get_page(self, name) -> 'Template':", ("pkg/use.py", 9), [])
+
+
+def test_a_fixture_giving_another_class_retypes_the_tests_calls(tmp_path, write_files):
+    # a generator: what it returns (nothing) stays, what it yields changes (store/fixture_calls.py)
+    _edit_and_compare(tmp_path, write_files, "tests/conftest.py", "    yield Environment()", "    yield 1",
+                      ("tests/test_a.py", 3), [])
