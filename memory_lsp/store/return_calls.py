@@ -75,11 +75,13 @@ def returned_types(cur, in_scope: str) -> None:
                  QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name)),
         m AS (SELECT DISTINCT path, src, rtype, {_PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
         SELECT path, src, rtype, fn FROM meth
+        UNION SELECT m.path, m.src, m.rtype, e.id FROM m  -- joins on equal keys each: one OR of both ran 0.15 s
+              JOIN _imports i ON i.path = m.path AND i.is_module AND i.binding = m.owner AND {in_scope.format(src='m.src')}
+              JOIN _exports e ON e.path = i.target AND e.name = m.fname AND e.kind = 'function'
         UNION SELECT m.path, m.src, m.rtype, e.id FROM m
-              JOIN _imports i ON i.path = m.path AND {in_scope.format(src='m.src')}
-                   AND (i.is_module AND i.binding = m.owner OR NOT i.is_module AND m.owner = '' AND i.binding = m.fname)
-              JOIN _exports e ON e.path = i.target AND e.name = CASE WHEN i.is_module THEN m.fname ELSE i.name END
-                   AND e.kind = 'function'""")
+              JOIN _imports i ON i.path = m.path AND NOT i.is_module AND m.owner = '' AND i.binding = m.fname
+                   AND {in_scope.format(src='m.src')}
+              JOIN _exports e ON e.path = i.target AND e.name = i.name AND e.kind = 'function'""")
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _rfv AS
         SELECT f.path AS site, f.src, f.rtype AS mark, t.path, t.rtype FROM _rfn f
