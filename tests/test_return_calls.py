@@ -120,7 +120,7 @@ def test_an_outside_function_is_never_guessed(tmp_path, index_files):
     ws.close()
 
 
-def _edit_and_compare(tmp_path, write_files, path, old, new, site, want, extra=None):
+def _edit_and_compare(tmp_path, write_files, path, old, new, site, want, extra=None, strategies=("returned",)):
     root = write_files(tmp_path / "ws", {**FILES, **(extra or {})})
     ws = Workspace.open(root)
     ws.index(workers=0)
@@ -128,7 +128,7 @@ def _edit_and_compare(tmp_path, write_files, path, old, new, site, want, extra=N
     assert text != FILES[path]
     (root / path).write_text(text)
     ws.reindex({path: text.encode()})
-    assert [c for c in calls_at(ws, *site) if c[1].startswith("returned")] == want
+    assert [c for c in calls_at(ws, *site) if c[1].startswith(strategies)] == want
     incremental = snapshot(ws)
     ws.close()
     assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental
@@ -156,3 +156,21 @@ def test_a_fixture_giving_another_class_retypes_the_tests_calls(tmp_path, write_
     # a generator: what it returns (nothing) stays, what it yields changes (store/fixture_calls.py)
     _edit_and_compare(tmp_path, write_files, "tests/conftest.py", "    yield Environment()", "    yield 1",
                       ("tests/test_a.py", 3), [])
+
+
+def test_a_typed_receivers_class_renamed_away_makes_its_calls_guesses_again(tmp_path, write_files):
+    # `x = Alpha(); x.get()`: Alpha has no `get`, so no guess; renamed away, `get` is guessed as
+    # a fresh index guesses it (the call is named neither like the class nor its methods)
+    _edit_and_compare(tmp_path, write_files, "pkg/tmpl.py", "class Template:", "class Page:",
+                      ("pkg/typed.py", 4), [("pkg/other.py::Other.get", "name_unique")], {
+                          "pkg/typed.py": "from pkg.tmpl import Template\ndef f():\n    x = Template()\n    x.get()\n",
+                          "pkg/other.py": "class Other:\n    def get(self):\n        return 1\n"}, ("name",))
+
+
+def test_a_fixtures_class_renamed_away_makes_the_tests_calls_guesses_again(tmp_path, write_files):
+    conftest = "import pytest\nfrom pkg.tmpl import Template\n@pytest.fixture\ndef page():\n    return Template()\n"
+    _edit_and_compare(tmp_path, write_files, "pkg/tmpl.py", "class Template:", "class Page:",
+                      ("tests/sub/test_page.py", 2), [("pkg/other.py::Other.get", "name_ambiguous")], {
+                          "tests/sub/conftest.py": conftest,
+                          "tests/sub/test_page.py": "def test_p(page):\n    page.get()\n",
+                          "pkg/other.py": "class Other:\n    def get(self):\n        return 1\n"}, ("name",))

@@ -27,7 +27,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     if scope is not None:
         _scoped_refs(store, cur, scope)
         var_calls.bring_dependents(cur)
-        fixture_calls.bring_dependents(cur, scope.files)
+        fixture_calls.bring_dependents(cur, scope.files, scope.names | scope.anywhere)
         return_calls.bring_dependents(cur, scope.names | scope.anywhere)
     else:
         cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs")

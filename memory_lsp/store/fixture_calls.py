@@ -36,18 +36,24 @@ def fixture_types(cur) -> None:
     cur.execute("DROP TABLE _fv")
 
 
-def bring_dependents(cur, files: set[str]) -> None:
+def bring_dependents(cur, files: set[str], names: set[str]) -> None:
     """Add to `_refs` (deleting their CALLS edges) the calls on a fixture parameter, outside
     `files` (re-read whole), whose fixture may give another class now: its fixture reference is
     in `_refs` (a fixture added, removed or renamed is a name the scoped run re-resolves
     everywhere: graph/resolution.py), or its USES_FIXTURE edge points into a test file of `files`
-    (a fixture whose body changed keeps its name and its edges)."""
+    (a fixture whose body changed keeps its name and its edges), or its fixture gives a class named
+    one of `names` (renamed, removed or added elsewhere)."""
     cur.execute("CREATE OR REPLACE TEMP TABLE _uses AS SELECT DISTINCT path, src, name FROM _refs WHERE kind = 'fixture'")
     tests = [r[0] for r in cur.execute("SELECT path FROM files WHERE is_test AND path = ANY(?::VARCHAR[])",
                                        [sorted(files)]).fetchall()] if files else []
     if tests:
         cur.execute("INSERT INTO _uses SELECT DISTINCT src_path, src, name FROM edges "
                     "WHERE kind = 'USES_FIXTURE' AND dst_path = ANY(?::VARCHAR[])", [tests])
+    if names:
+        cur.execute("""
+            INSERT INTO _uses SELECT DISTINCT e.src_path, e.src, e.name FROM edges e
+            JOIN refs t ON t.kind = 'fixturetype' AND e.dst = t.path || '::' || t.name
+            WHERE e.kind = 'USES_FIXTURE' AND regexp_extract(t.rtype, '[^.]*$') = ANY(?::VARCHAR[])""", [sorted(names)])
     if files:
         cur.execute("DELETE FROM _uses WHERE path = ANY(?::VARCHAR[])", [sorted(files)])
     if cur.execute("SELECT count(*) FROM _uses").fetchone()[0]:

@@ -13,7 +13,8 @@ store/calls.py `_resolve_typed` resolves those calls in that class (strategy `re
 `bring_dependents`: a scoped run whose change can make a mark lead elsewhere (the function, its
 owner's class or the returned class added, removed or renamed, a return type changed: their
 names are among the run's names) also re-resolves the marked calls of other files that name
-them, so that an incremental run ends where a full one does.
+them, and the calls on a receiver typed by a class so named, so that an incremental run ends
+where a full one does.
 """
 
 from __future__ import annotations
@@ -94,9 +95,10 @@ def returned_types(cur, in_scope: str) -> None:
 
 
 def bring_dependents(cur, names: set[str]) -> None:
-    """Add to `_refs` (deleting their CALLS edges) the marked calls outside it whose mark may lead
-    elsewhere now: its function's or owner's name is one of `names`, or the type its function
-    returns is (a class of that name added, removed or renamed)."""
+    """Add to `_refs` (deleting their CALLS edges) the calls outside it whose receiver's type may
+    be another now: a mark whose function's or owner's name is one of `names`, or whose function
+    returns a type so named; a receiver typed by a class so named (`x = Alpha(); x.get()` when
+    `Alpha` is renamed away: a guess by name again, as in a fresh index)."""
     if not names:
         return
     cur.execute(f"""
@@ -107,6 +109,10 @@ def bring_dependents(cur, names: set[str]) -> None:
         m AS (SELECT *, {_PARTS} FROM refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
         SELECT DISTINCT m.* EXCLUDE (mark, fname, owner) FROM m
         ANTI JOIN _refs x ON x.path = m.path AND x.line = m.line AND x.name = m.name AND x.kind = m.kind AND x.src = m.src
-        WHERE m.fname IN (SELECT name FROM fns) OR regexp_extract(m.owner, '[^.]*$') IN (SELECT name FROM n)""",
+        WHERE m.fname IN (SELECT name FROM fns) OR regexp_extract(m.owner, '[^.]*$') IN (SELECT name FROM n)
+        UNION SELECT r.* FROM refs r
+        ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src
+        WHERE r.kind = 'call' AND r.rtype NOT IN ('builtin', 'local', 'super') AND NOT starts_with(r.rtype, '{MARK}')
+          AND regexp_extract(r.rtype, '[^.]*$') IN (SELECT name FROM n)""",
                 [sorted(names)])
     requeue(cur)

@@ -1,0 +1,154 @@
+"""Incremental equals full for calls typed by what another file's function returns (issue 13
+item 1, issue 12 item 1): random edits to the functions and methods whose return types type the
+calls of other files (the class returned, by annotation or by `return Cls()`; a function renamed;
+a method moved between a class and its base in another file; a returned class renamed; an import
+dropped; a fixture giving another class), each re-indexed as an editor does
+(`Workspace.reindex` of the changed buffers), then every row compared with a fresh full index of
+the same files (the columns of tests/test_incremental.py's snapshot).
+
+    python bench/bench_return_exact.py [--seeds 0 60]
+
+Prints the first difference of a failing seed and the failing seeds.
+"""
+
+import argparse
+import pathlib
+import random
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+from test_incremental import snapshot  # noqa: E402
+
+from memory_lsp.workspace import Workspace  # noqa: E402
+
+CLASSES = ["Alpha", "Beta", "Gamma"]
+FUNCS = ["make", "build", "load"]
+
+
+def core(names: dict) -> str:
+    """The classes, each under its current name (`names`: class -> name as defined now)."""
+    return "".join(f"class {names[c]}:\n    def m(self):\n        return 1\n    def n(self):\n        return 2\n"
+                   for c in CLASSES)
+
+
+def returning(cls: str | None, how: str) -> tuple[str, str]:
+    """(annotation, body) of a function returning `cls` the way `how` says."""
+    if cls is None:
+        return "", "        return None\n"
+    return (f" -> '{cls}'", "        return None\n") if how == "annotation" else ("", f"        return {cls}()\n")
+
+
+def env(state) -> str:
+    imported = ", ".join(c for c in CLASSES if c not in state["dropped"])
+    lines = [f"from pkg.core import {imported}\n" if imported else "", "from pkg.base import Base\n"]
+    for f, (cls, how) in sorted(state["funcs"].items()):
+        ann, body = returning(cls, how)
+        lines.append(f"def {f}(){ann}:\n" + body.replace("        ", "    "))
+    lines.append("class Env(Base):\n    def __init__(self):\n        pass\n")
+    for meth, (cls, how) in sorted(state["methods"].items()):
+        if state["where"][meth] == "env":
+            ann, body = returning(cls, how)
+            lines.append(f"    def {meth}(self){ann}:\n{body}")
+    return "".join(lines)
+
+
+def base(state) -> str:
+    imported = ", ".join(CLASSES)
+    lines = [f"from pkg.core import {imported}\n", "class Base:\n    def ping(self):\n        return 0\n"]
+    for meth, (cls, how) in sorted(state["methods"].items()):
+        if state["where"][meth] == "base":
+            ann, body = returning(cls, how)
+            lines.append(f"    def {meth}(self){ann}:\n{body}")
+    return "".join(lines)
+
+
+def use() -> str:
+    lines = ["from pkg import env as envmod\n", "from pkg.env import Env, make, build, load\n", "def use():\n",
+             "    e = Env()\n"]
+    for f in FUNCS:
+        lines += [f"    {f}().m()\n", f"    x_{f} = envmod.{f}()\n", f"    x_{f}.n()\n"]
+    for meth in ("get", "fetch"):
+        lines += [f"    e.{meth}().m()\n", f"    y_{meth} = e.{meth}()\n", f"    y_{meth}.n()\n"]
+    return "".join(lines)
+
+
+def conftest(cls: str) -> str:
+    return f"import pytest\nfrom pkg.env import Env\nfrom pkg.core import {cls}\n@pytest.fixture\ndef env():\n    return {cls}()\n"
+
+
+TESTS = "def test_a(env):\n    t = env.get()\n    t.m()\n    env.fetch().n()\n"
+
+
+def main(seed: int) -> bool:
+    rng = random.Random(seed)
+    root = pathlib.Path(tempfile.mkdtemp()) / "ws"
+    state = {"funcs": {f: ("Alpha", "annotation") for f in FUNCS},
+             "methods": {"get": ("Beta", "return"), "fetch": ("Gamma", "annotation")},
+             "where": {"get": "env", "fetch": "base"}, "dropped": set(), "names": {c: c for c in CLASSES},
+             "fixture": "Env"}
+
+    def texts():
+        return {"pkg/__init__.py": "", "pkg/core.py": core(state["names"]), "pkg/env.py": env(state),
+                "pkg/base.py": base(state), "pkg/use.py": use(), "tests/conftest.py": conftest(state["fixture"]),
+                "tests/test_a.py": TESTS}
+
+    now = texts()
+    for p, t in now.items():
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text(t)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    for step in range(12):
+        op = rng.choice(["retype", "retype", "rename", "move", "rename_class", "drop_import", "fixture"])
+        if op == "retype":
+            table = rng.choice(["funcs", "methods"])
+            key = rng.choice(sorted(state[table]))
+            state[table][key] = (rng.choice(CLASSES + [None]), rng.choice(["annotation", "return"]))
+        elif op == "rename":  # a function renamed away and back: `use()` calls stay as written
+            key = rng.choice(sorted(state["funcs"]))
+            spare = key + "_old" if not key.endswith("_old") else key[:-4]
+            state["funcs"][spare] = state["funcs"].pop(key)
+        elif op == "move":
+            key = rng.choice(sorted(state["where"]))
+            state["where"][key] = "base" if state["where"][key] == "env" else "env"
+        elif op == "rename_class":
+            cls = rng.choice(CLASSES)
+            state["names"][cls] = cls if state["names"][cls] != cls else cls + "Renamed"
+        elif op == "drop_import":
+            cls = rng.choice(CLASSES)
+            state["dropped"] ^= {cls}
+        elif op == "fixture":
+            state["fixture"] = rng.choice(["Env"] + CLASSES)
+        new = texts()
+        changed = {p: t for p, t in new.items() if t != now[p]}
+        now = new
+        for p, t in changed.items():
+            (root / p).write_text(t)
+        ws.reindex({p: t.encode() for p, t in changed.items()})
+        inc = snapshot(ws)
+        fresh = Workspace.open(root, db=str(root.parent / f"fresh{step}.duckdb"))
+        fresh.index(workers=0)
+        full = snapshot(fresh)
+        fresh.close()
+        if inc != full:
+            for t in inc:
+                a, b = set(inc[t]), set(full[t])
+                for x in sorted(a - b, key=repr)[:5]:
+                    print("  inc only", t, x)
+                for x in sorted(b - a, key=repr)[:5]:
+                    print("  full only", t, x)
+            print("seed", seed, "step", step, "op", op, "DIFFERS")
+            return False
+    ws.close()
+    shutil.rmtree(root.parent, ignore_errors=True)
+    return True
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, nargs=2, default=[0, 60])
+    args = ap.parse_args()
+    bad = [s for s in range(*args.seeds) if not main(s)]
+    print("failing seeds:", bad)
