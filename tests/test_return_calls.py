@@ -174,3 +174,12 @@ def test_a_fixtures_class_renamed_away_makes_the_tests_calls_guesses_again(tmp_p
                           "tests/sub/conftest.py": conftest,
                           "tests/sub/test_page.py": "def test_p(page):\n    page.get()\n",
                           "pkg/other.py": "class Other:\n    def get(self):\n        return 1\n"}, ("name",))
+
+
+def test_a_module_variables_class_renamed_away_makes_its_calls_guesses_again(tmp_path, write_files):
+    # `current: Template` in another file (store/var_calls.py), Template renamed away
+    _edit_and_compare(tmp_path, write_files, "pkg/tmpl.py", "class Template:", "class Page:",
+                      ("pkg/var_use.py", 3), [("pkg/other.py::Other.get", "name_ambiguous")], {
+                          "pkg/globals.py": "from pkg.tmpl import Template\ncurrent: Template = object()\n",
+                          "pkg/var_use.py": "from pkg.globals import current\ndef f():\n    current.get()\n",
+                          "pkg/other.py": "class Other:\n    def get(self):\n        return 1\n"}, ("name",))

@@ -26,9 +26,10 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     """
     if scope is not None:
         _scoped_refs(store, cur, scope)
-        var_calls.bring_dependents(cur)
-        fixture_calls.bring_dependents(cur, scope.files, scope.names | scope.anywhere)
-        return_calls.bring_dependents(cur, scope.names | scope.anywhere)
+        changed = scope.names | scope.anywhere  # names whose definitions changed (and aliases of them)
+        var_calls.bring_dependents(cur, changed)
+        fixture_calls.bring_dependents(cur, scope.files, changed)
+        return_calls.bring_dependents(cur, changed)
     else:
         cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)

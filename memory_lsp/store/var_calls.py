@@ -7,9 +7,9 @@ globals.py says `current_app: Flask = LocalProxy(...)` (a `vartype` row of refs:
 (defined in its file or imported there). store/calls.py `_resolve_typed` resolves those calls
 in that class like a typed receiver (strategy `module_var`).
 
-`bring_dependents`: a scoped run that re-reads a file defining such variables also re-resolves
-the calls in other files typed through them (before or after the edit), so that an incremental
-run ends where a full one does.
+`bring_dependents`: a scoped run that re-reads a file defining such variables, or changes the
+name of a class one is typed by, also re-resolves the calls in other files typed through them
+(before or after the edit), so that an incremental run ends where a full one does.
 """
 
 from __future__ import annotations
@@ -51,12 +51,17 @@ def var_types(cur) -> None:
     cur.execute("DROP TABLE _vars")
 
 
-def bring_dependents(cur) -> None:
+def bring_dependents(cur, names: set[str]) -> None:
     """Add to `_refs` (deleting their edges) the calls of other files whose receiver names a
-    variable of a file in `_refs` (as now written), or that were typed through one before. Small
-    sets first, each step skipped when the one before found nothing: a one-edit run pays a few
-    scans of `imports` and `edges`, not a join over every reference."""
+    variable of a file in `_refs` (as now written) or a variable whose class is named one of
+    `names` (renamed or removed elsewhere), or that were typed through one before. Small sets
+    first, each step skipped when the one before found nothing: a one-edit run pays a few scans
+    of `imports` and `edges`, not a join over every reference."""
     cur.execute("CREATE OR REPLACE TEMP TABLE _here AS SELECT DISTINCT path FROM _refs")
+    # a variable typed by a changed class name: its file's importers are re-resolved as if it were re-read
+    cur.execute("""CREATE OR REPLACE TEMP TABLE _retyped AS SELECT path, name FROM refs WHERE kind = 'vartype'
+                   AND regexp_extract(rtype, '[^.]*$') = ANY(?::VARCHAR[])""", [sorted(names)])
+    cur.execute("INSERT INTO _here SELECT DISTINCT path FROM _retyped WHERE path NOT IN (SELECT path FROM _here)")
     # the files that can see a variable of these: importing one, or a package __init__ importing one
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _seen AS
@@ -68,6 +73,7 @@ def bring_dependents(cur) -> None:
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _vars AS
         SELECT path, name FROM _refs WHERE kind = 'vartype'
+        UNION SELECT path, name FROM _retyped
         UNION SELECT v.path, v.name FROM refs v  -- re-exported by a package __init__ read again
               JOIN imports j ON j.target = v.path AND j.name = v.name AND NOT j.is_module
               AND ends_with(j.path, '__init__.py') AND j.path IN (SELECT path FROM _here)
@@ -99,7 +105,7 @@ def bring_dependents(cur) -> None:
                  ON k.path = r.path AND k.line = r.line AND k.name = r.name
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM _keys)""")
         requeue(cur)
-    for temp in ("_here", "_seen", "_vars", "_keys"):
+    for temp in ("_here", "_retyped", "_seen", "_vars", "_keys"):
         cur.execute(f"DROP TABLE {temp}")
 
 
