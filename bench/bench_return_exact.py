@@ -78,6 +78,10 @@ def conftest(cls: str) -> str:
     return f"import pytest\nfrom pkg.env import Env\nfrom pkg.core import {cls}\n@pytest.fixture\ndef env():\n    return {cls}()\n"
 
 
+# every name above defined often enough that a scoped run does not re-resolve it everywhere by
+# name alone (graph/resolution.py RARE_NAME_LIMIT): as in a large workspace
+COMMON = "".join(f"class Common{i}:\n" + "".join(f"    def {m}(self):\n        pass\n" for m in
+                 ["m", "n", "get", "fetch", "ping"] + FUNCS) for i in range(30))
 TESTS = "def test_a(env):\n    t = env.get()\n    t.m()\n    env.fetch().n()\n"
 
 
@@ -90,7 +94,7 @@ def main(seed: int) -> bool:
              "fixture": "Env"}
 
     def texts():
-        return {"pkg/__init__.py": "", "pkg/core.py": core(state["names"]), "pkg/env.py": env(state),
+        return {"pkg/__init__.py": "", "pkg/many.py": COMMON, "pkg/core.py": core(state["names"]), "pkg/env.py": env(state),
                 "pkg/base.py": base(state), "pkg/use.py": use(), "tests/conftest.py": conftest(state["fixture"]),
                 "tests/test_a.py": TESTS}
 

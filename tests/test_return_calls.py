@@ -124,8 +124,8 @@ def _edit_and_compare(tmp_path, write_files, path, old, new, site, want, extra=N
     root = write_files(tmp_path / "ws", {**FILES, **(extra or {})})
     ws = Workspace.open(root)
     ws.index(workers=0)
-    text = FILES[path].replace(old, new)
-    assert text != FILES[path]
+    text = {**FILES, **(extra or {})}[path].replace(old, new)
+    assert text != {**FILES, **(extra or {})}[path]
     (root / path).write_text(text)
     ws.reindex({path: text.encode()})
     assert [c for c in calls_at(ws, *site) if c[1].startswith(strategies)] == want
@@ -183,3 +183,15 @@ def test_a_module_variables_class_renamed_away_makes_its_calls_guesses_again(tmp
                           "pkg/globals.py": "from pkg.tmpl import Template\ncurrent: Template = object()\n",
                           "pkg/var_use.py": "from pkg.globals import current\ndef f():\n    current.get()\n",
                           "pkg/other.py": "class Other:\n    def get(self):\n        return 1\n"}, ("name",))
+
+
+def test_a_method_added_to_a_base_the_caller_does_not_import(tmp_path, write_files):
+    # `C().go()` in u.py, which imports c.py only; `go` added to C's base in b.py, a name defined
+    # too often to be re-resolved everywhere by name
+    common = "".join(f"class R{i}:\n    def go(self):\n        pass\n" for i in range(30))
+    _edit_and_compare(tmp_path, write_files, "pkg/b.py", "    def ping(self):", "    def go(self):",
+                      ("pkg/u.py", 3), [("pkg/b.py::B.go", "typed_inherited")], {
+                          "pkg/many.py": common,
+                          "pkg/b.py": "class B:\n    def ping(self):\n        pass\n",
+                          "pkg/c.py": "from pkg.b import B\nclass C(B):\n    pass\n",
+                          "pkg/u.py": "from pkg.c import C\ndef f():\n    C().go()\n"}, ("typed",))

@@ -6,7 +6,7 @@ Takes the transaction's cursor; the temp tables here are private to this module.
 
 from __future__ import annotations
 
-from memory_lsp.store import fixture_calls, return_calls, var_calls
+from memory_lsp.store import fixture_calls, retyped, return_calls, var_calls
 from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
@@ -29,7 +29,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         changed = scope.names | scope.anywhere  # names whose definitions changed (and aliases of them)
         var_calls.bring_dependents(cur, changed)
         fixture_calls.bring_dependents(cur, scope.files, changed)
-        return_calls.bring_dependents(cur, changed)
+        retyped.bring_dependents(cur, changed, self_names)
     else:
         cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)

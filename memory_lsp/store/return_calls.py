@@ -10,20 +10,15 @@ rtype, cid): for the marked calls of `_refs`, the class the marked function retu
 found in the owner's class or its nearest base, as a typed call finds it: store/calls.py).
 store/calls.py `_resolve_typed` resolves those calls in that class (strategy `returned`).
 
-`bring_dependents`: a scoped run whose change can make a mark lead elsewhere (the function, its
-owner's class or the returned class added, removed or renamed, a return type changed: their
-names are among the run's names) also re-resolves the marked calls of other files that name
-them, and the calls on a receiver typed by a class so named, so that an incremental run ends
-where a full one does.
+A scoped run re-resolves the marked calls of other files when the function, its owner's class
+or the returned class changes name or a return type changes (store/retyped.py).
 """
 
 from __future__ import annotations
 
-from memory_lsp.store.var_calls import requeue
-
 MARK = "->"
 # the mark without its prefix, its function's name (after the last dot) and its owner (before it, or '')
-_PARTS = """substr(rtype, 3) AS mark, regexp_extract(rtype, '[^.>]*$') AS fname,
+PARTS = """substr(rtype, 3) AS mark, regexp_extract(rtype, '[^.>]*$') AS fname,
             CASE WHEN contains(substr(rtype, 3), '.') THEN regexp_extract(substr(rtype, 3), '^(.*)[.][^.]*$', 1)
                  ELSE '' END AS owner"""
 
@@ -32,7 +27,7 @@ _PARTS = """substr(rtype, 3) AS mark, regexp_extract(rtype, '[^.>]*$') AS fname,
 # gives them their class (`_mcls`)
 OWNERS = f"""
     CREATE OR REPLACE TEMP TABLE _mrecv AS
-    WITH m AS (SELECT *, {_PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
+    WITH m AS (SELECT *, {PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
     SELECT m.* EXCLUDE (mark, fname, owner) REPLACE (owner AS receiver, NULL AS rtype, fname AS name),
            owner AS tname, 'typed' AS how
     FROM m WHERE owner <> ''"""
@@ -74,7 +69,7 @@ def returned_types(cur, in_scope: str) -> None:
                  JOIN symbols m ON m.id = a.base || '.' || k.name AND m.kind = 'method'
                  WHERE m.name IN (SELECT DISTINCT name FROM _mcls)
                  QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name)),
-        m AS (SELECT DISTINCT path, src, rtype, {_PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
+        m AS (SELECT DISTINCT path, src, rtype, {PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
         SELECT path, src, rtype, fn FROM meth
         UNION SELECT m.path, m.src, m.rtype, e.id FROM m  -- joins on equal keys each: one OR of both ran 0.15 s
               JOIN _imports i ON i.path = m.path AND i.is_module AND i.binding = m.owner AND {in_scope.format(src='m.src')}
@@ -93,26 +88,3 @@ def returned_types(cur, in_scope: str) -> None:
     for temp in ("_rfn", "_rfv"):
         cur.execute(f"DROP TABLE {temp}")
 
-
-def bring_dependents(cur, names: set[str]) -> None:
-    """Add to `_refs` (deleting their CALLS edges) the calls outside it whose receiver's type may
-    be another now: a mark whose function's or owner's name is one of `names`, or whose function
-    returns a type so named; a receiver typed by a class so named (`x = Alpha(); x.get()` when
-    `Alpha` is renamed away: a guess by name again, as in a fresh index)."""
-    if not names:
-        return
-    cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _dep AS
-        WITH n AS (SELECT unnest(?::VARCHAR[]) AS name),
-        fns AS (SELECT name FROM n UNION SELECT r.name FROM refs r
-                WHERE r.kind = 'returntype' AND regexp_extract(r.rtype, '[^.]*$') IN (SELECT name FROM n)),
-        m AS (SELECT *, {_PARTS} FROM refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
-        SELECT DISTINCT m.* EXCLUDE (mark, fname, owner) FROM m
-        ANTI JOIN _refs x ON x.path = m.path AND x.line = m.line AND x.name = m.name AND x.kind = m.kind AND x.src = m.src
-        WHERE m.fname IN (SELECT name FROM fns) OR regexp_extract(m.owner, '[^.]*$') IN (SELECT name FROM n)
-        UNION SELECT r.* FROM refs r
-        ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src
-        WHERE r.kind = 'call' AND r.rtype NOT IN ('builtin', 'local', 'super') AND NOT starts_with(r.rtype, '{MARK}')
-          AND regexp_extract(r.rtype, '[^.]*$') IN (SELECT name FROM n)""",
-                [sorted(names)])
-    requeue(cur)
