@@ -6,7 +6,11 @@ index as `memory-lsp index` does (mtimes changed on disk), then indexes the same
 a new database and compares every edge (kind, ends, strategy, confidence, line, name). The files
 are restored after each trial.
 
-    python bench/bench_incremental_exact.py [--trials 5] [--files 100] [--show 10]
+    python bench/bench_incremental_exact.py [--trials 5] [--files 100] [--show 10] [--editor]
+
+`--editor`: each edited file is re-indexed on its own as an editor does (`Workspace.reindex` of
+its buffer), and the comment line goes before a random line instead of the first (so the runs
+that only move lines keep their edges: store/moved_lines.py).
 """
 
 from __future__ import annotations
@@ -31,17 +35,22 @@ def graph(ws: Workspace) -> Counter:
     return Counter(ws.store.cursor().execute(EDGES).fetchall())
 
 
-def trial(root: Path, base_db: str, n_files: int, seed: int, show: int) -> dict:
+def trial(root: Path, base_db: str, n_files: int, seed: int, show: int, editor: bool = False) -> dict:
     db = corpora.fresh_db(f"exact-inc-{seed}")
     shutil.copy(base_db, db)
     ws = Workspace.open(root, db=db)
     paths = [r[0] for r in ws.store.cursor().execute("SELECT path FROM files ORDER BY path").fetchall()]
-    originals = {}
-    for rel in random.Random(seed).sample(paths, n_files):
+    originals, rng = {}, random.Random(seed)
+    for rel in rng.sample(paths, n_files):
         originals[rel] = (root / rel).read_bytes()
-        (root / rel).write_bytes(b"# an edit\n" + originals[rel])
+        lines = originals[rel].splitlines(keepends=True)
+        at = rng.randrange(len(lines) + 1) if editor else 0
+        (root / rel).write_bytes(b"".join(lines[:at]) + b"# an edit\n" + b"".join(lines[at:]))
     try:
-        report = ws.index()
+        if editor:
+            parsed = sum(ws.reindex({rel: (root / rel).read_bytes()}).parsed for rel in originals)
+        else:
+            parsed = ws.index().parsed
         incremental = graph(ws)
         unresolved_inc = _unresolved(ws)
         ws.close()
@@ -56,7 +65,7 @@ def trial(root: Path, base_db: str, n_files: int, seed: int, show: int) -> dict:
     lost, extra = full - incremental, incremental - full
     calls = lambda g: sum(n for e, n in g.items() if e[2] == "CALLS")  # noqa: E731
     return {
-        "seed": seed, "parsed": report.parsed,
+        "seed": seed, "parsed": parsed,
         "edges_full": sum(full.values()), "edges_incremental": sum(incremental.values()),
         "calls_full": calls(full), "calls_incremental": calls(incremental),
         "unresolved_calls_full": unresolved_full, "unresolved_calls_incremental": unresolved_inc,
@@ -81,6 +90,7 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--files", type=int, default=100)
     ap.add_argument("--show", type=int, default=10)
+    ap.add_argument("--editor", action="store_true", help="re-index each edited file alone, as an editor does")
     args = ap.parse_args()
     root = corpora.stdlib_copy()
     base_db = corpora.fresh_db("exact-base")
@@ -89,7 +99,7 @@ def main() -> None:
     base.close()
     results = []
     for seed in range(args.trials):  # one line per trial as it ends: a long run reports as it goes
-        results.append(trial(root, base_db, args.files, seed, args.show))
+        results.append(trial(root, base_db, args.files, seed, args.show, args.editor))
         print(json.dumps(results[-1]), flush=True)
     print(json.dumps({"trials": len(results), "files_edited": args.files,
                       "trials_exact": sum(r["lost"] == r["extra"] == 0 for r in results),

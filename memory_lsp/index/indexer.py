@@ -28,7 +28,7 @@ from memory_lsp.index.facts import FileFacts
 from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_of, import_table_rows, inputs_changed
 from memory_lsp.index.version import facts_version
 from memory_lsp.settings import Settings
-from memory_lsp.store import code, edges, ingest
+from memory_lsp.store import code, edges, ingest, moved_lines
 from memory_lsp.store.code import FileShape
 from memory_lsp.store.ingest import release_freed_memory
 from memory_lsp.store.db import Store
@@ -36,6 +36,7 @@ from memory_lsp.store.db import Store
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
+MOVED_LINES_FILES = 8  # an editor's run of at most this many files checks which edits only moved lines
 BATCH = 24
 WRITE_FILES = 240  # parsed files per write: each insert has a fixed cost, the overlap needs several
 # and at most this many rows per write (all tables): the biggest files come first, and 240 of them
@@ -168,7 +169,8 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     with store.single_threaded(only is not None and len(to_parse) < PARALLEL_THRESHOLD), store.transaction() as cur:
         if outdated:
             code.remove_all(cur)
-        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact, first_run)
+        writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact, first_run,
+                         few=only is not None and not first_run and len(to_parse) <= MOVED_LINES_FILES)
         writer.remove(deleted, deleted=True)
         if only is None:
             code.clear_skipped(cur)
@@ -246,10 +248,11 @@ class _Writer:
     """Applies one run's results inside its transaction, then re-resolves what they touch."""
 
     def __init__(self, store: Store, cur, known: dict, mtimes: dict, redact: Callable[[str], str] | None,
-                 first_run: bool):
-        """`known`: the stored rows of (at least) every path this run may touch."""
+                 first_run: bool, few: bool = False):
+        """`known`: the stored rows of (at least) every path this run may touch; `few`: an editor's
+        run of a few files, whose edits that only move lines keep their edges (store/moved_lines.py)."""
         self.store, self.cur, self.known, self.mtimes, self.redact = store, cur, known, mtimes, redact
-        self.first_run = first_run
+        self.first_run, self.few = first_run, few
         self.names: set[str] = set()  # names whose resolution may change: defined before or after
         self.changed: set[str] = set()  # files whose rows were replaced
         self.paths_moved = False  # a path appeared or vanished: any import may land elsewhere now
@@ -267,7 +270,7 @@ class _Writer:
         paths = [p for p in paths if p in self.known]
         if not paths:
             return []
-        removed = code.remove_files(self.store, self.cur, paths, edges_into=deleted)
+        removed = code.remove_files(self.store, self.cur, paths, edges_into=deleted, keep_moved=self.few and not deleted)
         self.old_shapes.update(removed.shapes)
         self.old_imports.update(removed.import_rows)
         if deleted:
@@ -326,7 +329,14 @@ class _Writer:
         read = ctx.inputs if every or self.first_run else {**inputs, **ctx.inputs}
         if read != inputs:
             store.set_meta("resolver_inputs", json.dumps(read, sort_keys=True), cur)
-        rebound = set(self.changed)
+        # a file whose edit only moved lines (same shape, references and imports): its edges back, not resolved again
+        same_shape = [p for p in sorted(self.changed) if self.few and p in self.old_shapes and not self.paths_moved
+                      and self.old_shapes[p] == self.new_shapes.get(p)]
+        moved_only = moved_lines.lines_moved(cur, same_shape)
+        moved_lines.restore(cur, moved_only)
+        if self.few:
+            moved_lines.drop(cur)
+        rebound = set(self.changed) - moved_only
         if before:
             after = code.import_targets(cur)
             rebound |= {p for p in set(before) | set(after) if before.get(p) != after.get(p)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import NamedTuple
 
+from memory_lsp.store import moved_lines
 from memory_lsp.store.db import Store
 
 FILE_COLUMNS = (["path", "lang", "hash", "size", "mtime", "loc", "is_test", "notes", "side_effects",
@@ -110,13 +111,15 @@ def indexed_paths(cur) -> frozenset[str]:
 FILE_LINK_KINDS = ("IMPORTS", "ASSERTS_ON", "DRIVES")
 
 
-def remove_files(store: Store, cur, paths, edges_into: bool = True) -> Removed:
+def remove_files(store: Store, cur, paths, edges_into: bool = True, keep_moved: bool = False) -> Removed:
     """Delete every row the files contributed and every edge from them (and into them unless
     `edges_into` is False: the caller decides later, see `delete_edges_into`), except CO_CHANGES,
     which follows git; return what they held. With `edges_into` False (files parsed again) their
     FILE_LINK_KINDS edges stay too, until the caller knows whether their imports changed
     (`delete_file_links`)."""
     gone = value_set(store, cur, "_gone", paths)
+    if keep_moved:  # an editor's run: what store/moved_lines.py compares the new rows with
+        moved_lines.keep(cur, gone)
     shapes, import_rows = _file_shapes(cur, gone)
     names = {symbol[1] for shape in shapes.values() for symbol in shape.symbols}
     history = cur.execute(
