@@ -29,7 +29,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         changed = scope.names | scope.anywhere  # names whose definitions changed (and aliases of them)
         var_calls.bring_dependents(cur, changed)
         fixture_calls.bring_dependents(cur, scope.files, changed)
-        retyped.bring_dependents(cur, changed, self_names)
+        retyped.bring_dependents(store, cur, changed, self_names)
     else:
         cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS SELECT * FROM refs")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)
