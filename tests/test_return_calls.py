@@ -195,3 +195,14 @@ def test_a_method_added_to_a_base_the_caller_does_not_import(tmp_path, write_fil
                           "pkg/b.py": "class B:\n    def ping(self):\n        pass\n",
                           "pkg/c.py": "from pkg.b import B\nclass C(B):\n    pass\n",
                           "pkg/u.py": "from pkg.c import C\ndef f():\n    C().go()\n"}, ("typed",))
+
+
+def test_a_module_variable_typed_by_another_class_retypes_what_its_methods_return(tmp_path, write_files):
+    # `x = current.build(); x.render()` with `current: Env` in globals.py; globals.py retypes it
+    env = "from pkg.tmpl import Template, Stream\nclass Env:\n    def build(self) -> Template:\n        return Template()\n" \
+          "class Other:\n    def build(self) -> Stream:\n        return Stream()\n"
+    _edit_and_compare(tmp_path, write_files, "pkg/globals.py", "current: Env", "current: Other",
+                      ("pkg/var_use.py", 4), [("pkg/tmpl.py::Stream.render", "returned")], {
+                          "pkg/envs.py": env,
+                          "pkg/globals.py": "from pkg.envs import Env, Other\ncurrent: Env = object()\n",
+                          "pkg/var_use.py": "from pkg.globals import current\ndef f():\n    x = current.build()\n    x.render()\n"})

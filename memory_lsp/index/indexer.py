@@ -264,13 +264,14 @@ class _Writer:
         self.parsed = 0
         self.skipped: list[tuple] = []
 
-    def remove(self, paths, deleted: bool = False) -> list[tuple]:
+    def remove(self, paths, deleted: bool = False, shapes: dict | None = None) -> list[tuple]:
         """Delete the rows of `paths`; return their git figures to give back to re-parsed files.
         The edges other files have into re-parsed files stay until `finish` knows their new shape."""
         paths = [p for p in paths if p in self.known]
         if not paths:
             return []
-        removed = code.remove_files(self.store, self.cur, paths, edges_into=deleted, keep_moved=self.few and not deleted)
+        removed = code.remove_files(self.store, self.cur, paths, edges_into=deleted,
+                                    keep_moved=shapes if self.few and not deleted else None)
         self.old_shapes.update(removed.shapes)
         self.old_imports.update(removed.import_rows)
         if deleted:
@@ -290,7 +291,8 @@ class _Writer:
         for path in same:  # touched but identical: only the mtime moves
             code.set_mtime(self.cur, path, self.mtimes.get(path))
         batch = batch.without(same)
-        history = self.remove([f.path for f in batch.files] + [s[0] for s in skips])
+        history = self.remove([f.path for f in batch.files] + [s[0] for s in skips],
+                              shapes={f.path: f.shape for f in batch.files})
         if any(s[0] in self.known for s in skips):
             self.paths_moved = True
         _insert_facts(self.cur, batch)
@@ -334,7 +336,7 @@ class _Writer:
                       and self.old_shapes[p] == self.new_shapes.get(p)]
         moved_only = moved_lines.lines_moved(cur, same_shape)
         moved_lines.restore(cur, moved_only)
-        if self.few:
+        if same_shape:
             moved_lines.drop(cur)
         rebound = set(self.changed) - moved_only
         if before:

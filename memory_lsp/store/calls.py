@@ -132,9 +132,9 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     _overrides(cur, syms)
     var_calls.var_types(cur)
     fixture_calls.fixture_types(cur)
-    _resolve_typed(cur, c, selfs, syms)
+    _resolve_typed(store, cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", syms, builtin_methods)
-    for temp in ("_refs", "_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt", "_ft", "_mrecv", "_mcls", "_rt") + (("_syms",) if scope else ()):
+    for temp in ("_refs", "_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt", "_ft", "_rt") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -253,7 +253,7 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
 
 
-def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
+def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) -> None:
     """Calls on a receiver whose class is known: `self`/`cls` (methods of the bases; its own were
     matched above), `super()` (the bases only), a typed receiver or a class named as the receiver
     (`Foo.f()`): the method of that class, else of the nearest base that defines it."""
@@ -268,9 +268,13 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
         WHERE r.kind = 'call' AND r.receiver IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""")
     _classes(cur, "_recv", "_cls", syms)
     # `t = env.from_string(...); t.render()`: the class another file's function returns (store/return_calls.py)
-    cur.execute(return_calls.OWNERS)
-    _classes(cur, "_mrecv", "_mcls", syms)
-    return_calls.returned_types(cur, _IN_SCOPE)
+    marked = return_calls.marked_names(cur)
+    if marked:
+        cur.execute(return_calls.OWNERS)
+        _classes(cur, "_mrecv", "_mcls", syms)
+        return_calls.returned_types(cur, _IN_SCOPE, value_set(store, cur, "_r_names", marked))
+    else:
+        return_calls.no_returned_types(cur)
     cur.execute("""INSERT INTO _cls SELECT rc.* REPLACE ('returned' AS how), t.cid FROM _recv rc
                    JOIN _rt t ON t.path = rc.path AND t.src = rc.src AND t.rtype = rc.rtype""")
     # the bases each of those classes names (for "every direct base resolved" in _by_name)
@@ -295,7 +299,8 @@ def _resolve_typed(cur, c: CallConfidence, selfs: str, syms: str) -> None:
                CASE WHEN d = 0 THEN {_lit(c.typed)} ELSE {_lit(c.inherited)} END,
                CASE WHEN how = 'super' THEN 'super' WHEN d = 0 THEN how ELSE how || '_inherited' END, name, 1
         FROM _typed""")
-    cur.execute("DROP TABLE _recv")
+    for temp in ("_recv", "_mrecv", "_mcls"):
+        cur.execute(f"DROP TABLE IF EXISTS {temp}")
 
 
 def _classes(cur, source: str, target: str, syms: str) -> None:

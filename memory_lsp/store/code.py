@@ -111,16 +111,19 @@ def indexed_paths(cur) -> frozenset[str]:
 FILE_LINK_KINDS = ("IMPORTS", "ASSERTS_ON", "DRIVES")
 
 
-def remove_files(store: Store, cur, paths, edges_into: bool = True, keep_moved: bool = False) -> Removed:
+def remove_files(store: Store, cur, paths, edges_into: bool = True, keep_moved: dict | None = None) -> Removed:
     """Delete every row the files contributed and every edge from them (and into them unless
     `edges_into` is False: the caller decides later, see `delete_edges_into`), except CO_CHANGES,
     which follows git; return what they held. With `edges_into` False (files parsed again) their
     FILE_LINK_KINDS edges stay too, until the caller knows whether their imports changed
     (`delete_file_links`)."""
     gone = value_set(store, cur, "_gone", paths)
-    if keep_moved:  # an editor's run: what store/moved_lines.py compares the new rows with
-        moved_lines.keep(cur, gone)
     shapes, import_rows = _file_shapes(cur, gone)
+    # an editor's run (`keep_moved`: the new shape of each file): what store/moved_lines.py compares
+    # the new rows of a file with, when its shape stayed (a definition or import added: no need)
+    same = [p for p, shape in (keep_moved or {}).items() if shapes.get(p) == shape]
+    if same:
+        moved_lines.keep(cur, value_set(store, cur, "_kept", same))
     names = {symbol[1] for shape in shapes.values() for symbol in shape.symbols}
     history = cur.execute(
         f"SELECT path, churn, last_change, reach, score FROM files WHERE path IN {gone}").fetchall()

@@ -15,7 +15,7 @@ fixture (what it gives may differ), so that an incremental run ends where a full
 from __future__ import annotations
 
 from memory_lsp.store.return_calls import MARK, class_named
-from memory_lsp.store.var_calls import requeue
+from memory_lsp.store.var_calls import class_like, requeue
 
 
 _TEST_FILES = "SELECT count(*) FROM files WHERE is_test AND path IN (SELECT DISTINCT path FROM _refs)"
@@ -49,11 +49,11 @@ def bring_dependents(cur, files: set[str], names: set[str]) -> None:
     if tests:
         cur.execute("INSERT INTO _uses SELECT DISTINCT src_path, src, name FROM edges "
                     "WHERE kind = 'USES_FIXTURE' AND dst_path = ANY(?::VARCHAR[])", [tests])
-    if names:
+    if class_like(names):
         cur.execute("""
             INSERT INTO _uses SELECT DISTINCT e.src_path, e.src, e.name FROM edges e
             JOIN refs t ON t.kind = 'fixturetype' AND e.dst = t.path || '::' || t.name
-            WHERE e.kind = 'USES_FIXTURE' AND regexp_extract(t.rtype, '[^.]*$') = ANY(?::VARCHAR[])""", [sorted(names)])
+            WHERE e.kind = 'USES_FIXTURE' AND split_part(t.rtype, '.', -1) = ANY(?::VARCHAR[])""", [sorted(class_like(names))])
     if files:
         cur.execute("DELETE FROM _uses WHERE path = ANY(?::VARCHAR[])", [sorted(files)])
     if cur.execute("SELECT count(*) FROM _uses").fetchone()[0]:

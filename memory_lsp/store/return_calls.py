@@ -53,9 +53,20 @@ def class_named(typed: str, keys: str) -> str:
                AND s.kind = 'class'"""
 
 
-def returned_types(cur, in_scope: str) -> None:
+def marked_names(cur) -> list[str]:
+    """The functions `_refs`' marks name (their last dotted part)."""
+    return [r[0] for r in cur.execute(f"""SELECT DISTINCT regexp_extract(rtype, '[^.>]*$') FROM _refs
+                                           WHERE kind = 'call' AND starts_with(rtype, '{MARK}')""").fetchall()]
+
+
+def no_returned_types(cur) -> None:
+    cur.execute("CREATE OR REPLACE TEMP TABLE _rt (path VARCHAR, src VARCHAR, rtype VARCHAR, cid VARCHAR)")
+
+
+def returned_types(cur, in_scope: str, wanted: str) -> None:
     """`_rt` (path, src, rtype, cid) from `_mcls` (the owners' classes) and `_refs`' marked calls
-    without an owner; `in_scope`: an import `i` binds in the calling function `m.src`."""
+    without an owner; `in_scope`: an import `i` binds in the calling function `m.src`; `wanted`:
+    the names the marks name (`marked_names`, as SQL after IN: a scan filters by a list of them)."""
     # the marked function: the owner's method (nearest in its bases), a function of the module the
     # owner names, or the imported function the mark names
     cur.execute(f"""
@@ -67,7 +78,7 @@ def returned_types(cur, in_scope: str) -> None:
         meth AS (SELECT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name AS rtype, m.id AS fn, a.d
                  FROM _mcls k JOIN anc a ON a.cid = k.cid
                  JOIN symbols m ON m.id = a.base || '.' || k.name AND m.kind = 'method'
-                 WHERE m.name IN (SELECT DISTINCT name FROM _mcls)
+                 WHERE m.name IN {wanted}
                  QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name)),
         m AS (SELECT DISTINCT path, src, rtype, {PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
         SELECT path, src, rtype, fn FROM meth
@@ -78,11 +89,11 @@ def returned_types(cur, in_scope: str) -> None:
               JOIN _imports i ON i.path = m.path AND NOT i.is_module AND m.owner = '' AND i.binding = m.fname
                    AND {in_scope.format(src='m.src')}
               JOIN _exports e ON e.path = i.target AND e.name = i.name AND e.kind = 'function'""")
-    cur.execute("""
+    cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rfv AS
         SELECT f.path AS site, f.src, f.rtype AS mark, t.path, t.rtype FROM _rfn f
         JOIN refs t ON t.kind = 'returntype' AND t.src = f.fn
-        WHERE t.name IN (SELECT DISTINCT regexp_extract(rtype, '[^.>]*$') FROM _rfn)""")
+        WHERE t.name IN {wanted}""")
     cur.execute("CREATE OR REPLACE TEMP TABLE _rt AS SELECT site AS path, src, mark AS rtype, cid FROM ("
                 + class_named("_rfv", "v.site, v.src, v.mark") + ")")
     for temp in ("_rfn", "_rfv"):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from memory_lsp.store.code import value_set
 from memory_lsp.store.return_calls import MARK, PARTS
-from memory_lsp.store.var_calls import requeue
+from memory_lsp.store.var_calls import class_like, requeue
 
 _NOT_IN_REFS = "ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src"
 
@@ -30,7 +30,7 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
     if not names:
         return
     named = value_set(store, cur, "_n", names)
-    fns, classes = set(names), sorted(n for n in names if n.lstrip("_")[:1].isupper())
+    fns, classes = set(names), sorted(class_like(names))
     if classes:
         typed = value_set(store, cur, "_n_classes", classes)
         fns |= {r[0] for r in cur.execute(f"""SELECT DISTINCT name FROM refs WHERE kind = 'returntype'
@@ -38,10 +38,23 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
     functions = value_set(store, cur, "_n_functions", fns)
     # one statement per condition: an OR of them made DuckDB read every column of every row (~60 ms)
     cur.execute(f"CREATE OR REPLACE TEMP TABLE _cand AS SELECT * FROM refs WHERE name IN {named} AND kind = 'call'")
-    # a mark's function is its last dotted part, its owner's name the one before (`->mod.Env.get`)
-    cur.execute(f"""INSERT INTO _cand SELECT * FROM refs WHERE starts_with(rtype, '{MARK}') AND kind = 'call'
-                    AND (ltrim(split_part(rtype, '.', -1), '->') IN {functions}
-                         OR ltrim(split_part(rtype, '.', -2), '->') IN {named})""")
+    # a mark's function is its last dotted part, its owner's name the one before (`->mod.Env.get`).
+    # A mark is the text of a call in its own file (index/returns.py), so but for an owner that is a
+    # class (capitalised), the marks to look at are in the files calling one of `fns` or calling
+    # through a receiver named one of `names`: the scan reads those files only
+    # (an owner named like a receiver is a fixture's parameter or a module's name: the first only
+    # changes with a test file, which the run then re-reads; a module renamed re-resolves everything)
+    where, files = "", None
+    if not classes:
+        files = {r[0] for r in cur.execute(f"SELECT DISTINCT path FROM refs WHERE name IN {functions} AND kind = 'call'").fetchall()}
+        if cur.execute("SELECT count(*) FROM files WHERE is_test AND path IN (SELECT DISTINCT path FROM _refs)").fetchone()[0]:
+            files |= {r[0] for r in cur.execute(
+                f"SELECT DISTINCT path FROM refs WHERE receiver IN {named} AND kind = 'call'").fetchall()}
+        where = f"path IN {value_set(store, cur, '_n_files', files)} AND "
+    if files is None or files:
+        cur.execute(f"""INSERT INTO _cand SELECT * FROM refs WHERE {where}starts_with(rtype, '{MARK}') AND kind = 'call'
+                        AND (ltrim(split_part(rtype, '.', -1), '->') IN {functions}
+                             OR ltrim(split_part(rtype, '.', -2), '->') IN {named})""")
     if classes:
         cur.execute(f"""INSERT INTO _cand SELECT * FROM refs WHERE kind = 'call' AND NOT starts_with(rtype, '{MARK}')
                         AND rtype NOT IN ('builtin', 'local', 'super') AND split_part(rtype, '.', -1) IN {typed}""")

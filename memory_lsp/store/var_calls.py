@@ -59,8 +59,12 @@ def bring_dependents(cur, names: set[str]) -> None:
     of `imports` and `edges`, not a join over every reference."""
     cur.execute("CREATE OR REPLACE TEMP TABLE _here AS SELECT DISTINCT path FROM _refs")
     # a variable typed by a changed class name: its file's importers are re-resolved as if it were re-read
-    cur.execute("""CREATE OR REPLACE TEMP TABLE _retyped AS SELECT path, name FROM refs WHERE kind = 'vartype'
-                   AND regexp_extract(rtype, '[^.]*$') = ANY(?::VARCHAR[])""", [sorted(names)])
+    classes = sorted(class_like(names))  # a type as written names a class capitalised (index/receivers.py)
+    if classes:
+        cur.execute("""CREATE OR REPLACE TEMP TABLE _retyped AS SELECT path, name FROM refs WHERE kind = 'vartype'
+                       AND split_part(rtype, '.', -1) = ANY(?::VARCHAR[])""", [classes])
+    else:
+        cur.execute("CREATE OR REPLACE TEMP TABLE _retyped (path VARCHAR, name VARCHAR)")
     cur.execute("INSERT INTO _here SELECT DISTINCT path FROM _retyped WHERE path NOT IN (SELECT path FROM _here)")
     # the files that can see a variable of these: importing one, or a package __init__ importing one
     cur.execute("""
@@ -97,6 +101,9 @@ def bring_dependents(cur, names: set[str]) -> None:
                                JOIN imports j ON j.path = i.target AND NOT j.is_module
                                JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE i.is_module)
             SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = r.receiver
+            WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)
+            UNION  -- `x = current.make(); x.f()`: what the variable's class's method returns (store/return_calls.py)
+            SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND starts_with(r.rtype, '->' || via.recv || '.')
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)""")
     if cur.execute("SELECT count(*) FROM _keys").fetchone()[0]:
         cur.execute("""
@@ -107,6 +114,11 @@ def bring_dependents(cur, names: set[str]) -> None:
         requeue(cur)
     for temp in ("_here", "_retyped", "_seen", "_vars", "_keys"):
         cur.execute(f"DROP TABLE {temp}")
+
+
+def class_like(names: set[str]) -> set[str]:
+    """Those of `names` a type as written could end with: capitalised, as receivers.py types a class."""
+    return {n for n in names if n.lstrip("_")[:1].isupper()}
 
 
 def requeue(cur) -> None:
