@@ -83,10 +83,11 @@ def test_marks_name_the_function_another_file_defines():
         "    inner().render()\n"  # 13: a function defined here: no mark
         "    self.x.make().render()\n"  # 14: an attribute's: not here
         "    e.from_string('x').render().strip()\n"  # 15: one hop only
+        "    typing.cast(Environment, param).render()\n"  # 16: what a cast says
     ).encode(), "python")
     rtypes = {r.line: r.rtype for r in facts.refs if r.kind == "call" and r.name in ("render", "bit_length", "strip")}
     assert rtypes == {5: "->Environment.from_string", 6: "->make_env", 7: "->envmod.make_env",
-                      8: "->env.from_string", 9: None, 10: None, 13: None, 14: None, 15: None}
+                      8: "->env.from_string", 9: None, 10: None, 13: None, 14: None, 15: None, 16: "Environment"}
 
 
 def test_return_types_are_written_per_function():
@@ -111,12 +112,15 @@ def test_a_call_on_what_another_files_function_returns(tmp_path, index_files):
     ws.close()
 
 
-def test_an_outside_function_is_never_guessed(tmp_path, index_files):
+def test_an_outside_function_imported_by_name_is_never_guessed(tmp_path, index_files):
     ws = index_files(tmp_path, {
-        "pkg/jobs.py": "class Jobs:\n    def extend(self, more):\n        pass\n",
-        "pkg/walk.py": "from collections import deque\ndef walk(x):\n    todo = deque([x])\n    todo.extend([x])\n",
+        "pkg/jobs.py": "class Jobs:\n    def extend(self, more):\n        pass\n    def close(self):\n        pass\n",
+        "pkg/walk.py": "from collections import deque\nimport shelve\ndef walk(x):\n    todo = deque([x])\n"
+                       "    todo.extend([x])\n    db = shelve.open(x)\n    db.close()\n",
     })
-    assert calls_at(ws, "pkg/walk.py", 4) == []
+    assert calls_at(ws, "pkg/walk.py", 5) == []
+    # a module's function may return the workspace's objects (`typing.cast`, `copy.copy`): guessed as before
+    assert calls_at(ws, "pkg/walk.py", 7) == [("pkg/jobs.py::Jobs.close", "name_ambiguous")]
     ws.close()
 
 

@@ -23,6 +23,7 @@ DEFER, ANY_OF, ELEMENT, RETURNED = receivers.DEFER, receivers.ANY_OF, receivers.
 CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
 _DOTTED = re.compile(r"[A-Za-z_][\w.]*").fullmatch
+_CASTS = frozenset(("cast", "typing.cast", "t.cast"))
 _NOT_OWNERS = receivers.BUILTIN_NAMES | {"self", "cls"}  # `self.x` is typed by receivers.rtype, not here
 _MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
 
@@ -127,6 +128,8 @@ class Returns:
             if typ and typ.startswith((DEFER, ANY_OF, ELEMENT)):
                 return self.bound(typ, chain, cls, depth + 1)
             return None if typ == receivers.CONFLICT else typ
+        if call[0] in _CASTS and (None, call[0]) not in self.defined:  # `typing.cast(Foo, x)` is a Foo
+            return receivers.annotation_type(call[1].split(",", 1)[0])
         func, typ = self._called(call[0], chain, cls, depth)
         return self.of(func, depth + 1) if func else typ
 

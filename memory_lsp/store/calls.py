@@ -195,8 +195,10 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
              ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
         ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
         ANTI JOIN _bound_outside xb ON xb.path = r.path AND xb.src = r.src AND xb.name = CASE WHEN r.receiver IS NULL THEN r.name END
-        LEFT JOIN outside o ON o.path = r.path  -- the type's first name, or a mark's function's (`->deque`)
-             AND o.binding = split_part(CASE WHEN starts_with(r.rtype, '->') THEN substr(r.rtype, 3) ELSE r.rtype END, '.', 1)
+        LEFT JOIN outside o ON o.path = r.path  -- the type's first name, or a mark's function imported
+             -- from outside by name (`->deque`; not `->typing.cast`: a module's function may return ours)
+             AND o.binding = CASE WHEN NOT starts_with(r.rtype, '->') THEN split_part(r.rtype, '.', 1)
+                                  WHEN NOT contains(r.rtype, '.') THEN substr(r.rtype, 3) END
         WHERE r.kind IN ('inherit', 'call') AND coalesce(r.receiver, '') NOT IN ({selfs})
           -- a type the file names but the workspace does not define is guessed only when
           -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
