@@ -77,23 +77,40 @@ def main(seed: int) -> bool:
         for p, t in changed.items():
             (root / p).parent.mkdir(parents=True, exist_ok=True); (root / p).write_text(t)
         ws.reindex({p: t.encode() for p, t in changed.items()})
-        inc = snapshot(ws)
-        fresh_db = root.parent / f"fresh{step}.duckdb"
-        fresh = Workspace.open(root, db=str(fresh_db)); fresh.index(workers=0)
-        full = snapshot(fresh); fresh.close()
-        if inc != full:
-            for t in inc:
-                a, b = set(inc[t]), set(full[t])
-                for x in sorted(a - b, key=repr)[:5]: print("  inc only", t, x)
-                for x in sorted(b - a, key=repr)[:5]: print("  full only", t, x)
-            print("seed", seed, "step", step, "op", op, "DIFFERS"); return False
+        if not same_as_fresh(ws, root, step, f"seed {seed} step {step} op {op}"):
+            return False
     ws.close(); shutil.rmtree(root.parent, ignore_errors=True)
     return True
 
 
-if __name__ == "__main__":
+def same_as_fresh(ws, root: pathlib.Path, step: int, label: str) -> bool:
+    """Whether `ws` (after its editor's runs) holds every row a fresh full index of `root` makes;
+    else print the first differences under `label`."""
+    inc = snapshot(ws)
+    fresh = Workspace.open(root, db=str(root.parent / f"fresh{step}.duckdb"))
+    fresh.index(workers=0)
+    full = snapshot(fresh)
+    fresh.close()
+    if inc == full:
+        return True
+    for t in inc:
+        a, b = set(inc[t]), set(full[t])
+        for x in sorted(a - b, key=repr)[:5]:
+            print("  inc only", t, x)
+        for x in sorted(b - a, key=repr)[:5]:
+            print("  full only", t, x)
+    print(label, "DIFFERS")
+    return False
+
+
+def run_seeds(main) -> None:
+    """`--seeds A B`: `main(seed)` for each, then the failing ones."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, nargs=2, default=[0, 60])
     args = ap.parse_args()
     bad = [s for s in range(*args.seeds) if not main(s)]
     print("failing seeds:", bad)
+
+
+if __name__ == "__main__":
+    run_seeds(main)

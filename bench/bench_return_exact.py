@@ -11,15 +11,14 @@ the same files (the columns of tests/test_incremental.py's snapshot).
 Prints the first difference of a failing seed and the failing seeds.
 """
 
-import argparse
 import pathlib
 import random
 import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
-from test_incremental import snapshot  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from bench_fixture_exact import run_seeds, same_as_fresh  # noqa: E402
 
 from memory_lsp.workspace import Workspace  # noqa: E402
 
@@ -131,19 +130,7 @@ def main(seed: int) -> bool:
         for p, t in changed.items():
             (root / p).write_text(t)
         ws.reindex({p: t.encode() for p, t in changed.items()})
-        inc = snapshot(ws)
-        fresh = Workspace.open(root, db=str(root.parent / f"fresh{step}.duckdb"))
-        fresh.index(workers=0)
-        full = snapshot(fresh)
-        fresh.close()
-        if inc != full:
-            for t in inc:
-                a, b = set(inc[t]), set(full[t])
-                for x in sorted(a - b, key=repr)[:5]:
-                    print("  inc only", t, x)
-                for x in sorted(b - a, key=repr)[:5]:
-                    print("  full only", t, x)
-            print("seed", seed, "step", step, "op", op, "DIFFERS")
+        if not same_as_fresh(ws, root, step, f"seed {seed} step {step} op {op}"):
             return False
     ws.close()
     shutil.rmtree(root.parent, ignore_errors=True)
@@ -151,8 +138,4 @@ def main(seed: int) -> bool:
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, nargs=2, default=[0, 60])
-    args = ap.parse_args()
-    bad = [s for s in range(*args.seeds) if not main(s)]
-    print("failing seeds:", bad)
+    run_seeds(main)
