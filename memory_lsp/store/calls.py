@@ -10,6 +10,7 @@ from memory_lsp.store import fixture_calls, retyped, return_calls, var_calls
 from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
+from memory_lsp.store.return_calls import MARK
 
 # an import inside a function binds its name there (and in functions nested in it) only
 _IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"
@@ -197,8 +198,8 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
         ANTI JOIN _bound_outside xb ON xb.path = r.path AND xb.src = r.src AND xb.name = CASE WHEN r.receiver IS NULL THEN r.name END
         LEFT JOIN outside o ON o.path = r.path  -- the type's first name, or a mark's function imported
              -- from outside by name (`->deque`; not `->typing.cast`: a module's function may return ours)
-             AND o.binding = CASE WHEN NOT starts_with(r.rtype, '->') THEN split_part(r.rtype, '.', 1)
-                                  WHEN NOT contains(r.rtype, '.') THEN substr(r.rtype, 3) END
+             AND o.binding = CASE WHEN NOT starts_with(r.rtype, '{MARK}') THEN split_part(r.rtype, '.', 1)
+                                  WHEN NOT contains(r.rtype, '.') THEN substr(r.rtype, {len(MARK) + 1}) END
         WHERE r.kind IN ('inherit', 'call') AND coalesce(r.receiver, '') NOT IN ({selfs})
           -- a type the file names but the workspace does not define is guessed only when
           -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
@@ -226,7 +227,7 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
     untyped receiver in a Python file, a name in `builtin_methods` is one candidate more."""
     calls = ref_kind == "call"
     # (a mark of another file's function the graph did not resolve says as little as no type)
-    builtin = (f"(r.receiver IS NOT NULL AND (r.rtype IS NULL OR starts_with(r.rtype, '->')) AND r.name IN ({_quoted(builtin_methods)}) "
+    builtin = (f"(r.receiver IS NOT NULL AND (r.rtype IS NULL OR starts_with(r.rtype, '{MARK}')) AND r.name IN ({_quoted(builtin_methods)}) "
                "AND (ends_with(r.path, '.py') OR ends_with(r.path, '.pyi')))") if calls and builtin_methods else "false"
     defined = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
     candidates = f"({defined} + CASE WHEN {builtin} THEN 1 ELSE 0 END)"

@@ -62,7 +62,6 @@ def bring_dependents(cur, files: set[str], names: set[str]) -> None:
             SELECT DISTINCT r.* FROM refs r JOIN (SELECT DISTINCT * FROM _uses) u
                  ON u.path = r.path AND u.src = r.src
                  AND (r.rtype IS NULL AND u.name = r.receiver OR starts_with(r.rtype, '{MARK}' || u.name || '.'))
-            ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM _uses)""")
         requeue(cur)
     cur.execute("DROP TABLE _uses")

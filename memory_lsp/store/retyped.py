@@ -21,7 +21,6 @@ from memory_lsp.store.code import value_set
 from memory_lsp.store.return_calls import MARK, PARTS
 from memory_lsp.store.var_calls import class_like, requeue
 
-_NOT_IN_REFS = "ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line AND x.name = r.name AND x.kind = r.kind AND x.src = r.src"
 
 def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
     """Add to `_refs` (deleting their CALLS edges) the calls the module docstring names. The
@@ -53,14 +52,14 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
         where = f"path IN {value_set(store, cur, '_n_files', files)} AND "
     if files is None or files:
         cur.execute(f"""INSERT INTO _cand SELECT * FROM refs WHERE {where}starts_with(rtype, '{MARK}') AND kind = 'call'
-                        AND (ltrim(split_part(rtype, '.', -1), '->') IN {functions}
-                             OR ltrim(split_part(rtype, '.', -2), '->') IN {named})""")
+                        AND (ltrim(split_part(rtype, '.', -1), '{MARK}') IN {functions}
+                             OR ltrim(split_part(rtype, '.', -2), '{MARK}') IN {named})""")
     if classes:
         cur.execute(f"""INSERT INTO _cand SELECT * FROM refs WHERE kind = 'call' AND NOT starts_with(rtype, '{MARK}')
                         AND rtype NOT IN ('builtin', 'local', 'super') AND split_part(rtype, '.', -1) IN {typed}""")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _dep AS
-        WITH c AS (SELECT DISTINCT * FROM _cand r {_NOT_IN_REFS}),
+        WITH c AS (SELECT DISTINCT * FROM _cand),
         m AS (SELECT *, {PARTS} FROM c WHERE starts_with(rtype, '{MARK}')),
         fixture AS (SELECT DISTINCT src, name FROM edges WHERE kind = 'USES_FIXTURE' AND src IN (SELECT src FROM c)),
         var AS (SELECT DISTINCT i.path, i.binding FROM imports i

@@ -14,6 +14,8 @@ name of a class one is typed by, also re-resolves the calls in other files typed
 
 from __future__ import annotations
 
+from memory_lsp.store.return_calls import MARK
+
 # the files whose variables `_refs` can reach: the ones they import, and those a package __init__
 # they import imports from
 _VAR_FILES = """
@@ -88,7 +90,7 @@ def bring_dependents(cur, names: set[str]) -> None:
         WHERE kind = 'CALLS' AND strategy IN ('module_var', 'module_var_inherited')
           AND src_path IN (SELECT DISTINCT path FROM _seen)""")
     if cur.execute("SELECT count(*) FROM _vars").fetchone()[0]:
-        cur.execute("""
+        cur.execute(f"""
             INSERT INTO _keys
             WITH via AS (SELECT i.path, i.binding AS recv FROM _seen i JOIN _vars v ON v.path = i.target AND v.name = i.name
                          WHERE NOT i.is_module
@@ -103,7 +105,7 @@ def bring_dependents(cur, names: set[str]) -> None:
             SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = r.receiver
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)
             UNION  -- `x = current.make(); x.f()`: what the variable's class's method returns (store/return_calls.py)
-            SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND starts_with(r.rtype, '->' || via.recv || '.')
+            SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND starts_with(r.rtype, '{MARK}' || via.recv || '.')
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)""")
     if cur.execute("SELECT count(*) FROM _keys").fetchone()[0]:
         cur.execute("""
@@ -122,9 +124,11 @@ def class_like(names: set[str]) -> set[str]:
 
 
 def requeue(cur) -> None:
-    """The call references in `_dep` resolve again in this run (a scoped run's dependents, here and
-    in store/fixture_calls.py): their CALLS edges deleted, their rows added to `_refs`."""
+    """The call references in `_dep` resolve again in this run (a scoped run's dependents, here,
+    in store/fixture_calls.py and store/retyped.py): their CALLS edges deleted, their rows added
+    to `_refs` unless it holds them already."""
     cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
                    AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
-    cur.execute("INSERT INTO _refs SELECT * FROM _dep")
+    cur.execute("""INSERT INTO _refs SELECT r.* FROM _dep r ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line
+                   AND x.name = r.name AND x.kind = r.kind AND x.src = r.src""")
     cur.execute("DROP TABLE _dep")
