@@ -177,6 +177,19 @@ FILES = {
         "        for other in self.fallbacks:\n"
         "            other.unsign(2)\n"
     ),
+    "pkg/commands.py": (  # click's core.py: `context_class = Context`, then `self.context_class(...)`
+        "from . import models\n"
+        "from .models import Request\n"
+        "class Command:\n"
+        "    context_class = Request\n"
+        "    model_class: type = models.PreparedRequest\n"
+        "    def make_context(self):\n"
+        "        return self.context_class()\n"
+        "    def make_model(self):\n"
+        "        return self.model_class()\n"
+        "    def prepare(self):\n"
+        "        return self.prepare()\n"
+    ),
     "tests/test_api.py": "from pkg import get\ndef test_get():\n    assert get('u') == 'u'\n",
     "tests/conftest.py": "import pytest\n@pytest.fixture\ndef httpbin():\n    return lambda *a: 'u'\n",
     "tests/test_requests.py": (
@@ -252,6 +265,12 @@ def test_a_a_loop_variable_is_an_element_of_what_is_iterated(edges):
     # a class attribute `List[Signer]`; without the types both `unsign` are guesses at 0.25
     for line in (14, 17, 19):
         assert _at(edges, "pkg/signers.py", line) == {"pkg/signers.py::Signer.unsign"}, line
+
+
+def test_a_a_class_attribute_holding_a_class_is_called_as_that_class(edges):
+    assert _at(edges, "pkg/commands.py", 7) == {"pkg/models.py::Request"}
+    assert _at(edges, "pkg/commands.py", 9) == {"pkg/models.py::PreparedRequest"}  # through the module
+    assert _at(edges, "pkg/commands.py", 11) == {"pkg/commands.py::Command.prepare"}  # a method is a method
 
 
 def test_d_common_names_and_overloads(edges):

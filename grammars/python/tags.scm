@@ -34,6 +34,9 @@
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) type: (type) @bind.type) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (identifier) @bind.alias) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension) (set_comprehension)] @bind.literal) @bind
+; a class attribute holding a class or function (`context_class = Context`): `self.context_class()`
+; calls what it holds (index/extract.py)
+(class_definition body: (block (expression_statement (assignment left: (identifier) @bind.name right: [(identifier) (attribute)] @bind.held) @bind)))
 ; `self` binds nothing a call's receiver type needs (`self.x` is looked up as its own name), and is
 ; most plain parameters: not captured
 ((parameters (identifier) @bind.name) @bind (#not-eq? @bind.name "self"))

@@ -187,6 +187,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     calls = []
     rets_at, bases, context = [], {}, {}  # for index/returns.py
     module_vars: dict[str, int] = {}  # a module-level name bound to a call or annotated: its first line
+    held: dict[tuple, str] = {}  # (class, attribute) -> the name its class body binds it to
     for pos, tag, item in items:
         while di < len(defs) and defs[di][0] <= pos:
             while stack and defs[stack[-1]][1] <= defs[di][0]:
@@ -210,7 +211,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             rets_at.append((enclosing.qualname if enclosing else None, item[1], item[2]))
         elif tag == 2:
             scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
-            if item.kind == "alias":  # `self.x = x`: what x is where it is assigned
+            if item.kind == "held":  # the query matches class bodies only
+                held.setdefault((scope, item.name), item.text)
+            elif item.kind == "alias":  # `self.x = x`: what x is where it is assigned
                 scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
             else:
                 scopes.add(scope, item.name, item.kind, item.text)
@@ -236,6 +239,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line))
         return
     defined = {(s.parent, s.name) for s in syms}
+    calls = [_through_held(c, held, defined, lang.self_names) for c in calls] if held else calls
     typer = returns.Returns(scopes, defined, {s.qualname for s in syms if s.kind in classes}, bases, context)
     for func, kind, text in rets_at:
         typer.add(func, kind, text)
@@ -287,6 +291,19 @@ def _pattern_kinds(lang_name: str) -> dict:
     return {}
 
 
+def _through_held(call: tuple, held: dict, defined: set, self_names) -> tuple:
+    """`self.context_class(...)` where the class body says `context_class = Context` (and defines
+    no method of that name) calls `Context`: the reference is rewritten to the name held, resolved
+    like a call written in the file. What a subclass puts there instead is not followed (as a
+    method's override is not for `self.m()`)."""
+    (pos, kind, name, receiver, line, _whole), top, cls = call
+    value = held.get((cls, name)) if receiver in self_names else None
+    if value is None or (cls, name) in defined:
+        return call
+    owner, _, called = value.rpartition(".")
+    return (pos, kind, called, owner or None, line, owner or None), top, cls
+
+
 def _pattern_kind(caps: dict) -> tuple:
     """What a match is, from its capture names (no pattern's deciding capture is optional):
     ("definition", key) | ("call",) | ("import",) | ("inherit",) | ("bind", value, plain) |
@@ -304,7 +321,7 @@ def _pattern_kind(caps: dict) -> tuple:
     if "returns" in caps:
         return ("returns",)
     if "bind" in caps:
-        value = next((k for k in ("type", "call", "literal", "alias", "iter") if "bind." + k in caps), None)
+        value = next((k for k in ("type", "call", "literal", "alias", "iter", "held") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:
         return ("mutation",)
