@@ -170,3 +170,23 @@ def test_a_repeated_definition_changes_what_documentation_mentions_mean(tmp_path
     assert cur.execute("SELECT round(confidence, 3) FROM edges WHERE kind = 'DOCUMENTS' AND dst_path = 'a.py'"
                        ).fetchall() == [(0.333,)]
     _same_as_fresh(tmp_path, ws, root)
+
+
+def test_a_package_re_exporting_a_name_from_another_module_retargets_its_importers_calls(tmp_path, write_files):
+    """`from .a import get` -> `from .b import get` in a package's __init__ changes no symbol of
+    it, but `pkg.get()` elsewhere now calls b's: the edit re-resolves the name it binds."""
+    root = write_files(tmp_path / "ws", {
+        "pkg/__init__.py": "from .a import get\n",
+        "pkg/a.py": "def get():\n    return 1\n",
+        "pkg/b.py": "def get():\n    return 2\n",
+        "main.py": "import pkg\n\ndef run():\n    return pkg.get()\n",
+    })
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    text = "from .b import get\n"
+    (root / "pkg/__init__.py").write_text(text)
+    ws.reindex({"pkg/__init__.py": text.encode()})
+    cur = ws.store.cursor()
+    assert cur.execute("SELECT dst FROM edges WHERE kind = 'CALLS' AND src = 'main.py::run'").fetchall() == [
+        ("pkg/b.py::get",)]
+    _same_as_fresh(tmp_path, ws, root)

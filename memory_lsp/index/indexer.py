@@ -358,8 +358,7 @@ class _Writer:
             symbol_names |= {s[0] for s in rows} | {s[1] for s in rows}
             names |= {s[1] for s in rows} if path in kept else \
                 {s[1] for shape in (self.old_shapes.get(path), self.new_shapes.get(path)) if shape for s in shape.symbols}
-            # a function now returning another type: the calls other files type by it (store/return_calls.py)
-            names |= {r[1] for r in set(_returns(self.old_shapes.get(path))) ^ set(_returns(self.new_shapes.get(path)))}
+            names |= code.names_rebound(self.old_shapes.get(path), self.new_shapes.get(path))
         # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
         structure = any(differs(p, "imports", "is_test", "mutates") for p in self.changed) or bool(rebound - self.changed)
         # re-parsed files' IMPORTS, ASSERTS_ON and DRIVES edges (code.remove_files kept them) stay when no
@@ -375,9 +374,6 @@ class _Writer:
         return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound, names,
                        structure, symbol_names, links_same)
 
-
-def _returns(shape: code.FileShape | None) -> tuple:
-    return shape.returns if shape else ()
 
 
 def _insert_facts(cur, batch: Batch) -> None:

@@ -60,6 +60,16 @@ class FileShape(NamedTuple):
     returns: tuple = ()  # sorted (src, name, rtype) of what its functions return (`returntype` refs)
 
 
+def names_rebound(old: FileShape | None, new: FileShape | None) -> set[str]:
+    """Names whose meaning for other files an edit changed beside its symbols: a function now
+    returning another type (the calls other files type by it: store/return_calls.py), and an
+    import added, removed or retargeted (what its importers reach through it: `from .a import get`
+    -> `from .b import get` in a package's __init__)."""
+    returns = {r[1] for r in set(old.returns if old else ()) ^ set(new.returns if new else ())}
+    imports = set(old.imports if old else ()) ^ set(new.imports if new else ())
+    return returns | {alias or name or module.split(".")[0] for module, name, alias in imports}
+
+
 class Removed(NamedTuple):
     """What the rows of some files held before `remove_files` deleted them."""
 
