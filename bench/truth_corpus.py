@@ -172,7 +172,47 @@ def follow_reexports(sites: list[dict], ws: Path) -> list[dict]:
                     moved[key] = found or [key]
             out.extend(moved[key])
         site["truth"] = [list(t) for t in out]
+    stuck = {key for key, found in moved.items() if found == [key] and key[0].startswith("src/")}
+    if stuck:  # jedi stopped at a re-export it could not follow: ask CPython what the name is
+        where = _cpython_defined(ws, stuck)
+        for site in sites:
+            if isinstance(site["truth"], list):
+                site["truth"] = [list(where.get(tuple(t), t)) for t in site["truth"]]
     return sites
+
+
+CPYTHON_DEFINED = r"""
+import importlib, inspect, json, os, re, sys
+out = []
+for path, line, name in json.loads(sys.stdin.read()):
+    parts = path[len("src/"):-len(".py")].split("/")
+    module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    try:
+        obj = inspect.unwrap(getattr(importlib.import_module(module), name))
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            continue
+        lines, first = inspect.getsourcelines(obj)
+    except BaseException:
+        continue
+    skip = next((i for i, text in enumerate(lines) if re.match(r"\s*(async\s+)?(def|class)\s", text)), 0)
+    out.append([[path, line, name], [os.path.realpath(inspect.getsourcefile(obj)), first + skip, obj.__name__]])
+print(json.dumps(out))
+"""
+
+
+def _cpython_defined(ws: Path, keys: set) -> dict[tuple, tuple]:
+    """(path, line, name) of a re-export line (`from attr import field` in attrs/__init__.py) ->
+    the function or class CPython finds under that name of that module (`attrs.field is
+    attr._next_gen.field`), when it is the workspace's. jedi stops there when stubs sit beside
+    each module on the way (attrs' `__init__.pyi`)."""
+    run = subprocess.run([venv_python(), "-c", CPYTHON_DEFINED], input=json.dumps(sorted(keys)), text=True,
+                         capture_output=True, cwd=ws, env={**os.environ, "PYTHONPATH": str(ws / "src")})
+    root = os.path.realpath(ws) + os.sep
+    found = {}
+    for key, (path, line, name) in json.loads(run.stdout or "[]"):
+        if path.startswith(root):
+            found[tuple(key)] = (os.path.relpath(path, root), line, name)
+    return found
 
 
 def _defined(script, line: int, col: int, ws: Path) -> list[list]:

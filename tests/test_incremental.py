@@ -190,3 +190,34 @@ def test_a_package_re_exporting_a_name_from_another_module_retargets_its_importe
     assert cur.execute("SELECT dst FROM edges WHERE kind = 'CALLS' AND src = 'main.py::run'").fetchall() == [
         ("pkg/b.py::get",)]
     _same_as_fresh(tmp_path, ws, root)
+
+
+def test_a_name_re_exported_through_two_packages_follows_edits_of_either(tmp_path, write_files):
+    """`pkg.get()` where pkg's __init__ takes `get` from pkg.sub's, which takes it from pkg.sub.a:
+    the call resolves through both (store/calls.py REEXPORT_HOPS); retargeting the inner re-export
+    or renaming the function re-resolves it as a fresh index would, with `get` too common a name
+    (30 methods) to be re-resolved everywhere."""
+    common = "".join(f"class C{i}:\n    def get(self):\n        pass\n" for i in range(30))
+    files = {
+        "pkg/__init__.py": "from .sub import get\n",
+        "pkg/sub/__init__.py": "from .a import get\n",
+        "pkg/sub/a.py": "def get():\n    return 1\n",
+        "pkg/sub/b.py": "def get():\n    return 2\n",
+        "common.py": common,
+        "main.py": "import pkg\nfrom pkg import get\n\ndef run():\n    pkg.get()\n    get()\n",
+    }
+    root = write_files(tmp_path / "ws", files)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    cur = ws.store.cursor()
+
+    def called():
+        return cur.execute("SELECT line, dst FROM edges WHERE kind = 'CALLS' AND src = 'main.py::run' "
+                           "ORDER BY line").fetchall()
+    assert called() == [(5, "pkg/sub/a.py::get"), (6, "pkg/sub/a.py::get")]
+    for path, text, want in (("pkg/sub/__init__.py", "from .b import get\n", "pkg/sub/b.py::get"),
+                             ("pkg/sub/b.py", "def got():\n    return 2\n", None)):
+        (root / path).write_text(text)
+        ws.reindex({path: text.encode()})
+        assert called() == ([(5, want), (6, want)] if want else [])
+    _same_as_fresh(tmp_path, ws, root)

@@ -56,13 +56,24 @@ def resolve_all(store: Store, cur) -> None:
 def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None:
     """Resolve again the references a change can affect: all of the `rebound` files; in files
     that import a rebound file, those named one of `names` or a local name an import binds one
-    of them to (`from m import f as g; g()`); anywhere, those named a rare name or one some edge
+    of them to (`from m import f as g; g()`), and so on through the modules re-exporting them; anywhere, those named a rare name or one some edge
     was resolved to by name alone (its count may have grown past the limit in this run)."""
     if not names:  # lines moved, no symbol changed: only the rebound files' own references
         _resolve(store, cur, edges.RefScope(rebound, set(), set(), set()))
         return
     importers = edges.importers_of(store, cur, rebound) | rebound
-    local = names | edges.bindings_into(store, cur, rebound, names)
+    local = set(names)
+    # a name re-exported (`from .a import get` in a package's __init__, and its own importers')
+    # resolves through each module on the way (store/calls.py follows REEXPORT_HOPS of them)
+    files, bound, seen = rebound, names, set(rebound)
+    for _ in range(calls.REEXPORT_HOPS):
+        rows = edges.bindings_into(store, cur, files, bound)
+        files, bound = {path for path, _ in rows}, {binding for _, binding in rows}
+        if not rows or bound <= local and files <= seen:
+            break
+        local |= bound
+        seen |= files
+        importers |= edges.importers_of(store, cur, files) | files
     by_name = edges.names_defined_at_most(store, cur, names, RARE_NAME_LIMIT) \
         | edges.names_resolved_by_name(store, cur, names)
     _resolve(store, cur, edges.RefScope(rebound, local, importers, by_name))

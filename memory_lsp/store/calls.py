@@ -12,6 +12,8 @@ from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
 from memory_lsp.store.return_calls import MARK
 
+# how many modules deep a re-exported name is followed (`attrs.frozen`: attrs -> attr -> attr._next_gen)
+REEXPORT_HOPS = 4
 # an import inside a function binds its name there (and in functions nested in it) only
 _IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"
 
@@ -59,16 +61,27 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
                        AND i.line BETWEEN s.start_line AND s.end_line) AS scope
         FROM imports i WHERE i.path IN (SELECT DISTINCT path FROM _refs)""")
     # what a module offers: its own top-level definitions and the names it imports (a package's
-    # __init__ re-exporting `from .api import get`), for the modules the references import
-    cur.execute("""
+    # __init__ re-exporting `from .api import get`), followed through modules that import them in
+    # turn (`attrs` re-exports attr's, which imports them from attr._next_gen) up to REEXPORT_HOPS,
+    # for the modules the references import
+    cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _exports AS
-        WITH wanted AS (SELECT DISTINCT target AS path FROM imports
-                        WHERE target IS NOT NULL AND path IN (SELECT DISTINCT path FROM _refs))
+        WITH RECURSIVE wanted AS (SELECT DISTINCT target AS path FROM imports
+                                  WHERE target IS NOT NULL AND path IN (SELECT DISTINCT path FROM _refs)),
+        chain(path, binding, target, name, d) AS (
+            SELECT path, binding, target, name, 1 FROM imports
+            WHERE path IN (SELECT path FROM wanted) AND NOT is_module AND binding IS NOT NULL AND target IS NOT NULL
+            UNION ALL
+            SELECT c.path, c.binding, j.target, j.name, c.d + 1
+            FROM chain c JOIN imports j ON j.path = c.target AND j.binding = c.name AND NOT j.is_module
+                 AND j.target IS NOT NULL
+            WHERE c.d < {REEXPORT_HOPS})
         SELECT path, name, id, kind, path AS dst_path FROM symbols WHERE parent IS NULL AND path IN (SELECT path FROM wanted)
         UNION ALL
-        SELECT i.path, i.binding, s.id, s.kind, s.path
-        FROM imports i JOIN symbols s ON s.path = i.target AND s.name = i.name AND s.parent IS NULL
-        WHERE NOT i.is_module AND i.binding IS NOT NULL AND i.path IN (SELECT path FROM wanted)""")
+        SELECT path, binding, id, kind, dst_path FROM (
+            SELECT c.path, c.binding, s.id, s.kind, s.path AS dst_path, c.d
+            FROM chain c JOIN symbols s ON s.path = c.target AND s.name = c.name AND s.parent IS NULL
+            QUALIFY c.d = min(c.d) OVER (PARTITION BY c.path, c.binding))""")
     free = "coalesce(r.rtype, '') <> 'local'"  # a local name (a parameter) is no function of that name
     # names a function binds itself, which shadow the module's in it and in functions nested in it:
     # its imports (`from pprint import pformat`) and the classes and functions defined in it

@@ -77,13 +77,14 @@ def importers_of(store: Store, cur, paths) -> set[str]:
         f"SELECT DISTINCT path FROM imports WHERE target IN {temp}").fetchall()}
 
 
-def bindings_into(store: Store, cur, paths, names) -> set[str]:
-    """Local names that imports bind to one of `names` defined in `paths` (`from m import f as g`
-    binds g): the names the references resolved through those imports carry."""
+def bindings_into(store: Store, cur, paths, names) -> set[tuple[str, str]]:
+    """(file, local name) of the imports binding one of `names` defined in `paths` (`from m import
+    f as g` binds g): the names the references resolved through those imports carry, and the
+    files that offer them on (a package's __init__)."""
     targets, wanted = value_set(store, cur, "_targets", paths), value_set(store, cur, "_names", names)
-    return {r[0] for r in cur.execute(
-        f"SELECT DISTINCT binding FROM imports WHERE target IN {targets} "
-        f"AND name IN {wanted} AND binding IS NOT NULL").fetchall()}
+    return set(cur.execute(
+        f"SELECT DISTINCT path, binding FROM imports WHERE target IN {targets} "
+        f"AND name IN {wanted} AND binding IS NOT NULL").fetchall())
 
 
 def names_resolved_by_name(store: Store, cur, names) -> set[str]:
