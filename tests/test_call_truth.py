@@ -190,6 +190,31 @@ FILES = {
         "    def prepare(self):\n"
         "        return self.prepare()\n"
     ),
+    "lib/__init__.py": (  # attr's __init__: module-level aliases of what it imports
+        "from functools import partial\n"
+        "from ._make import attrs, attrib\n"
+        "from ._gen import frozen\n"
+        "s = attributes = attrs\n"
+        "ib = attrib\n"
+        "dataclass = partial(attrs, auto_attribs=True)\n"
+    ),
+    "lib/_make.py": "def attrs(cls=None, auto_attribs=False):\n    return cls\ndef attrib():\n    return None\n",
+    "lib/_gen.py": (  # attr._next_gen: `frozen = partial(define, ...)` of its own function
+        "from functools import partial\n"
+        "def define(cls=None, frozen=False):\n"
+        "    return cls\n"
+        "frozen = partial(define, frozen=True)\n"
+    ),
+    "tests/test_lib.py": (
+        "import lib\n"
+        "def test_aliases():\n"
+        "    @lib.s\n"
+        "    class C:\n"
+        "        x = lib.ib()\n"
+        "    lib.frozen(C)\n"
+        "    lib.dataclass(C)\n"
+        "    lib.attributes(C)\n"
+    ),
     "tests/test_api.py": "from pkg import get\ndef test_get():\n    assert get('u') == 'u'\n",
     "tests/conftest.py": "import pytest\n@pytest.fixture\ndef httpbin():\n    return lambda *a: 'u'\n",
     "tests/test_requests.py": (
@@ -271,6 +296,16 @@ def test_a_a_class_attribute_holding_a_class_is_called_as_that_class(edges):
     assert _at(edges, "pkg/commands.py", 7) == {"pkg/models.py::Request"}
     assert _at(edges, "pkg/commands.py", 9) == {"pkg/models.py::PreparedRequest"}  # through the module
     assert _at(edges, "pkg/commands.py", 11) == {"pkg/commands.py::Command.prepare"}  # a method is a method
+
+
+def test_e_a_module_level_alias_is_what_it_names(edges):
+    # `attr.s` is `attr._make.attrs` (CPython: the same object); `frozen = partial(define, ...)`
+    # calls define, through the package's re-export of it
+    assert _at(edges, "tests/test_lib.py", 3) == {"lib/_make.py::attrs"}
+    assert _at(edges, "tests/test_lib.py", 5) == {"lib/_make.py::attrib"}
+    assert _at(edges, "tests/test_lib.py", 6) == {"lib/_gen.py::define"}
+    assert _at(edges, "tests/test_lib.py", 7) == {"lib/_make.py::attrs"}
+    assert _at(edges, "tests/test_lib.py", 8) == {"lib/_make.py::attrs"}
 
 
 def test_d_common_names_and_overloads(edges):

@@ -221,3 +221,23 @@ def test_a_name_re_exported_through_two_packages_follows_edits_of_either(tmp_pat
         ws.reindex({path: text.encode()})
         assert called() == ([(5, want), (6, want)] if want else [])
     _same_as_fresh(tmp_path, ws, root)
+
+
+def test_a_module_level_alias_retargeted_re_resolves_its_importers_calls(tmp_path, write_files):
+    """`s = attrs` -> `s = attrib` in a package's __init__ (index/aliases.py: an import of what it
+    names) moves `lib.s()` elsewhere to attrib, as a fresh index would."""
+    root = write_files(tmp_path / "ws", {
+        "lib/__init__.py": "from ._make import attrs, attrib\ns = attrs\n",
+        "lib/_make.py": "def attrs():\n    return 1\ndef attrib():\n    return 2\n",
+        "main.py": "import lib\n\ndef run():\n    return lib.s()\n",
+    })
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    cur = ws.store.cursor()
+    query = "SELECT dst FROM edges WHERE kind = 'CALLS' AND src = 'main.py::run'"
+    assert cur.execute(query).fetchall() == [("lib/_make.py::attrs",)]
+    text = "from ._make import attrs, attrib\ns = attrib\n"
+    (root / "lib/__init__.py").write_text(text)
+    ws.reindex({"lib/__init__.py": text.encode()})
+    assert cur.execute(query).fetchall() == [("lib/_make.py::attrib",)]
+    _same_as_fresh(tmp_path, ws, root)

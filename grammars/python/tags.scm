@@ -25,6 +25,10 @@
 (assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
 (augmented_assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
 
+; a module-level alias (`s = attributes = attrs`, `frozen = partial(define, ...)`): an import of
+; what it names (index/aliases.py)
+(module (expression_statement (assignment) @alias))
+
 ; what a name is bound to, for receiver types (index/receivers.py): the strongest binding wins
 (class_definition name: (identifier) @inherit.child superclasses: (argument_list (subscript value: [(identifier) (attribute)] @inherit.base)))
 (assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @bind.call)) @bind

@@ -12,7 +12,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import languages
+from memory_lsp.index import aliases, languages
 from memory_lsp.index import docs, receivers, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
@@ -70,6 +70,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     called = []
     binds = []  # receivers.Binding
     rets = []  # (start_byte, "type" | "value" | "yield", text): index/returns.py
+    assignments = []  # module-level assignments: index/aliases.py
     cursor = tree_sitter.QueryCursor(languages.tags_query(lang.name))
     cursor.set_max_start_depth(MAX_START_DEPTH)
     kinds = _pattern_kinds(lang.name)
@@ -122,11 +123,16 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
                                            name_node.start_point[0] + 1))
         elif what == "mutation":
             facts.mutations += 1
+        elif what == "alias":
+            assignments.append(caps["alias"][0])
         elif what == "returns":
             how = next(k for k in ("type", "value", "yield") if "returns." + k in caps)
             rets.append((caps["returns"][0].start_byte, how, _text(caps["returns." + how][0])))
 
     _nest_definitions(facts, lang, data, defs)
+    if assignments:
+        top_level = {s.name for s in facts.symbols if s.parent is None}
+        facts.imports += aliases.alias_imports(facts.path, assignments, facts.imports, top_level)
     _attach_references(facts, lang, defs, refs, inherits, binds, rets)
     facts.side_effects = _side_effects(lang, facts.imports, called)
 
@@ -325,6 +331,8 @@ def _pattern_kind(caps: dict) -> tuple:
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:
         return ("mutation",)
+    if "alias" in caps:
+        return ("alias",)
     return ("other",)
 
 

@@ -1,0 +1,89 @@
+"""A module-level alias is an import of what it names: `s = attributes = attrs` in attr's __init__,
+after `from ._make import attrs`, binds `s` and `attributes` exactly as `from ._make import attrs
+as s` would (CPython: `attr.s is attr._make.attrs`); `frozen = partial(define, ...)` calls define.
+
+Each alias becomes the import row that binding is (the resolvers and the call resolution then
+treat it as any import: `attr.s(...)` elsewhere resolves through it, re-exported or not); an alias
+of the file's own function is an import of the file itself (`from ._next_gen import define as
+frozen`). Only plain names and dotted names whose first part the file imports or defines at its
+top level; a name bound twice at the top level, or also defined or imported there, is left alone.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from memory_lsp.index.facts import Import
+
+PARTIAL = ("partial", "functools.partial")  # `f = partial(g, ...)`: calling f calls g
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _chain(node) -> tuple[list[str], object] | None:
+    """`a = b = value` (nested assignments) -> ([a, b], value node), names only."""
+    names = []
+    while node is not None and node.type == "assignment":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or left.type != "identifier" or right is None or node.child_by_field_name("type"):
+            return None
+        names.append(_text(left))
+        node = right
+    return (names, node) if node is not None else None
+
+
+def _named(value) -> str | None:
+    """The dotted name an alias's value is: `attrs`, `_make.attrs`, the function `partial` wraps."""
+    if value.type in ("identifier", "attribute"):
+        text = _text(value)
+        return text if all(part.isidentifier() for part in text.split(".")) else None
+    if value.type == "call" and _text(value.child_by_field_name("function")) in PARTIAL:
+        args = value.child_by_field_name("arguments")
+        first = next((a for a in args.named_children if a.type != "comment"), None) if args else None
+        return _named(first) if first is not None and first.type in ("identifier", "attribute") else None
+    return None
+
+
+def alias_imports(path: str, assignments: list, imports: list[Import], top_level: set[str]) -> list[Import]:
+    """The import rows module-level `assignments` (tree-sitter assignment nodes) amount to."""
+    found: dict[str, tuple[int, str]] = {}
+    seen: dict[str, int] = {}
+    for node in assignments:
+        chain = _chain(node)
+        value = _named(chain[1]) if chain else None
+        for name in chain[0] if chain else ():
+            seen[name] = seen.get(name, 0) + 1
+            if value and name != value and not name.startswith("__"):
+                found[name] = (node.start_point[0] + 1, value)
+    bound: dict[str, tuple[str, str | None]] = {}  # a binding -> the import's (module, name)
+    for row in imports:
+        if row.name != "*":
+            bound[row.alias or row.name or row.module.split(".")[0]] = \
+                (row.module if row.name or row.alias else row.module.split(".")[0], row.name)
+    stem = posixpath.basename(path).rsplit(".", 1)[0]
+    own = "." if stem == "__init__" else "." + stem
+    out = []
+    for name, (line, value) in found.items():
+        if seen[name] > 1 or name in top_level or name in bound:
+            continue
+        first, *rest = value.split(".")
+        if first in bound:
+            module, imported = bound[first]
+            if imported:  # `from m import x`: x is m's; x.y.z is z of module m.x.y
+                path_parts = [imported, *rest[:-1]] if rest else []
+            else:  # `import m.n` binds m, `import m as x` x: x.y.z is z of module m.y
+                if not rest:
+                    continue  # an alias of a module
+                path_parts, imported = rest[:-1], None
+            if rest:
+                module = module + ("" if module.endswith(".") else ".") + ".".join(path_parts) if path_parts else module
+                imported = rest[-1]
+            target = (module, imported)
+        elif first in top_level and not rest:
+            target = (own, first)
+        else:
+            continue
+        out.append(Import(line, target[0], target[1], name))
+    return out
