@@ -210,3 +210,27 @@ def test_a_module_variable_typed_by_another_class_retypes_what_its_methods_retur
                           "pkg/envs.py": env,
                           "pkg/globals.py": "from pkg.envs import Env, Other\ncurrent: Env = object()\n",
                           "pkg/var_use.py": "from pkg.globals import current\ndef f():\n    x = current.build()\n    x.render()\n"})
+
+
+def test_a_function_reached_through_an_alias_types_what_it_returns(tmp_path, write_files):
+    """ssl.py: `_create_stdlib_context = _create_unverified_context`, then `context =
+    _create_stdlib_context(...); context.wrap_socket(...)`. The mark names the alias, the return
+    type row the function: a run re-resolving the call (an edit of another file defining
+    `wrap`) found it only when some other call named the function itself."""
+    files = {
+        "mod.py": ("class Ctx:\n    def wrap(self):\n        pass\n\n"
+                   "def _real() -> Ctx:\n    return Ctx()\n\n_alias = _real\n\n"
+                   "def use():\n    c = _alias()\n    c.wrap()\n"),
+        "other.py": "def wrap():\n    pass\n",
+    }
+    root = write_files(tmp_path / "ws", files)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    assert calls_at(ws, "mod.py", 12) == [("mod.py::Ctx.wrap", "returned")]
+    text = "def wrap():\n    return 1\n"
+    (root / "other.py").write_text(text)
+    ws.reindex({"other.py": text.encode()})
+    assert calls_at(ws, "mod.py", 12) == [("mod.py::Ctx.wrap", "returned")]
+    incremental = snapshot(ws)
+    ws.close()
+    assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental

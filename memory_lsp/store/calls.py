@@ -288,7 +288,7 @@ def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) 
     if marked:
         cur.execute(return_calls.OWNERS)
         _classes(cur, "_mrecv", "_mcls", syms)
-        return_calls.returned_types(cur, _IN_SCOPE, value_set(store, cur, "_r_names", marked))
+        return_calls.returned_types(store, cur, _IN_SCOPE, value_set(store, cur, "_r_names", marked))
     else:
         return_calls.no_returned_types(cur)
     cur.execute("""INSERT INTO _cls SELECT rc.* REPLACE ('returned' AS how), t.cid FROM _recv rc

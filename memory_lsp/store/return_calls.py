@@ -16,6 +16,8 @@ or the returned class changes name or a return type changes (store/retyped.py).
 
 from __future__ import annotations
 
+from memory_lsp.store.code import value_set
+
 MARK = "->"
 # the mark without its prefix, its function's name (after the last dot) and its owner (before it, or '')
 PARTS = """substr(rtype, 3) AS mark, regexp_extract(rtype, '[^.>]*$') AS fname,
@@ -63,7 +65,7 @@ def no_returned_types(cur) -> None:
     cur.execute("CREATE OR REPLACE TEMP TABLE _rt (path VARCHAR, src VARCHAR, rtype VARCHAR, cid VARCHAR)")
 
 
-def returned_types(cur, in_scope: str, wanted: str) -> None:
+def returned_types(store, cur, in_scope: str, wanted: str) -> None:
     """`_rt` (path, src, rtype, cid) from `_mcls` (the owners' classes) and `_refs`' marked calls
     without an owner; `in_scope`: an import `i` binds in the calling function `m.src`; `wanted`:
     the names the marks name (`marked_names`, as SQL after IN: a scan filters by a list of them)."""
@@ -89,11 +91,15 @@ def returned_types(cur, in_scope: str, wanted: str) -> None:
               JOIN _imports i ON i.path = m.path AND NOT i.is_module AND m.owner = '' AND i.binding = m.fname
                    AND {in_scope.format(src='m.src')}
               JOIN _exports e ON e.path = i.target AND e.name = i.name AND e.kind = 'function'""")
+    # the functions' own names: a mark names the function as the caller binds it (`from m import f as
+    # g`, `g = f`: `->g`), its `returntype` row as it is defined (f)
+    functions = value_set(store, cur, "_r_fns", [r[0] for r in cur.execute(
+        "SELECT DISTINCT regexp_extract(fn, '[^.:]*$') FROM _rfn").fetchall()])
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rfv AS
         SELECT f.path AS site, f.src, f.rtype AS mark, t.path, t.rtype FROM _rfn f
         JOIN refs t ON t.kind = 'returntype' AND t.src = f.fn
-        WHERE t.name IN {wanted}""")
+        WHERE t.name IN {functions}""")
     cur.execute("CREATE OR REPLACE TEMP TABLE _rt AS SELECT site AS path, src, mark AS rtype, cid FROM ("
                 + class_named("_rfv", "v.site, v.src, v.mark") + ")")
     for temp in ("_rfn", "_rfv"):
