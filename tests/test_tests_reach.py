@@ -52,6 +52,8 @@ FILES = {
     # test files by path that hold no test: a helper module, a type-check file
     "tests/helpers.py": "from pkg.a import fa\n\n\ndef make():\n    return fa()\n",
     "tests/typing/typing_a.py": "from pkg.a import fa\n\nx: int = fa()\n",
+    # attrs' tests/typing_example.py: type checks in functions named test*, in a file no runner collects
+    "tests/typing_example.py": "from pkg.a import fa\n\n\ndef test():\n    x: int = fa()\n",
     "tests/test_helped.py": "from helpers import make\n\n\ndef test_helped():\n    assert make() == 1\n",
 }
 
@@ -101,6 +103,7 @@ def test_a_test_file_with_no_test_function_holds_no_tests(ws):
     # helpers.py calls fa (a resolved call into the code) and typing_a.py imports it: neither runs a test
     got = selected(ws, "pkg/a.py")
     assert "tests/helpers.py" not in got and "tests/typing/typing_a.py" not in got
+    assert "tests/typing_example.py" not in got  # a `def test()`, but not in a file named test*.py or *_test.py
     assert "tests/test_helped.py" in got  # the test calling the helper
 
 
@@ -286,8 +289,10 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     if target == target_path and not starts & live:
         found |= {s for s, d in cur.execute("SELECT src_path, dst_path FROM edges WHERE kind = 'ASSERTS_ON'").fetchall()
                   if d in files} | (files & tests)
-    # a test file holds tests when a function or class in it is named test*
-    holding = {p for i, p in symbols.items() if i.partition("::")[2].rsplit(".", 1)[-1].lower().startswith("test")}
+    # a test file holds tests when the runners collect it (test*.py, *_test.py) and a function or class
+    # in it is named test*
+    holding = {p for i, p in symbols.items() if i.partition("::")[2].rsplit(".", 1)[-1].lower().startswith("test")
+               and (p.rsplit("/", 1)[-1].startswith("test") or p.endswith("_test.py"))}
     return sorted((found - {target_path}) & holding)
 
 

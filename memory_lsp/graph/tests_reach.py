@@ -104,13 +104,16 @@ class TestReach:
 
     @staticmethod
     def _holds_tests(g) -> np.ndarray:
-        """The test files that hold a test (a Python one: a function or class named test*; a test file
-        of helpers, fixtures or type checks runs no test of its own)."""
+        """The test files that hold a test (a Python one: a file the runners collect, test*.py as
+        unittest does or *_test.py as pytest also does, with a function or class named test*; a
+        test file of helpers, fixtures or type checks, `typing_example.py`, runs no test of its own)."""
         holds = g.is_test.copy()
         py = [f for f in np.flatnonzero(g.is_test).tolist() if _ext(g.names[f]) in ("py", "pyi")]
         for f in py:
+            base = g.names[f].rsplit("/", 1)[-1]
             rows = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist()
-            holds[f] = any(_leaf(g.names[i]).lower().startswith("test") for i in rows)
+            holds[f] = (base.startswith("test") or base.endswith("_test.py")) and \
+                any(_leaf(g.names[i]).lower().startswith("test") for i in rows)
         return holds
 
     @staticmethod
