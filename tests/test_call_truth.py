@@ -215,6 +215,17 @@ FILES = {
         "    lib.dataclass(C)\n"
         "    lib.attributes(C)\n"
     ),
+    "pkg/opts.py": (  # pluggy's _hooks.py: `opts.get(...)` on a HookspecOpts, a TypedDict
+        "import typing as t\n"
+        "class Opts(t.TypedDict, total=False):\n"
+        "    name: str\n"
+        "class Tracer:\n"
+        "    def get(self, key):\n"
+        "        return key\n"
+        "def read(opts: Opts, other):\n"
+        "    opts.get('name')\n"
+        "    other.get('name')\n"
+    ),
     "tests/test_api.py": "from pkg import get\ndef test_get():\n    assert get('u') == 'u'\n",
     "tests/conftest.py": "import pytest\n@pytest.fixture\ndef httpbin():\n    return lambda *a: 'u'\n",
     "tests/test_requests.py": (
@@ -269,6 +280,11 @@ def test_b_a_builtin_class_or_an_outside_module_as_the_receiver_is_never_guessed
     # `x.items()` on a receiver of unknown type: as likely a dict's as Store's, below the default 0.5
     guess = {(dst, strategy) for src, dst, k, ln, strategy in edges if src.endswith("::listing") and ln == 22}
     assert guess == {("pkg/builtin_users.py::Store.items", "name_ambiguous")}
+
+
+def test_b_a_typed_dicts_methods_are_dicts(edges):
+    assert _at(edges, "pkg/opts.py", 8) == set()  # Opts is a TypedDict: its get is dict's
+    assert "pkg/opts.py::Tracer.get" in _at(edges, "pkg/opts.py", 9)  # an untyped receiver: still guessed
 
 
 def test_c_super_goes_to_the_next_class_up(edges):

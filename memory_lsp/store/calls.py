@@ -12,6 +12,9 @@ from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
 from memory_lsp.store.return_calls import MARK
 
+# bases from outside that give a class no method a workspace defines: a call on a HookspecOpts
+# (a TypedDict) that its class does not define is dict's (`opts.get(...)`), never guessed by name
+NO_WORKSPACE_METHODS = ("ABC", "Generic", "NamedTuple", "Protocol", "TypedDict", "object")
 # how many modules deep a re-exported name is followed (`attrs.frozen`: attrs -> attr -> attr._next_gen)
 REEXPORT_HOPS = 4
 # an import inside a function binds its name there (and in functions nested in it) only
@@ -244,16 +247,18 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
                "AND (ends_with(r.path, '.py') OR ends_with(r.path, '.pyi')))") if calls and builtin_methods else "false"
     defined = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
     candidates = f"({defined} + CASE WHEN {builtin} THEN 1 ELSE 0 END)"
-    # a receiver whose class was found in the workspace, with every direct base resolved: its
-    # class and bases said no (a base the workspace could not resolve may still define it)
+    # a receiver whose class was found in the workspace, with every direct base resolved (or one of
+    # NO_WORKSPACE_METHODS): its class and bases said no (a base the workspace could not resolve may
+    # still define it)
     typed = ("""ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name
              ANTI JOIN _closed k ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
              if ref_kind == "call" else "")
     if ref_kind == "call":
-        cur.execute("""
+        cur.execute(f"""
             CREATE OR REPLACE TEMP TABLE _closed AS
             SELECT DISTINCT k.path, k.line, k.name FROM _cls k
-            ANTI JOIN (SELECT DISTINCT h.src FROM _bases h ANTI JOIN _inh e ON e.src = h.src AND e.name = h.name) o
+            ANTI JOIN (SELECT DISTINCT h.src FROM _bases h ANTI JOIN _inh e ON e.src = h.src AND e.name = h.name
+                       WHERE h.name NOT IN ({_quoted(NO_WORKSPACE_METHODS)})) o
                  ON o.src = k.cid""")
     over = "LEFT JOIN _over v ON v.id = s.id" if calls else ""
     overriding = "v.id IS NOT NULL" if calls else "false"
