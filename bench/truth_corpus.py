@@ -104,10 +104,17 @@ def call_sites(source: str) -> list[tuple[int, int, str, bool]]:
 
 def calls_truth(spec: str, ws: Path) -> list[dict]:
     """Every call site with jedi's answer: targets [[path, line, name]], "external" (outside the
-    workspace), "local" (a parameter of the function around it), or None (jedi cannot say)."""
-    cache = ws.parent / "calls.json"
+    workspace), "local" (a parameter of the function around it), or None (jedi cannot say). The
+    sites: every call `ast` finds, and every decorator written without a call (`@attr.s`: Python
+    calls it with what it decorates), the latter cached apart (calls.json came first)."""
+    out = _jedi_answers(ws, ws.parent / "calls.json", call_sites)
+    out += _jedi_answers(ws, ws.parent / "calls_decorators.json", decorator_sites)
+    return module_attributes(follow_reexports(out, ws), ws)
+
+
+def _jedi_answers(ws: Path, cache: Path, sites_of) -> list[dict]:
     if cache.exists():
-        return follow_reexports(json.loads(cache.read_text()), ws)
+        return json.loads(cache.read_text())
     import jedi
 
     # the copy and the standard library only: an installed copy of the package (this venv may
@@ -118,7 +125,7 @@ def calls_truth(spec: str, ws: Path) -> list[dict]:
     for rel in py_files(ws):
         source = (ws / rel).read_text(encoding="utf-8", errors="replace")
         script = jedi.Script(code=source, path=str(ws / rel), project=project)
-        for line, col, name, is_super in call_sites(source):
+        for line, col, name, is_super in sites_of(source):
             try:
                 names = script.goto(line, col, follow_imports=True)
             except Exception:  # jedi's own failures: no answer at that site
@@ -135,7 +142,23 @@ def calls_truth(spec: str, ws: Path) -> list[dict]:
             answer = targets if targets else ("external" if external else ("local" if local else None))
             out.append({"path": rel, "line": line, "name": name, "super": is_super, "truth": answer})
     cache.write_text(json.dumps(out))
-    return follow_reexports(out, ws)
+    return out
+
+
+def decorator_sites(source: str) -> list[tuple[int, int, str, bool]]:
+    """(line, column, name, False) of each decorator written without a call (`@attr.s`, `@cached`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    sites = []
+    for node in ast.walk(tree):
+        for d in getattr(node, "decorator_list", ()):
+            if isinstance(d, ast.Name):
+                sites.append((d.lineno, d.col_offset, d.id, False))
+            elif isinstance(d, ast.Attribute) and d.end_lineno is not None:
+                sites.append((d.end_lineno, d.end_col_offset - len(d.attr), d.attr, False))
+    return sites
 
 
 # a module-level alias line, `s = attributes = attrs` (group 2: the name it binds to)
@@ -178,6 +201,54 @@ def follow_reexports(sites: list[dict], ws: Path) -> list[dict]:
         for site in sites:
             if isinstance(site["truth"], list):
                 site["truth"] = [list(where.get(tuple(t), t)) for t in site["truth"]]
+    return sites
+
+
+_RECEIVER = re.compile(r"([A-Za-z_][\w.]*)\.\s*$")
+
+
+def module_attributes(sites: list[dict], ws: Path) -> list[dict]:
+    """Where jedi has no answer at `mod.f(...)` (attrs' `attr.s(...)`: `s = attributes = attrs`
+    in attr's __init__) but resolves the receiver to a module of the workspace, CPython says what
+    that module's attribute is (`attr.s is attr._make.attrs`): the site's target. Cached beside
+    calls.json."""
+    cache = ws.parent / "calls_modattr.json"
+    if cache.exists():
+        found = {tuple(k): v for k, v in json.loads(cache.read_text())}
+    else:
+        import jedi
+
+        stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
+        project = jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"), str(ws), *stdlib])
+        scripts, files, asked = {}, {}, {}
+        for site in sites:
+            if site["truth"] is not None:
+                continue
+            if site["path"] not in files:
+                source = (ws / site["path"]).read_text(encoding="utf-8", errors="replace")
+                files[site["path"]] = (source.splitlines(), {(ln, n): c for ln, c, n, _ in call_sites(source) + decorator_sites(source)})
+            lines, cols = files[site["path"]]
+            col = cols.get((site["line"], site["name"]))
+            m = _RECEIVER.search(lines[site["line"] - 1][:col]) if col is not None else None
+            if m is None:
+                continue
+            if site["path"] not in scripts:
+                scripts[site["path"]] = jedi.Script(path=str(ws / site["path"]), project=project)
+            try:  # jedi at the receiver's last name: a module of the workspace?
+                names = scripts[site["path"]].goto(site["line"], m.end(1) - 1, follow_imports=True)
+            except Exception:
+                continue
+            mod = next((n.module_path for n in names if n.type == "module" and n.module_path
+                        and str(n.module_path).startswith(str(ws / "src") + os.sep)), None)
+            if mod is not None:
+                asked[(site["path"], site["line"], site["name"])] = [str(Path(mod).relative_to(ws)), 0, site["name"]]
+        where = _cpython_defined(ws, {tuple(v) for v in asked.values()})
+        found = {k: list(where[tuple(v)]) for k, v in asked.items() if tuple(v) in where}
+        cache.write_text(json.dumps([[list(k), v] for k, v in found.items()]))
+    for site in sites:
+        target = found.get((site["path"], site["line"], site["name"]))
+        if site["truth"] is None and target is not None:
+            site["truth"] = [target]
     return sites
 
 
