@@ -82,14 +82,18 @@ def py_files(ws: Path) -> list[str]:
     return sorted(str(p.relative_to(ws)) for p in ws.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def call_sites(source: str) -> list[tuple[int, int, str, bool]]:
-    """(line, column, name, is_super) of the called name of every call `ast` finds."""
+def _nodes(source: str) -> list:
+    """Every node `ast` finds in `source`, none when it does not parse."""
     try:
-        tree = ast.parse(source)
+        return list(ast.walk(ast.parse(source)))
     except SyntaxError:
         return []
+
+
+def call_sites(source: str) -> list[tuple[int, int, str, bool]]:
+    """(line, column, name, is_super) of the called name of every call `ast` finds."""
     sites = []
-    for node in ast.walk(tree):
+    for node in _nodes(source):
         if not isinstance(node, ast.Call):
             continue
         f = node.func
@@ -147,12 +151,8 @@ def _jedi_answers(ws: Path, cache: Path, sites_of) -> list[dict]:
 
 def decorator_sites(source: str) -> list[tuple[int, int, str, bool]]:
     """(line, column, name, False) of each decorator written without a call (`@attr.s`, `@cached`)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
     sites = []
-    for node in ast.walk(tree):
+    for node in _nodes(source):
         for d in getattr(node, "decorator_list", ()):
             if isinstance(d, ast.Name):
                 sites.append((d.lineno, d.col_offset, d.id, False))

@@ -172,23 +172,35 @@ def test_a_repeated_definition_changes_what_documentation_mentions_mean(tmp_path
     _same_as_fresh(tmp_path, ws, root)
 
 
+def _indexed(tmp_path, write_files, files):
+    root = write_files(tmp_path / "ws", files)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    return ws, root
+
+
+def _edited(ws, root, path, text):
+    """An editor's re-index of one buffer (the file on disk the same)."""
+    (root / path).write_text(text)
+    ws.reindex({path: text.encode()})
+
+
+def _called(ws, src):
+    return ws.store.cursor().execute("SELECT line, dst FROM edges WHERE kind = 'CALLS' AND src = ? "
+                                     "ORDER BY line, dst", [src]).fetchall()
+
+
 def test_a_package_re_exporting_a_name_from_another_module_retargets_its_importers_calls(tmp_path, write_files):
     """`from .a import get` -> `from .b import get` in a package's __init__ changes no symbol of
     it, but `pkg.get()` elsewhere now calls b's: the edit re-resolves the name it binds."""
-    root = write_files(tmp_path / "ws", {
+    ws, root = _indexed(tmp_path, write_files, {
         "pkg/__init__.py": "from .a import get\n",
         "pkg/a.py": "def get():\n    return 1\n",
         "pkg/b.py": "def get():\n    return 2\n",
         "main.py": "import pkg\n\ndef run():\n    return pkg.get()\n",
     })
-    ws = Workspace.open(root)
-    ws.index(workers=0)
-    text = "from .b import get\n"
-    (root / "pkg/__init__.py").write_text(text)
-    ws.reindex({"pkg/__init__.py": text.encode()})
-    cur = ws.store.cursor()
-    assert cur.execute("SELECT dst FROM edges WHERE kind = 'CALLS' AND src = 'main.py::run'").fetchall() == [
-        ("pkg/b.py::get",)]
+    _edited(ws, root, "pkg/__init__.py", "from .b import get\n")
+    assert _called(ws, "main.py::run") == [(4, "pkg/b.py::get")]
     _same_as_fresh(tmp_path, ws, root)
 
 
@@ -197,47 +209,31 @@ def test_a_name_re_exported_through_two_packages_follows_edits_of_either(tmp_pat
     the call resolves through both (store/calls.py REEXPORT_HOPS); retargeting the inner re-export
     or renaming the function re-resolves it as a fresh index would, with `get` too common a name
     (30 methods) to be re-resolved everywhere."""
-    common = "".join(f"class C{i}:\n    def get(self):\n        pass\n" for i in range(30))
-    files = {
+    ws, root = _indexed(tmp_path, write_files, {
         "pkg/__init__.py": "from .sub import get\n",
         "pkg/sub/__init__.py": "from .a import get\n",
         "pkg/sub/a.py": "def get():\n    return 1\n",
         "pkg/sub/b.py": "def get():\n    return 2\n",
-        "common.py": common,
+        "common.py": "".join(f"class C{i}:\n    def get(self):\n        pass\n" for i in range(30)),
         "main.py": "import pkg\nfrom pkg import get\n\ndef run():\n    pkg.get()\n    get()\n",
-    }
-    root = write_files(tmp_path / "ws", files)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
-    cur = ws.store.cursor()
-
-    def called():
-        return cur.execute("SELECT line, dst FROM edges WHERE kind = 'CALLS' AND src = 'main.py::run' "
-                           "ORDER BY line").fetchall()
-    assert called() == [(5, "pkg/sub/a.py::get"), (6, "pkg/sub/a.py::get")]
+    })
+    assert _called(ws, "main.py::run") == [(5, "pkg/sub/a.py::get"), (6, "pkg/sub/a.py::get")]
     for path, text, want in (("pkg/sub/__init__.py", "from .b import get\n", "pkg/sub/b.py::get"),
                              ("pkg/sub/b.py", "def got():\n    return 2\n", None)):
-        (root / path).write_text(text)
-        ws.reindex({path: text.encode()})
-        assert called() == ([(5, want), (6, want)] if want else [])
+        _edited(ws, root, path, text)
+        assert _called(ws, "main.py::run") == ([(5, want), (6, want)] if want else [])
     _same_as_fresh(tmp_path, ws, root)
 
 
 def test_a_module_level_alias_retargeted_re_resolves_its_importers_calls(tmp_path, write_files):
     """`s = attrs` -> `s = attrib` in a package's __init__ (index/aliases.py: an import of what it
     names) moves `lib.s()` elsewhere to attrib, as a fresh index would."""
-    root = write_files(tmp_path / "ws", {
+    ws, root = _indexed(tmp_path, write_files, {
         "lib/__init__.py": "from ._make import attrs, attrib\ns = attrs\n",
         "lib/_make.py": "def attrs():\n    return 1\ndef attrib():\n    return 2\n",
         "main.py": "import lib\n\ndef run():\n    return lib.s()\n",
     })
-    ws = Workspace.open(root)
-    ws.index(workers=0)
-    cur = ws.store.cursor()
-    query = "SELECT dst FROM edges WHERE kind = 'CALLS' AND src = 'main.py::run'"
-    assert cur.execute(query).fetchall() == [("lib/_make.py::attrs",)]
-    text = "from ._make import attrs, attrib\ns = attrib\n"
-    (root / "lib/__init__.py").write_text(text)
-    ws.reindex({"lib/__init__.py": text.encode()})
-    assert cur.execute(query).fetchall() == [("lib/_make.py::attrib",)]
+    assert _called(ws, "main.py::run") == [(4, "lib/_make.py::attrs")]
+    _edited(ws, root, "lib/__init__.py", "from ._make import attrs, attrib\ns = attrib\n")
+    assert _called(ws, "main.py::run") == [(4, "lib/_make.py::attrib")]
     _same_as_fresh(tmp_path, ws, root)
