@@ -361,6 +361,8 @@ class Compare:
         for path, line, _m, _n, target, _s in self.ours["imports"]:
             if not (target and path.endswith(".py") and target.endswith(".py")):
                 continue
+            if self.stmts.at(path, line)[0] is None:  # a module-level alias's row (index/aliases.py): no statement
+                continue
             ms, md = module_of(path), module_of(target)
             if ms != md and ms in self.grimp_modules and md in self.grimp_modules:
                 ours.add((ms, md, line))

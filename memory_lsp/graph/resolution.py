@@ -56,8 +56,9 @@ def resolve_all(store: Store, cur) -> None:
 def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None:
     """Resolve again the references a change can affect: all of the `rebound` files; in files
     that import a rebound file, those named one of `names` or a local name an import binds one
-    of them to (`from m import f as g; g()`), and so on through the modules re-exporting them; anywhere, those named a rare name or one some edge
-    was resolved to by name alone (its count may have grown past the limit in this run)."""
+    of them to (`from m import f as g; g()`), and so on through the modules re-exporting them;
+    anywhere, those named a rare name or one some edge was resolved to by name alone (its count
+    may have grown past the limit in this run)."""
     if not names:  # lines moved, no symbol changed: only the rebound files' own references
         _resolve(store, cur, edges.RefScope(rebound, set(), set(), set()))
         return

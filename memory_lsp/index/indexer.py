@@ -375,7 +375,6 @@ class _Writer:
                        structure, symbol_names, links_same)
 
 
-
 def _insert_facts(cur, batch: Batch) -> None:
     for table, ((columns, types), _) in TABLES.items():  # columns straight in, no Python row between
         ingest.insert_columns(cur, table, columns, types, batch.tables[table])
