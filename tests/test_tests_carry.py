@@ -18,6 +18,12 @@ FILES = {
                    "    return s.put()\n\n\ndef other():\n    return helper()\n"),
     "tests/test_use.py": "from pkg.use import run\n\n\ndef test_run():\n    assert run(None)\n",
     "tests/test_core.py": "from pkg.core import helper\n\n\ndef test_helper():\n    assert helper()\n",
+    # jinja2's filters: env.py takes a name from defaults.py, which takes it from fns.py
+    "pkg/fns.py": "def f1():\n    return 1\n",
+    "pkg/defaults.py": "from pkg.fns import f1 as default_f\n",
+    "pkg/env.py": ("from pkg.defaults import default_f\n\n\nclass Env:\n    def render(self):\n"
+                   "        return self.render_func()\n"),
+    "tests/test_env.py": "from pkg.env import Env\n\n\ndef test_render():\n    assert Env().render()\n",
 }
 
 # (what, the files written, whether selection's inputs stay the same: the carry must be taken)
@@ -39,6 +45,8 @@ EDITS = [
     ("a call site of a name nothing called before", {
         "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("    x.get()\n", "    x.get()\n    x.nothing_here()\n")},
      False),
+    ("a name re-exported from another file: where an attribute's class or function may come from moves", {
+        "pkg/defaults.py": "from pkg.core import helper as default_f\n"}, False),
 ]
 
 

@@ -52,6 +52,15 @@ FILES = {
     # test files by path that hold no test: a helper module, a type-check file
     "tests/helpers.py": "from pkg.a import fa\n\n\ndef make():\n    return fa()\n",
     "tests/typing/typing_a.py": "from pkg.a import fa\n\nx: int = fa()\n",
+    # jinja2's filters: env.py calls through an attribute holding a function (`self.render_func()`) and
+    # takes FILTERS from defaults.py, which takes it from filters.py
+    "pkg/reg/filters.py": ("def do_upper(s):\n    return s.upper()\n\n\ndef do_lower(s):\n    return s.lower()\n\n\n"
+                           "FILTERS = {'upper': do_upper, 'lower': do_lower}\n"),
+    "pkg/reg/defaults.py": "from pkg.reg.filters import FILTERS as DEFAULT_FILTERS\n",
+    "pkg/reg/env.py": ("from pkg.reg.defaults import DEFAULT_FILTERS\n\n\nclass Env:\n"
+                       "    def render(self):\n        return self.render_func(DEFAULT_FILTERS)\n"),
+    "tests/test_reg.py": "from pkg.reg.env import Env\n\n\ndef test_render():\n    assert Env().render()\n",
+    "tests/test_lower.py": "from pkg.reg.filters import do_lower\n\n\ndef test_lower():\n    assert do_lower('A')\n",
     # attrs' tests/typing_example.py: type checks in functions named test*, in a file no runner collects
     "tests/typing_example.py": "from pkg.a import fa\n\n\ndef test():\n    x: int = fa()\n",
     "tests/test_helped.py": "from helpers import make\n\n\ndef test_helped():\n    assert make() == 1\n",
@@ -105,6 +114,11 @@ def test_a_test_file_with_no_test_function_holds_no_tests(ws):
     assert "tests/helpers.py" not in got and "tests/typing/typing_a.py" not in got
     assert "tests/typing_example.py" not in got  # a `def test()`, but not in a file named test*.py or *_test.py
     assert "tests/test_helped.py" in got  # the test calling the helper
+
+
+def test_a_call_through_an_attribute_may_run_what_the_file_takes_through_a_re_export(ws):
+    # (a test calls do_lower: the symbol graph knows the file, no file-level rule stands in)
+    assert selected(ws, "pkg/reg/filters.py") == ["tests/test_lower.py", "tests/test_reg.py"]
 
 
 def test_a_symbol_lists_the_tests_that_reach_that_symbol_only(ws):

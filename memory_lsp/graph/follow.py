@@ -24,7 +24,7 @@ import numpy as np
 
 from memory_lsp.graph import follow_unresolved, tests_carry
 from memory_lsp.graph.impact import EDGE_COLUMNS, EDGE_TYPES, ImpactGraph
-from memory_lsp.store import graph_reads
+from memory_lsp.store import graph_reads, test_reads
 
 MAX_CHANGED_FILES = 400  # beyond these a whole load is about as fast
 MAX_NEW_EDGES = 0.2  # share of the edges read again beyond which a whole load is about as fast
@@ -54,6 +54,7 @@ def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
         is_test = _test_flags(files_now, redo)
         rows, unresolved = follow_unresolved.follow(old, cur, redo, is_test, _same_files(old, files_now),
                                                     _names_before(old, changed), _names_now(symbols))
+        unresolved["reexports"] = test_reads.reexports_since(cur, (old.unresolved_calls or {}).get("reexports"))
     if release is not None:
         release(store.cursor())
     table = old.table

@@ -25,7 +25,7 @@ import numpy as np
 
 from memory_lsp.graph import tests_reach
 
-UNRESOLVED_KINDS = ("tests", "dispatch", "untyped", "classes")
+UNRESOLVED_KINDS = ("tests", "dispatch", "untyped", "classes", "reexports")
 
 
 def reach(g) -> tests_reach.TestReach:

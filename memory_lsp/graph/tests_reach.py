@@ -66,7 +66,7 @@ class TestReach:
         kinds = [g.kinds.index(k) for k in REACH_KINDS if k in g.kinds]
         keep = np.isin(step_kind, kinds) & g.is_symbol[rows] & g.is_symbol[g.step_node]
         guessed = np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in GUESSES if s in g.strategies])
-        dispatch = self._dispatch(g, rows, step_kind, unresolved.get("dispatch"))
+        dispatch = self._dispatch(g, rows, step_kind, unresolved.get("dispatch"), unresolved.get("reexports"))
         sure = keep & ~guessed
         parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed)
         self.walk = _Walk(g, rows, g.step_node, sure | tests_held.guesses(g, rows, keep & guessed, holds),
@@ -117,11 +117,13 @@ class TestReach:
         return holds
 
     @staticmethod
-    def _dispatch(g, rows: np.ndarray, step_kind: np.ndarray, dispatch: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    def _dispatch(g, rows: np.ndarray, step_kind: np.ndarray, dispatch: dict | None,
+                  reexports: dict | None) -> tuple[np.ndarray, np.ndarray]:
         """Steps for calls through an attribute holding a class or function (`self.config_class(...)`,
-        named like nothing defined): the symbol making one may run any file its own file imports.
-        As steps (callee, caller): each symbol of an imported file -> that file's node -> the
-        symbols making such calls in the files importing it."""
+        named like nothing defined): the symbol making one may run any file its own file imports,
+        or takes a name from through modules re-exporting it (`reexports`: jinja2's filters, whose
+        FILTERS environment.py takes from defaults.py). As steps (callee, caller): each symbol of
+        such a file -> that file's node -> the symbols making such calls in the files importing it."""
         empty = np.zeros(0, dtype=np.int64)
         if dispatch is None or not len(dispatch["src"]) or "IMPORTS" not in g.kinds:
             return empty, empty
@@ -131,8 +133,13 @@ class TestReach:
             if i is not None and f is not None and g.is_symbol[i]:
                 makers.setdefault(f, []).append(i)
         imports = (step_kind == g.kinds.index("IMPORTS")) & g.is_file[rows]
+        pairs = list(zip(rows[imports].tolist(), g.step_node[imports].tolist()))  # (imported, importer)
+        for importer, imported in zip(*(reexports[c].tolist() for c in ("path", "target"))) if reexports else ():
+            pair = (_node(g, imported), _node(g, importer))
+            if None not in pair:
+                pairs.append(pair)
         callee, caller = [], []
-        for imported, importer in zip(rows[imports].tolist(), g.step_node[imports].tolist()):
+        for imported, importer in pairs:
             for maker in makers.get(importer, ()):
                 callee.append(imported)
                 caller.append(maker)

@@ -366,8 +366,11 @@ class _Writer:
         written: dict[str, set] = {}
         for r in self.imports:
             written.setdefault(r.path, set()).add((r.line, r.module, r.name, r.alias))
-        links_same = not (self.first_run or self.paths_moved or every or marked or structure) and \
+        moved_imports = self.first_run or self.paths_moved or every or marked or structure  # beside their lines
+        links_same = not moved_imports and \
             all(self.old_imports.get(p, frozenset()) == frozenset(written.get(p, ())) for p in self.changed)
+        if moved_imports:
+            code.mark_imports_changed(store, cur)
         if not links_same:
             code.delete_file_links(store, cur, self.edges_kept)
         code.delete_edges_into(store, cur, self.edges_kept - kept, but=code.FILE_LINK_KINDS if links_same else ())

@@ -6,6 +6,7 @@ when to commit. Reads take any cursor. Edges are rebuilt by store/edges.py.
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter
 from typing import NamedTuple
 
@@ -58,6 +59,14 @@ class FileShape(NamedTuple):
     symbols: tuple  # sorted (qualname, name, kind, parent), with repeats: a second `def f` changes what `f` can mean
     inherits: tuple  # sorted base-class references (src, src_class, name, receiver, rtype) without lines
     returns: tuple = ()  # sorted (src, name, rtype) of what its functions return (`returntype` refs)
+
+
+IMPORTS_VERSION = "imports_version"  # meta: a new value whenever a run may have changed an import row
+
+
+def mark_imports_changed(store: Store, cur) -> None:
+    """A run that may have changed import rows (test_reads.reexports_since reads them again)."""
+    store.set_meta(IMPORTS_VERSION, uuid.uuid4().hex, cur)
 
 
 def names_rebound(old: FileShape | None, new: FileShape | None) -> set[str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from memory_lsp.store import code
+
 _BLIND = """
     SELECT DISTINCT r.src, i.target AS module
     FROM refs r JOIN files t ON t.path = r.path AND t.is_test
@@ -51,15 +53,45 @@ _UNTYPED = """
 _CLASSES = "SELECT DISTINCT id FROM symbols WHERE kind = 'class' ORDER BY id"
 
 
+# (importer, file) where the importer takes a name from a module that takes it from that file, up to
+# four modules deep (jinja2's environment.py takes DEFAULT_FILTERS from defaults.py, which takes
+# FILTERS from filters.py): what an attribute holding a class or function may hold comes from there too
+_REEXPORTS = """
+    WITH RECURSIVE chain(path, target, name, d) AS (
+        SELECT path, target, name, 1 FROM imports WHERE NOT is_module AND target IS NOT NULL AND name IS NOT NULL
+        UNION ALL
+        SELECT c.path, j.target, j.name, c.d + 1 FROM chain c
+        JOIN imports j ON j.path = c.target AND j.binding = c.name AND NOT j.is_module AND j.target IS NOT NULL
+        WHERE c.d < 4)
+    SELECT DISTINCT path, target FROM chain WHERE d > 1 AND target <> path ORDER BY path, target"""
+
+
+def reexports(cur) -> dict[str, np.ndarray]:
+    """`reexports`: (path, target) as _REEXPORTS, and `version`, the index's imports version read with them."""
+    found = cur.execute(_REEXPORTS).fetchnumpy()
+    version = cur.execute("SELECT max(value) FROM meta WHERE key = ?", [code.IMPORTS_VERSION]).fetchone()[0]
+    return {"path": found["path"], "target": found["target"], "version": np.array([version], dtype=object)}
+
+
+def reexports_since(cur, before: dict | None) -> dict[str, np.ndarray]:
+    """The last graph's `reexports` (the same object: test selection is carried) when no run since
+    may have changed an import row; else read again (~20 ms on the stdlib)."""
+    version = cur.execute("SELECT max(value) FROM meta WHERE key = ?", [code.IMPORTS_VERSION]).fetchone()[0]
+    if before is not None and before["version"][0] == version:
+        return before
+    return reexports(cur)
+
+
 def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
     """`tests`: as `unresolved_test_calls`; `dispatch`: (src, path) of the code's calls through an
     attribute of self named like nothing defined (`self.config_class(...)`): a class or function
-    held in an attribute, which may be any the file imports; `classes`: (id) of every class;
+    held in an attribute, which may be any the file imports (or takes a name from through the
+    modules re-exporting it: `reexports`); `classes`: (id) of every class;
     `untyped`: (src, name, on_self) of the calls through a receiver (`x.m()`, `self.m()`) that only
     a name guess, or nothing, resolves (what may run a method of an instance: graph/tests_reach.py)."""
     return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy(),
             "classes": cur.execute(_CLASSES).fetchnumpy(),
-            "untyped": cur.execute(_UNTYPED).fetchnumpy()}
+            "untyped": cur.execute(_UNTYPED).fetchnumpy(), "reexports": reexports(cur)}
 
 
 # -- what a graph following an edit reads (graph/follow_unresolved.py) ------------------------------
