@@ -103,6 +103,46 @@ def same_as_fresh(ws, root: pathlib.Path, step: int, label: str) -> bool:
     return False
 
 
+def written(root: pathlib.Path, files: dict[str, str]) -> Workspace:
+    """`files` written under `root` and indexed whole: the start of a seed."""
+    for p, t in files.items():
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text(t)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    return ws
+
+
+def edited(ws, root: pathlib.Path, before: dict[str, str], after: dict[str, str], step: int, label: str) -> bool:
+    """The files of `after` that differ from `before` written and re-indexed as an editor does
+    (their buffers), then compared with a fresh index (`same_as_fresh`)."""
+    changed = {p: t for p, t in after.items() if t != before.get(p)}
+    for p, t in changed.items():
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text(t)
+    if changed:
+        ws.reindex({p: t.encode() for p, t in changed.items()})
+    return same_as_fresh(ws, root, step, label)
+
+
+def random_edits(seed: int, texts, ops: list[str], apply, steps: int = 12) -> bool:
+    """A seed's run: the files `texts()` gives indexed, then `steps` times an op drawn from `ops`
+    made by `apply(op, rng)` (it changes what `texts()` gives), re-indexed and compared."""
+    rng = random.Random(seed)
+    root = pathlib.Path(tempfile.mkdtemp()) / "ws"
+    now = texts()
+    ws = written(root, now)
+    for step in range(steps):
+        op = rng.choice(ops)
+        apply(op, rng)
+        before, now = now, texts()
+        if not edited(ws, root, before, now, step, f"seed {seed} step {step} op {op}"):
+            return False
+    ws.close()
+    shutil.rmtree(root.parent, ignore_errors=True)
+    return True
+
+
 def run_seeds(main) -> None:
     """`--seeds A B`: `main(seed)` for each, then the failing ones."""
     ap = argparse.ArgumentParser()

@@ -13,14 +13,11 @@ Prints the first difference of a failing seed and the failing seeds.
 
 import pathlib
 import random
-import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from bench_fixture_exact import run_seeds, same_as_fresh  # noqa: E402
+from bench_fixture_exact import random_edits, run_seeds  # noqa: E402
 
-from memory_lsp.workspace import Workspace  # noqa: E402
 
 CLASSES = ["Alpha", "Beta", "Gamma"]
 FUNCS = ["make", "build", "load"]
@@ -85,8 +82,6 @@ TESTS = "def test_a(env):\n    t = env.get()\n    t.m()\n    env.fetch().n()\n"
 
 
 def main(seed: int) -> bool:
-    rng = random.Random(seed)
-    root = pathlib.Path(tempfile.mkdtemp()) / "ws"
     state = {"funcs": {f: ("Alpha", "annotation") for f in FUNCS},
              "methods": {"get": ("Beta", "return"), "fetch": ("Gamma", "annotation")},
              "where": {"get": "env", "fetch": "base"}, "dropped": set(), "names": {c: c for c in CLASSES},
@@ -97,14 +92,7 @@ def main(seed: int) -> bool:
                 "pkg/base.py": base(state), "pkg/use.py": use(), "tests/conftest.py": conftest(state["fixture"]),
                 "tests/test_a.py": TESTS}
 
-    now = texts()
-    for p, t in now.items():
-        (root / p).parent.mkdir(parents=True, exist_ok=True)
-        (root / p).write_text(t)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
-    for step in range(12):
-        op = rng.choice(["retype", "retype", "rename", "move", "rename_class", "drop_import", "fixture"])
+    def apply(op: str, rng: random.Random) -> None:
         if op == "retype":
             table = rng.choice(["funcs", "methods"])
             key = rng.choice(sorted(state[table]))
@@ -124,17 +112,9 @@ def main(seed: int) -> bool:
             state["dropped"] ^= {cls}
         elif op == "fixture":
             state["fixture"] = rng.choice(["Env"] + CLASSES)
-        new = texts()
-        changed = {p: t for p, t in new.items() if t != now[p]}
-        now = new
-        for p, t in changed.items():
-            (root / p).write_text(t)
-        ws.reindex({p: t.encode() for p, t in changed.items()})
-        if not same_as_fresh(ws, root, step, f"seed {seed} step {step} op {op}"):
-            return False
-    ws.close()
-    shutil.rmtree(root.parent, ignore_errors=True)
-    return True
+
+    return random_edits(seed, texts, ["retype", "retype", "rename", "move", "rename_class", "drop_import", "fixture"],
+                        apply)
 
 
 if __name__ == "__main__":
