@@ -5,8 +5,10 @@ as s` would (CPython: `attr.s is attr._make.attrs`); `frozen = partial(define, .
 Each alias becomes the import row that binding is (the resolvers and the call resolution then
 treat it as any import: `attr.s(...)` elsewhere resolves through it, re-exported or not); an alias
 of the file's own function is an import of the file itself (`from ._next_gen import define as
-frozen`). Only plain names and dotted names whose first part the file imports or defines at its
-top level; a name bound twice at the top level, or also defined or imported there, is left alone.
+frozen`). Only a name the file imports from a module or defines at its top level, or a module's
+function as imported (`join = os.path.join` after `import os.path`; not `x.y` of an imported
+object, which no resolver finds); a name bound twice at the top level, or also defined or
+imported there, is left alone.
 """
 
 from __future__ import annotations
@@ -55,13 +57,22 @@ def alias_imports(path: str, assignments: list, imports: list[Import], top_level
         value = _named(chain[1]) if chain else None
         for name in chain[0] if chain else ():
             seen[name] = seen.get(name, 0) + 1
-            if value and name != value and not name.startswith("__"):
+            if value and name != value and not name.startswith("__") and not value.rpartition(".")[2].startswith("__"):
                 found[name] = (node.start_point[0] + 1, value)
-    bound: dict[str, tuple[str, str | None]] = {}  # a binding -> the import's (module, name)
+    # a binding -> what an import binds it to: ("from", module, name) for `from m import x`, ("module",
+    # m) for `import m as x`, ("modules", {"a.b", ...}) for `import a.b` (binding a)
+    bound: dict[str, tuple] = {}
     for row in imports:
-        if row.name != "*":
-            bound[row.alias or row.name or row.module.split(".")[0]] = \
-                (row.module if row.name or row.alias else row.module.split(".")[0], row.name)
+        if row.name == "*":
+            continue
+        if row.name:
+            bound[row.alias or row.name] = ("from", row.module, row.name)
+        elif row.alias:
+            bound[row.alias] = ("module", row.module)
+        else:
+            top = row.module.split(".")[0]
+            mods = bound[top][1] if bound.get(top, ("",))[0] == "modules" else set()
+            bound[top] = ("modules", mods | {row.module})
     stem = posixpath.basename(path).rsplit(".", 1)[0]
     own = "." if stem == "__init__" else "." + stem
     out = []
@@ -69,21 +80,16 @@ def alias_imports(path: str, assignments: list, imports: list[Import], top_level
         if seen[name] > 1 or name in top_level or name in bound:
             continue
         first, *rest = value.split(".")
-        if first in bound:
-            module, imported = bound[first]
-            if imported:  # `from m import x`: x is m's; x.y.z is z of module m.x.y
-                path_parts = [imported, *rest[:-1]] if rest else []
-            else:  # `import m.n` binds m, `import m as x` x: x.y.z is z of module m.y
-                if not rest:
-                    continue  # an alias of a module
-                path_parts, imported = rest[:-1], None
-            if rest:
-                module = module + ("" if module.endswith(".") else ".") + ".".join(path_parts) if path_parts else module
-                imported = rest[-1]
-            target = (module, imported)
-        elif first in top_level and not rest:
-            target = (own, first)
-        else:
-            continue
-        out.append(Import(line, target[0], target[1], name))
+        how = bound.get(first)
+        target = None
+        if how is None:
+            target = (own, first) if first in top_level and not rest else None  # the file's own function
+        elif how[0] == "from":
+            target = (how[1], how[2]) if not rest else None  # `x.y` of an imported object: not an import
+        elif how[0] == "module":
+            target = (how[1], rest[0]) if len(rest) == 1 else None  # `import m as x`: `x.f` is m's f
+        elif rest and ".".join([first, *rest[:-1]]) in how[1]:
+            target = (".".join([first, *rest[:-1]]), rest[-1])  # `import a.b`: `a.b.f` is a.b's f
+        if target is not None:
+            out.append(Import(line, target[0], target[1], name))
     return out
