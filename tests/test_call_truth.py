@@ -226,6 +226,38 @@ FILES = {
         "    opts.get('name')\n"
         "    other.get('name')\n"
     ),
+    "clk/__init__.py": "from .decorators import group, command\n",
+    "clk/core.py": (  # click: a decorator factory annotated with the Callable it returns
+        "import typing as t\n"
+        "class Command:\n"
+        "    def invoke(self):\n"
+        "        return 1\n"
+        "class Group(Command):\n"
+        "    def command(self, *a) -> t.Union[t.Callable[[t.Callable[..., t.Any]], Command], Command]:\n"
+        "        return Command()\n"
+    ),
+    "clk/decorators.py": (
+        "import typing as t\n"
+        "from .core import Group, Command\n"
+        "GrpType = t.TypeVar('GrpType', bound=Group)\n"
+        "def group(name=None) -> t.Union[Group, t.Callable[[t.Callable], t.Union[Group, GrpType]]]:\n"
+        "    return Group()\n"
+        "def command(name=None) -> t.Union[Command, t.Callable[[t.Callable], Command]]:\n"
+        "    return Command()\n"
+    ),
+    "tests/test_clk.py": (
+        "import clk\n"
+        "def test_group():\n"
+        "    @clk.group()\n"
+        "    def cli():\n"
+        "        pass\n"
+        "    cli.command()\n"
+        "    cli.invoke()\n"
+        "    @clk.command\n"
+        "    def one():\n"
+        "        pass\n"
+        "    one.invoke()\n"
+    ),
     "tests/test_api.py": "from pkg import get\ndef test_get():\n    assert get('u') == 'u'\n",
     "tests/conftest.py": "import pytest\n@pytest.fixture\ndef httpbin():\n    return lambda *a: 'u'\n",
     "tests/test_requests.py": (
@@ -322,6 +354,14 @@ def test_e_a_module_level_alias_is_what_it_names(edges):
     assert _at(edges, "tests/test_lib.py", 6) == {"lib/_gen.py::define"}
     assert _at(edges, "tests/test_lib.py", 7) == {"lib/_make.py::attrs"}
     assert _at(edges, "tests/test_lib.py", 8) == {"lib/_make.py::attrs"}
+
+
+def test_a_a_name_a_decorator_binds_is_what_the_decorator_gives(edges):
+    # `@clk.group() def cli()`: cli is what calling group()'s Callable gives, a Group; `@clk.command
+    # def one()`: what command(one) returns, a Command (a TypeVar in the Union names no class)
+    assert _at(edges, "tests/test_clk.py", 6) == {"clk/core.py::Group.command"}
+    assert _at(edges, "tests/test_clk.py", 7) == {"clk/core.py::Command.invoke"}
+    assert _at(edges, "tests/test_clk.py", 11) == {"clk/core.py::Command.invoke"}
 
 
 def test_d_common_names_and_overloads(edges):

@@ -234,3 +234,26 @@ def test_a_function_reached_through_an_alias_types_what_it_returns(tmp_path, wri
     incremental = snapshot(ws)
     ws.close()
     assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental
+
+
+def test_a_decorator_factory_returning_another_class_retypes_the_names_it_binds(tmp_path, write_files):
+    """`@clk.group() def cli(): ...; cli.run()`: cli is what calling group()'s Callable gives; the
+    factory's annotation changed (Group -> Other) re-resolves the call as a fresh index would."""
+    files = {
+        "clk/__init__.py": "from .deco import group\n",
+        "clk/core.py": "class Group:\n    def run(self):\n        pass\nclass Other:\n    def run(self):\n        pass\n",
+        "clk/deco.py": ("import typing as t\nfrom .core import Group, Other\n"
+                        "def group(name=None) -> t.Callable[[t.Callable], Group]:\n    return lambda f: Group()\n"),
+        "tests/test_x.py": "import clk\ndef test_x():\n    @clk.group()\n    def cli():\n        pass\n    cli.run()\n",
+    }
+    root = write_files(tmp_path / "ws", files)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    assert calls_at(ws, "tests/test_x.py", 6) == [("clk/core.py::Group.run", "returned")]
+    text = files["clk/deco.py"].replace("Callable], Group]", "Callable], Other]")
+    (root / "clk/deco.py").write_text(text)
+    ws.reindex({"clk/deco.py": text.encode()})
+    assert calls_at(ws, "tests/test_x.py", 6) == [("clk/core.py::Other.run", "returned")]
+    incremental = snapshot(ws)
+    ws.close()
+    assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental

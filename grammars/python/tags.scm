@@ -25,6 +25,9 @@
 (assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
 (augmented_assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
 
+; a function under decorators is what the outermost one returns (`@click.group() def cli()`: a Group)
+(decorated_definition . (decorator (_) @decorated.by) definition: (function_definition name: (identifier) @decorated.name)) @decorated
+
 ; a module-level alias (`s = attributes = attrs`, `frozen = partial(define, ...)`): an import of
 ; what it names (index/aliases.py)
 (module (expression_statement (assignment) @alias))

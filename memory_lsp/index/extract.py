@@ -57,6 +57,10 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
     return facts
 
 
+_TYPEVAR = re.compile(r"(?:typing\.|t\.|typing_extensions\.)?TypeVar")
+_DECORATOR = re.compile(r"[A-Za-z_][\w.]*(\([^()]*\))?")  # types the name: a dotted name, or a call of one
+
+
 def _text(node) -> str:
     return node.text.decode("utf-8", "replace")
 
@@ -125,6 +129,11 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             facts.mutations += 1
         elif what == "alias":
             assignments.append(caps["alias"][0])
+        elif what == "decorated":  # the name bound to the decorator's result, where the def binds it
+            name_node, by = caps["decorated.name"][0], _text(caps["decorated.by"][0])
+            if _DECORATOR.fullmatch(by):
+                binds.append(receivers.Binding(caps["decorated"][0].start_byte, _text(name_node), "call", by,
+                                               name_node.start_point[0] + 1))  # `by` is what is called
         elif what == "returns":
             how = next(k for k in ("type", "value", "yield") if "returns." + k in caps)
             rets.append((caps["returns"][0].start_byte, how, _text(caps["returns." + how][0])))
@@ -194,6 +203,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     rets_at, bases, context = [], {}, {}  # for index/returns.py
     module_vars: dict[str, int] = {}  # a module-level name bound to a call or annotated: its first line
     held: dict[tuple, str] = {}  # (class, attribute) -> the name its class body binds it to
+    typevars: set[str] = set()  # `GrpType = t.TypeVar("GrpType", bound="Group")`: names no class
     for pos, tag, item in items:
         while di < len(defs) and defs[di][0] <= pos:
             while stack and defs[stack[-1]][1] <= defs[di][0]:
@@ -225,6 +235,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
                 scopes.add(scope, item.name, item.kind, item.text)
             if scope is None and item.kind in ("type", "call"):
                 module_vars.setdefault(item.name, item.line)
+                if item.kind == "call" and _TYPEVAR.fullmatch(item.text or ""):
+                    typevars.add(item.name)
             if item.kind == "param" and facts.is_test and enclosing and item.name not in lang.self_names:
                 # a test's parameter names a pytest fixture: its own edge kind, not a call
                 facts.refs.append(Ref("fixture", enclosing.qualname, enclosing_class, item.name, None, item.line))
@@ -246,7 +258,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
         return
     defined = {(s.parent, s.name) for s in syms}
     calls = [_through_held(c, held, defined, lang.self_names) for c in calls] if held else calls
-    typer = returns.Returns(scopes, defined, {s.qualname for s in syms if s.kind in classes}, bases, context)
+    typer = returns.Returns(scopes, defined, {s.qualname for s in syms if s.kind in classes}, bases, context,
+                            frozenset(typevars))
     for func, kind, text in rets_at:
         typer.add(func, kind, text)
     for (_, kind, name, receiver, line, whole), top, cls in calls:
@@ -272,6 +285,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
         rtype = typer.of(s.qualname) if s.kind in ("function", "method") else None
         if _names_class(rtype):
             facts.refs.append(Ref("returntype", s.qualname, s.parent, s.name, None, s.start_line, rtype))
+        atype = typer.applied(s.qualname) if s.kind in ("function", "method") else None  # for `->f()` marks
+        if _names_class(atype):
+            facts.refs.append(Ref("appliedtype", s.qualname, s.parent, s.name, None, s.start_line, atype))
 
 
 def _names_class(typ: str | None) -> bool:
@@ -333,6 +349,8 @@ def _pattern_kind(caps: dict) -> tuple:
         return ("mutation",)
     if "alias" in caps:
         return ("alias",)
+    if "decorated" in caps:
+        return ("decorated",)
     return ("other",)
 
 

@@ -77,6 +77,55 @@ def annotation_type(text: str) -> str | None:
     return base
 
 
+_CALLABLE = re.compile(r"^(?:typing\.|t\.|collections\.abc\.)?Callable\[(.*)\]$", re.S)
+
+
+def _top_split(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside brackets."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    return out + [text[start:].strip()]
+
+
+def _members(text: str) -> list[str]:
+    """The members of `Union[A, B]` or `A | B` (None left out); else [text]."""
+    t = text.strip().strip("'\"").strip()
+    m = re.match(r"^(?:typing\.|t\.)?Union\[(.*)\]$", t, re.S)
+    parts = _top_split(m.group(1), ",") if m else _top_split(t, "|")
+    return [p.strip("'\" ") for p in parts if p.strip("'\" ") not in ("None", "")]
+
+
+def returned_type(text: str, typevars: frozenset = frozenset()) -> str | None:
+    """A function's annotation as the type its call gives: `annotation_type`, and of a Union the one
+    class left without its Callable members and type variables (click's `group` returns
+    `t.Union[Group, t.Callable[[F], Group]]`: called with the function, a Group)."""
+    members = _members(text)
+    if len(members) == 1 and not _CALLABLE.match(members[0]):
+        return annotation_type(text)
+    left = [p for p in members if not _CALLABLE.match(p) and p not in typevars]
+    return annotation_type(left[0]) if len(left) == 1 else None
+
+
+def applied_type(text: str, typevars: frozenset = frozenset()) -> str | None:
+    """What calling the Callable a function returns gives (`@click.group()`: `group()` returns
+    `t.Callable[[F], Group]`, applied to the function a Group), when one class."""
+    results = set()
+    for member in _members(text):
+        m = _CALLABLE.match(member)
+        if m:
+            args = _top_split(m.group(1), ",")
+            if len(args) == 2:
+                results |= {r for r in _members(args[1]) if r not in typevars}
+    return annotation_type(results.pop()) if len(results) == 1 else None
+
+
 def element_type(text: str) -> str | None:
     """`list[Foo]`, `Iterator["Foo"]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class."""
     t = text.strip().strip("'\"").strip()

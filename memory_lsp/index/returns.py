@@ -20,6 +20,7 @@ import re
 from memory_lsp.index import receivers
 
 DEFER, ANY_OF, ELEMENT, RETURNED = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT, receivers.RETURNED
+APPLIED = "()"  # after a mark: the result of calling what that function returns (a decorator factory's)
 CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
 _DOTTED = re.compile(r"[A-Za-z_][\w.]*").fullmatch
@@ -62,8 +63,10 @@ def split_attr(callee: str) -> tuple[str, str]:
 class Returns:
     """Return types of one file's functions, worked out when first asked (memoised)."""
 
-    def __init__(self, scopes: receivers.Scopes, defined: set, classes: set, bases: dict, context: dict):
+    def __init__(self, scopes: receivers.Scopes, defined: set, classes: set, bases: dict, context: dict,
+                 typevars: frozenset = frozenset()):
         self.scopes = scopes
+        self.typevars = typevars  # the file's module-level TypeVars: no class an annotation names
         self.defined = defined  # {(parent qualname or None, name)}
         self.classes = classes  # qualnames of the file's classes
         self.bases = bases  # class qualname -> base names as written
@@ -94,11 +97,17 @@ class Returns:
         if func in self.annotation:
             text = self.annotation[func].strip().strip("'\"")
             found = cls if text in ("Self", "typing.Self", "typing_extensions.Self") else \
-                receivers.annotation_type(self.annotation[func])
+                receivers.returned_type(self.annotation[func], self.typevars)
         else:
             found = self._agree([self.expr(v, chain, cls, depth + 1) for v in self.values.get(func, ()) if v != "None"])
         self._memo[func] = found
         return found
+
+    def applied(self, func: str) -> str | None:
+        """What calling the Callable `func` returns gives, by its annotation (a decorator factory:
+        `def group(...) -> Callable[[F], Group]`, then `@group() def cli()` makes cli a Group)."""
+        text = self.annotation.get(func)
+        return receivers.applied_type(text, self.typevars) if text else None
 
     def fixture(self, func: str) -> str | None:
         """What a pytest fixture `func` gives a test: what it returns, or for a generator
@@ -139,6 +148,10 @@ class Returns:
         function (RETURNED), or None)."""
         if callee in _OWN_CLASS:
             return None, cls
+        if callee.endswith(")"):  # `click.group()(cli)`: what calling another file's function's result gives
+            made = self.expr(callee, chain, cls, depth + 1)
+            applied = made is not None and made.startswith(RETURNED) and not made.endswith(APPLIED)
+            return None, made + APPLIED if applied else None
         inner, name = split_attr(callee)
         if not inner:
             if (None, name) in self.defined and name not in self.classes:

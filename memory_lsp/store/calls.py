@@ -55,7 +55,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
             SELECT id, path, name, kind, parent FROM symbols
             WHERE name IN (SELECT DISTINCT name FROM _refs) AND path NOT IN {paths}""")
     _resolve_fixtures(cur, c, syms)
-    cur.execute("DELETE FROM _refs WHERE kind IN ('fixture', 'vartype', 'fixturetype', 'returntype')")
+    cur.execute("DELETE FROM _refs WHERE kind IN ('fixture', 'vartype', 'fixturetype', 'returntype', 'appliedtype')")
     # the imports of those files, each with the function it sits in (it binds only there)
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _imports AS

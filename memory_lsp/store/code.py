@@ -187,11 +187,11 @@ def _file_shapes(cur, temp: str) -> tuple[dict[str, FileShape], dict[str, frozen
         shapes[path][3].append(tuple(symbol))
     for path, kind, *ref in cur.execute(
             "SELECT path, kind, src, src_class, name, receiver, rtype FROM refs "
-            f"WHERE kind IN ('inherit', 'returntype') AND path IN {temp}").fetchall():
+            f"WHERE kind IN ('inherit', 'returntype', 'appliedtype') AND path IN {temp}").fetchall():
         if kind == "inherit":
             shapes[path][4].append(tuple(ref))
-        else:
-            shapes[path][5].append((ref[0], ref[2], ref[4]))
+        else:  # as index/batch.py writes it: an applied type after "()"
+            shapes[path][5].append((ref[0], ref[2], ref[4] if kind == "returntype" else "()" + ref[4]))
     return ({p: FileShape(frozenset(v[0]), v[1], v[2], shape_rows(v[3]), shape_rows(v[4]), shape_rows(v[5]))
              for p, v in shapes.items()},
             {p: frozenset(rows) for p, rows in import_rows.items()})

@@ -19,10 +19,11 @@ from __future__ import annotations
 from memory_lsp.store.code import value_set
 
 MARK = "->"
-# the mark without its prefix, its function's name (after the last dot) and its owner (before it, or '')
-PARTS = """substr(rtype, 3) AS mark, regexp_extract(rtype, '[^.>]*$') AS fname,
+# the mark without its prefix, its function's name (after the last dot, without the "()" of a mark
+# of what calling its result gives: `->click.group()`) and its owner (before it, or '')
+PARTS = """substr(rtype, 3) AS mark, regexp_replace(regexp_extract(rtype, '[^.>]*$'), '[(][)]$', '') AS fname,
             CASE WHEN contains(substr(rtype, 3), '.') THEN regexp_extract(substr(rtype, 3), '^(.*)[.][^.]*$', 1)
-                 ELSE '' END AS owner"""
+                 ELSE '' END AS owner, ends_with(rtype, '()') AS applied"""
 
 # the marked calls with an owner, as calls of `fname` on a receiver named `owner` (rtype NULL: a
 # fixture's or a module variable's class is found as for any call on it); store/calls.py `_classes`
@@ -57,8 +58,8 @@ def class_named(typed: str, keys: str) -> str:
 
 def marked_names(cur) -> list[str]:
     """The functions `_refs`' marks name (their last dotted part)."""
-    return [r[0] for r in cur.execute(f"""SELECT DISTINCT regexp_extract(rtype, '[^.>]*$') FROM _refs
-                                           WHERE kind = 'call' AND starts_with(rtype, '{MARK}')""").fetchall()]
+    return [r[0] for r in cur.execute(f"""SELECT DISTINCT regexp_replace(regexp_extract(rtype, '[^.>]*$'), '[(][)]$', '')
+                                           FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}')""").fetchall()]
 
 
 def no_returned_types(cur) -> None:
@@ -77,11 +78,12 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
             SELECT DISTINCT cid, cid, 0 FROM _mcls
             UNION ALL
             SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN _inh e ON e.src = a.base WHERE a.d < 8),
-        meth AS (SELECT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name AS rtype, m.id AS fn, a.d
+        meth AS (SELECT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name || CASE WHEN k.applied THEN '()' ELSE '' END
+                        AS rtype, m.id AS fn, a.d
                  FROM _mcls k JOIN anc a ON a.cid = k.cid
                  JOIN symbols m ON m.id = a.base || '.' || k.name AND m.kind = 'method'
                  WHERE m.name IN {wanted}
-                 QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name)),
+                 QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name, k.applied)),
         m AS (SELECT DISTINCT path, src, rtype, {PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
         SELECT path, src, rtype, fn FROM meth
         UNION SELECT m.path, m.src, m.rtype, e.id FROM m  -- joins on equal keys each: one OR of both ran 0.15 s
@@ -98,7 +100,8 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rfv AS
         SELECT f.path AS site, f.src, f.rtype AS mark, t.path, t.rtype FROM _rfn f
-        JOIN refs t ON t.kind = 'returntype' AND t.src = f.fn
+        JOIN refs t ON t.kind = CASE WHEN ends_with(f.rtype, '()') THEN 'appliedtype' ELSE 'returntype' END
+             AND t.src = f.fn
         WHERE t.name IN {functions}""")
     cur.execute("CREATE OR REPLACE TEMP TABLE _rt AS SELECT site AS path, src, mark AS rtype, cid FROM ("
                 + class_named("_rfv", "v.site, v.src, v.mark") + ")")
