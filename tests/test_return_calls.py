@@ -212,6 +212,22 @@ def test_a_module_variable_typed_by_another_class_retypes_what_its_methods_retur
                           "pkg/var_use.py": "from pkg.globals import current\ndef f():\n    x = current.build()\n    x.render()\n"})
 
 
+def _one_edit(tmp_path, write_files, files, path, text, site):
+    """The calls at `site` before and after an editor's re-index of `path` as `text`; the index
+    then equals a fresh one."""
+    root = write_files(tmp_path / "ws", files)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    before = calls_at(ws, *site)
+    (root / path).write_text(text)
+    ws.reindex({path: text.encode()})
+    after = calls_at(ws, *site)
+    incremental = snapshot(ws)
+    ws.close()
+    assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental
+    return before, after
+
+
 def test_a_function_reached_through_an_alias_types_what_it_returns(tmp_path, write_files):
     """ssl.py: `_create_stdlib_context = _create_unverified_context`, then `context =
     _create_stdlib_context(...); context.wrap_socket(...)`. The mark names the alias, the return
@@ -223,17 +239,8 @@ def test_a_function_reached_through_an_alias_types_what_it_returns(tmp_path, wri
                    "def use():\n    c = _alias()\n    c.wrap()\n"),
         "other.py": "def wrap():\n    pass\n",
     }
-    root = write_files(tmp_path / "ws", files)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
-    assert calls_at(ws, "mod.py", 12) == [("mod.py::Ctx.wrap", "returned")]
-    text = "def wrap():\n    return 1\n"
-    (root / "other.py").write_text(text)
-    ws.reindex({"other.py": text.encode()})
-    assert calls_at(ws, "mod.py", 12) == [("mod.py::Ctx.wrap", "returned")]
-    incremental = snapshot(ws)
-    ws.close()
-    assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental
+    before, after = _one_edit(tmp_path, write_files, files, "other.py", "def wrap():\n    return 1\n", ("mod.py", 12))
+    assert before == after == [("mod.py::Ctx.wrap", "returned")]
 
 
 def test_a_decorator_factory_returning_another_class_retypes_the_names_it_binds(tmp_path, write_files):
@@ -246,14 +253,7 @@ def test_a_decorator_factory_returning_another_class_retypes_the_names_it_binds(
                         "def group(name=None) -> t.Callable[[t.Callable], Group]:\n    return lambda f: Group()\n"),
         "tests/test_x.py": "import clk\ndef test_x():\n    @clk.group()\n    def cli():\n        pass\n    cli.run()\n",
     }
-    root = write_files(tmp_path / "ws", files)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
-    assert calls_at(ws, "tests/test_x.py", 6) == [("clk/core.py::Group.run", "returned")]
     text = files["clk/deco.py"].replace("Callable], Group]", "Callable], Other]")
-    (root / "clk/deco.py").write_text(text)
-    ws.reindex({"clk/deco.py": text.encode()})
-    assert calls_at(ws, "tests/test_x.py", 6) == [("clk/core.py::Other.run", "returned")]
-    incremental = snapshot(ws)
-    ws.close()
-    assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental
+    before, after = _one_edit(tmp_path, write_files, files, "clk/deco.py", text, ("tests/test_x.py", 6))
+    assert before == [("clk/core.py::Group.run", "returned")]
+    assert after == [("clk/core.py::Other.run", "returned")]

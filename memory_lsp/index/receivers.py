@@ -80,25 +80,28 @@ def annotation_type(text: str) -> str | None:
 _CALLABLE = re.compile(r"^(?:typing\.|t\.|collections\.abc\.)?Callable\[(.*)\]$", re.S)
 
 
-def _top_split(text: str, sep: str) -> list[str]:
-    """`text` split at `sep` outside brackets."""
-    out, depth, start = [], 0, 0
+def top_split(text: str, sep: str, angle: bool = False) -> list[str]:
+    """`text` split at `sep` outside brackets; with `angle`, TypeScript's `<>` too (`A<B | C> | D`
+    -> ["A<B | C>", " D"])."""
+    opening, closing = ("<([{", ">)]}") if angle else ("([{", ")]}")
+    parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        if ch in "([{":
+        if ch in opening:
             depth += 1
-        elif ch in ")]}":
+        elif ch in closing and not (ch == ">" and text[i - 1: i] == "="):  # `=>` closes nothing
             depth -= 1
         elif ch == sep and depth == 0:
-            out.append(text[start:i].strip())
+            parts.append(text[start:i])
             start = i + 1
-    return out + [text[start:].strip()]
+    parts.append(text[start:])
+    return parts
 
 
 def _members(text: str) -> list[str]:
     """The members of `Union[A, B]` or `A | B` (None left out); else [text]."""
     t = text.strip().strip("'\"").strip()
     m = re.match(r"^(?:typing\.|t\.)?Union\[(.*)\]$", t, re.S)
-    parts = _top_split(m.group(1), ",") if m else _top_split(t, "|")
+    parts = top_split(m.group(1), ",") if m else top_split(t, "|")
     return [p.strip("'\" ") for p in parts if p.strip("'\" ") not in ("None", "")]
 
 
@@ -120,7 +123,7 @@ def applied_type(text: str, typevars: frozenset = frozenset()) -> str | None:
     for member in _members(text):
         m = _CALLABLE.match(member)
         if m:
-            args = _top_split(m.group(1), ",")
+            args = [a.strip() for a in top_split(m.group(1), ",")]
             if len(args) == 2:
                 results |= {r for r in _members(args[1]) if r not in typevars}
     return annotation_type(results.pop()) if len(results) == 1 else None

@@ -38,25 +38,10 @@ _LITERAL_START = re.compile(r"""^(?:['"`\[{]|\d)""")
 _NEW = re.compile(r"^new\s+([A-Za-z_$][\w$.]*)\s*(?:<.*>)?\s*\(.*\)$", re.S)
 
 
-def _top_level(text: str, sep: str) -> list[str]:
-    """`text` split at `sep` outside brackets (`A<B | C> | D` -> ["A<B | C>", "D"])."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}" and not (ch == ">" and text[i - 1: i] == "="):  # `=>` closes nothing
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
 def annotation_type(text: str) -> str | None:
     """`Foo<T> | undefined` -> Foo; arrays, tuples, primitives and the standard library ->
     "builtin"; a type parameter (`T`), a function or object type, a union of classes -> None."""
-    parts = [p.strip() for p in _top_level(text.strip(), "|")]
+    parts = [p.strip() for p in receivers.top_split(text.strip(), "|", angle=True)]
     parts = [p for p in parts if p not in ("undefined", "null", "void", "")]
     if len(parts) != 1:
         return None
