@@ -61,6 +61,14 @@ class FileShape(NamedTuple):
     returns: tuple = ()  # sorted (src, name, rtype) of what its functions return (`returntype` refs)
 
 
+RETURN_KINDS = ("returntype", "appliedtype")  # refs of what a function returns / what calling its result gives
+
+
+def shape_return(kind: str, src: str, name: str, rtype: str) -> tuple:
+    """A FileShape `returns` row: an applied type (`appliedtype`) after "()", so that either changing is seen."""
+    return (src, name, rtype if kind == "returntype" else "()" + rtype)
+
+
 IMPORTS_VERSION = "imports_version"  # meta: a new value whenever a run may have changed an import row
 
 
@@ -187,11 +195,11 @@ def _file_shapes(cur, temp: str) -> tuple[dict[str, FileShape], dict[str, frozen
         shapes[path][3].append(tuple(symbol))
     for path, kind, *ref in cur.execute(
             "SELECT path, kind, src, src_class, name, receiver, rtype FROM refs "
-            f"WHERE kind IN ('inherit', 'returntype', 'appliedtype') AND path IN {temp}").fetchall():
+            f"WHERE kind IN ('inherit', {', '.join(repr(k) for k in RETURN_KINDS)}) AND path IN {temp}").fetchall():
         if kind == "inherit":
             shapes[path][4].append(tuple(ref))
-        else:  # as index/batch.py writes it: an applied type after "()"
-            shapes[path][5].append((ref[0], ref[2], ref[4] if kind == "returntype" else "()" + ref[4]))
+        else:
+            shapes[path][5].append(shape_return(kind, ref[0], ref[2], ref[4]))
     return ({p: FileShape(frozenset(v[0]), v[1], v[2], shape_rows(v[3]), shape_rows(v[4]), shape_rows(v[5]))
              for p, v in shapes.items()},
             {p: frozenset(rows) for p, rows in import_rows.items()})

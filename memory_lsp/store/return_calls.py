@@ -21,7 +21,8 @@ from memory_lsp.store.code import value_set
 MARK = "->"
 # the mark without its prefix, its function's name (after the last dot, without the "()" of a mark
 # of what calling its result gives: `->click.group()`) and its owner (before it, or '')
-PARTS = """substr(rtype, 3) AS mark, regexp_replace(regexp_extract(rtype, '[^.>]*$'), '[(][)]$', '') AS fname,
+MARK_FUNCTION = "regexp_replace(regexp_extract(rtype, '[^.>]*$'), '[(][)]$', '')"
+PARTS = f"""substr(rtype, 3) AS mark, {MARK_FUNCTION} AS fname,
             CASE WHEN contains(substr(rtype, 3), '.') THEN regexp_extract(substr(rtype, 3), '^(.*)[.][^.]*$', 1)
                  ELSE '' END AS owner, ends_with(rtype, '()') AS applied"""
 
@@ -58,8 +59,8 @@ def class_named(typed: str, keys: str) -> str:
 
 def marked_names(cur) -> list[str]:
     """The functions `_refs`' marks name (their last dotted part)."""
-    return [r[0] for r in cur.execute(f"""SELECT DISTINCT regexp_replace(regexp_extract(rtype, '[^.>]*$'), '[(][)]$', '')
-                                           FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}')""").fetchall()]
+    return [r[0] for r in cur.execute(f"""SELECT DISTINCT {MARK_FUNCTION} FROM _refs
+                                           WHERE kind = 'call' AND starts_with(rtype, '{MARK}')""").fetchall()]
 
 
 def no_returned_types(cur) -> None:

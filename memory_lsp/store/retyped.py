@@ -17,8 +17,8 @@ store/var_calls.py's.
 
 from __future__ import annotations
 
-from memory_lsp.store.code import value_set
-from memory_lsp.store.return_calls import MARK, PARTS
+from memory_lsp.store.code import RETURN_KINDS, value_set
+from memory_lsp.store.return_calls import MARK, MARK_FUNCTION, PARTS
 from memory_lsp.store.var_calls import class_like, requeue
 
 
@@ -32,7 +32,7 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
     fns, classes = set(names), sorted(class_like(names))
     if classes:
         typed = value_set(store, cur, "_n_classes", classes)
-        fns |= {r[0] for r in cur.execute(f"""SELECT DISTINCT name FROM refs WHERE kind IN ('returntype', 'appliedtype')
+        fns |= {r[0] for r in cur.execute(f"""SELECT DISTINCT name FROM refs WHERE kind IN {value_set(store, cur, '_n_kinds', RETURN_KINDS)}
                                                AND split_part(rtype, '.', -1) IN {typed}""").fetchall()}
     functions = value_set(store, cur, "_n_functions", fns)
     # one statement per condition: an OR of them made DuckDB read every column of every row (~60 ms)
@@ -52,7 +52,7 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
         where = f"path IN {value_set(store, cur, '_n_files', files)} AND "
     if files is None or files:
         cur.execute(f"""INSERT INTO _cand SELECT * FROM refs WHERE {where}starts_with(rtype, '{MARK}') AND kind = 'call'
-                        AND (ltrim(regexp_replace(split_part(rtype, '.', -1), '[(][)]$', ''), '{MARK}') IN {functions}
+                        AND ({MARK_FUNCTION} IN {functions}
                              OR ltrim(split_part(rtype, '.', -2), '{MARK}') IN {named})""")
     if classes:
         cur.execute(f"""INSERT INTO _cand SELECT * FROM refs WHERE kind = 'call' AND NOT starts_with(rtype, '{MARK}')

@@ -66,18 +66,21 @@ _REEXPORTS = """
     SELECT DISTINCT path, target FROM chain WHERE d > 1 AND target <> path ORDER BY path, target"""
 
 
+def _imports_version(cur) -> str | None:
+    return cur.execute("SELECT max(value) FROM meta WHERE key = ?", [code.IMPORTS_VERSION]).fetchone()[0]
+
+
 def reexports(cur) -> dict[str, np.ndarray]:
     """`reexports`: (path, target) as _REEXPORTS, and `version`, the index's imports version read with them."""
     found = cur.execute(_REEXPORTS).fetchnumpy()
-    version = cur.execute("SELECT max(value) FROM meta WHERE key = ?", [code.IMPORTS_VERSION]).fetchone()[0]
-    return {"path": found["path"], "target": found["target"], "version": np.array([version], dtype=object)}
+    return {"path": found["path"], "target": found["target"],
+            "version": np.array([_imports_version(cur)], dtype=object)}
 
 
 def reexports_since(cur, before: dict | None) -> dict[str, np.ndarray]:
     """The last graph's `reexports` (the same object: test selection is carried) when no run since
     may have changed an import row; else read again (~20 ms on the stdlib)."""
-    version = cur.execute("SELECT max(value) FROM meta WHERE key = ?", [code.IMPORTS_VERSION]).fetchone()[0]
-    if before is not None and before["version"][0] == version:
+    if before is not None and before["version"][0] == _imports_version(cur):
         return before
     return reexports(cur)
 
