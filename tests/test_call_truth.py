@@ -226,6 +226,43 @@ FILES = {
         "    opts.get('name')\n"
         "    other.get('name')\n"
     ),
+    "pkg/headers.py": (  # urllib3's HTTPHeaderDict, requests' CaseInsensitiveDict, click's _NamedTextIOWrapper
+        "import typing\n"
+        "import collections.abc\n"
+        "from collections.abc import MutableMapping\n"
+        "import io\n"
+        "from .missing import Base\n"
+        "class Headers(typing.MutableMapping[str, str]):\n"
+        "    pass\n"
+        "class Cid(MutableMapping):\n"
+        "    pass\n"
+        "class Wrapper(io.TextIOWrapper):\n"
+        "    pass\n"
+        "class Failure(ValueError):\n"
+        "    pass\n"
+        "class Deep(collections.abc.Mapping):\n"
+        "    pass\n"
+        "class Later(Base):\n"
+        "    pass\n"
+        "class Queue:\n"
+        "    def lookup(self):\n"
+        "        return 1\n"
+        "    def refresh(self):\n"
+        "        return 1\n"
+        "    def peekline(self):\n"
+        "        return 1\n"
+        "    def with_traceback(self, tb):\n"
+        "        return 1\n"
+        "    def mystery(self):\n"
+        "        return 1\n"
+        "def use(h: Headers, c: Cid, w: Wrapper, f: Failure, d: Deep, l: Later):\n"
+        "    h.lookup()\n"
+        "    c.refresh()\n"
+        "    w.peekline()\n"
+        "    f.with_traceback(None)\n"
+        "    d.lookup()\n"
+        "    l.mystery()\n"
+    ),
     "clk/__init__.py": "from .decorators import group, command\n",
     "clk/core.py": (  # click: a decorator factory annotated with the Callable it returns
         "import typing as t\n"
@@ -317,6 +354,14 @@ def test_b_a_builtin_class_or_an_outside_module_as_the_receiver_is_never_guessed
 def test_b_a_typed_dicts_methods_are_dicts(edges):
     assert _at(edges, "pkg/opts.py", 8) == set()  # Opts is a TypedDict: its get is dict's
     assert "pkg/opts.py::Tracer.get" in _at(edges, "pkg/opts.py", 9)  # an untyped receiver: still guessed
+
+
+def test_b_a_class_of_an_outside_or_builtin_base_has_its_methods(edges):
+    # the method is none of its class's own, and its base is typing's, collections.abc's, io's or
+    # Python's: the base's method, not a workspace method of that name guessed
+    assert [_at(edges, "pkg/headers.py", line) for line in range(30, 35)] == [set()] * 5
+    # a base imported from the workspace but not found there may still define it: guessed
+    assert _at(edges, "pkg/headers.py", 35) == {"pkg/headers.py::Queue.mystery"}
 
 
 def test_c_super_goes_to_the_next_class_up(edges):
@@ -448,3 +493,28 @@ def test_i_impact_confidence_threshold_and_unresolved_over_the_answer(tmp_path, 
         assert everything["unresolved"] == 0
     finally:
         ws.close()
+
+
+OUTSIDE_BASE = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": "class MutableMapping:\n    def refresh(self):\n        return 1\n",
+    "pkg/queue.py": "class Queue:\n    def refresh(self):\n        return 1\n",
+    "pkg/cid.py": "from collections.abc import MutableMapping\nclass Cid(MutableMapping):\n    pass\n",
+    "pkg/use.py": "from .cid import Cid\ndef use(c: Cid):\n    c.refresh()\n",
+}
+
+
+@pytest.mark.parametrize("before, after", [
+    ("from collections.abc import MutableMapping", "from .base import MutableMapping"),
+    ("from collections.abc import MutableMapping\nclass Cid(MutableMapping)", "from .missing import Unknown\nclass Cid(Unknown)"),
+])
+def test_b_a_base_rebound_in_its_file_equals_a_fresh_index(tmp_path, write_files, before, after):
+    from test_call_returns import _edited_equals_fresh
+
+    files = dict(OUTSIDE_BASE)
+    root = write_files(tmp_path / "ws", files)
+    incremental = _edited_equals_fresh(tmp_path, root, "pkg/cid.py", files["pkg/cid.py"].replace(before, after))
+    calls = {dst for _src, dst, kind, sp, _dp, line, *_ in incremental["edges"] if sp == "pkg/use.py" and kind == "CALLS"}
+    # typed through the workspace's base; or a base not found, which may define it: guessed by name
+    assert calls == ({"pkg/base.py::MutableMapping.refresh"} if ".base" in after
+                     else {"pkg/base.py::MutableMapping.refresh", "pkg/queue.py::Queue.refresh"})

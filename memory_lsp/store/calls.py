@@ -6,6 +6,8 @@ Takes the transaction's cursor; the temp tables here are private to this module.
 
 from __future__ import annotations
 
+import builtins
+
 from memory_lsp.store import fixture_calls, retyped, return_calls, var_calls
 from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
@@ -15,9 +17,15 @@ from memory_lsp.store.return_calls import MARK
 # bases from outside that give a class no method a workspace defines: a call on a HookspecOpts
 # (a TypedDict) that its class does not define is dict's (`opts.get(...)`), never guessed by name
 NO_WORKSPACE_METHODS = ("ABC", "Generic", "NamedTuple", "Protocol", "TypedDict", "object")
+# Python's own classes: a base so named that the file does not bind is the builtin (`class E(ValueError)`)
+BUILTIN_CLASSES = tuple(sorted(n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and not n.startswith("_")))
 # how many modules deep a re-exported name is followed (`attrs.frozen`: attrs -> attr -> attr._next_gen)
 REEXPORT_HOPS = 4
 # an import inside a function binds its name there (and in functions nested in it) only
+# an import row from outside: no folder or module file of the workspace is named like its top module
+# (a folder without __init__.py, `from pkg.env import X`, is not resolved but is the workspace's)
+_FROM_OUTSIDE = """strategy = 'external' AND binding IS NOT NULL AND split_part(module, '.', 1) NOT IN (
+    SELECT DISTINCT regexp_replace(unnest(string_split(path, '/')), '[.]py$', '') FROM files)"""
 _IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"
 
 
@@ -190,15 +198,11 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
         FROM {syms} WHERE name IN (SELECT name FROM _refs)
         GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
     # a bare name an import from outside binds (`from pprint import pformat; pformat(x)`), in its
-    # function only when the import sits in one: no workspace function of that name is meant.
-    # Outside: no folder or module file of the workspace is named like the import's top module
-    # (a folder without __init__.py, `from pkg.env import X`, is not resolved but is the workspace's)
+    # function only when the import sits in one: no workspace function of that name is meant
     # (inner joins on equal keys, then the scope as a filter: an anti join with it ran 0.8 s on the stdlib)
-    cur.execute("""
+    cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _bound_outside AS
-        WITH bound AS (SELECT DISTINCT path, binding, scope FROM _imports
-                       WHERE strategy = 'external' AND binding IS NOT NULL AND split_part(module, '.', 1) NOT IN (
-                           SELECT DISTINCT regexp_replace(unnest(string_split(path, '/')), '[.]py$', '') FROM files))
+        WITH bound AS (SELECT DISTINCT path, binding, scope FROM _imports WHERE {_FROM_OUTSIDE})
         SELECT DISTINCT r.path, r.src, r.name FROM _refs r JOIN bound b ON b.path = r.path AND b.binding = r.name
         WHERE r.receiver IS NULL AND (b.scope IS NULL OR r.src = b.scope OR starts_with(r.src, b.scope || '.'))""")
     cur.execute(f"""
@@ -249,7 +253,8 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
     candidates = f"({defined} + CASE WHEN {builtin} THEN 1 ELSE 0 END)"
     # a receiver whose class was found in the workspace, with every direct base resolved (or one of
     # NO_WORKSPACE_METHODS): its class and bases said no (a base the workspace could not resolve may
-    # still define it)
+    # still define it, unless it is Python's or an outside module's: `h.get()` on a class of
+    # `typing.MutableMapping` is the mapping's get, not a workspace `get` guessed by name)
     typed = ("""ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name
              ANTI JOIN _closed k ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
              if ref_kind == "call" else "")
@@ -258,7 +263,7 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
             CREATE OR REPLACE TEMP TABLE _closed AS
             SELECT DISTINCT k.path, k.line, k.name FROM _cls k
             ANTI JOIN (SELECT DISTINCT h.src FROM _bases h ANTI JOIN _inh e ON e.src = h.src AND e.name = h.name
-                       WHERE h.name NOT IN ({_quoted(NO_WORKSPACE_METHODS)})) o
+                       WHERE h.name NOT IN ({_quoted(NO_WORKSPACE_METHODS)}) AND NOT h.outside) o
                  ON o.src = k.cid""")
     over = "LEFT JOIN _over v ON v.id = s.id" if calls else ""
     overriding = "v.id IS NOT NULL" if calls else "false"
@@ -298,9 +303,18 @@ def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) 
         return_calls.no_returned_types(cur)
     cur.execute("""INSERT INTO _cls SELECT rc.* REPLACE ('returned' AS how), t.cid FROM _recv rc
                    JOIN _rt t ON t.path = rc.path AND t.src = rc.src AND t.rtype = rc.rtype""")
-    # the bases each of those classes names (for "every direct base resolved" in _by_name)
-    cur.execute("CREATE OR REPLACE TEMP TABLE _bases AS SELECT src, name FROM refs "
-                "WHERE kind = 'inherit' AND src IN (SELECT cid FROM _cls)")
+    # the bases each of those classes names (for "every direct base resolved" in _by_name), each
+    # `outside` when Python's (a builtin class its file does not bind) or bound by an import from outside
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _bases AS
+        WITH b AS (SELECT src, path, name, coalesce(split_part(receiver, '.', 1), name) AS first FROM refs
+                   WHERE kind = 'inherit' AND src IN (SELECT cid FROM _cls)),
+        bound AS (SELECT path, split_part(binding, '.', 1) AS binding, bool_or(o) AS outside  -- `import a.b` binds a
+                  FROM (SELECT *, {_FROM_OUTSIDE} AS o FROM imports WHERE binding IS NOT NULL AND path IN (SELECT DISTINCT path FROM b))
+                  GROUP BY ALL)
+        SELECT b.src, b.name, coalesce(i.outside, b.name = b.first AND b.name IN ({_quoted(BUILTIN_CLASSES)})
+                                       AND (ends_with(b.path, '.py') OR ends_with(b.path, '.pyi'))) AS outside
+        FROM b LEFT JOIN bound i ON i.path = b.path AND i.binding = b.first""")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _typed AS
         WITH RECURSIVE anc(cid, base, d) AS (
