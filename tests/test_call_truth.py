@@ -518,3 +518,26 @@ def test_b_a_base_rebound_in_its_file_equals_a_fresh_index(tmp_path, write_files
     # typed through the workspace's base; or a base not found, which may define it: guessed by name
     assert calls == ({"pkg/base.py::MutableMapping.refresh"} if ".base" in after
                      else {"pkg/base.py::MutableMapping.refresh", "pkg/queue.py::Queue.refresh"})
+
+
+PACKAGE_BOUND = {
+    "src/clk/__init__.py": "from .decorators import command\n",
+    "src/clk/decorators.py": "def command(name=None):\n    return name\n",
+    "src/clk/other.py": "def command(name=None):\n    return name\n",
+    "src/clk/termui.py": "def echo():\n    return 1\n",
+    "tests/test_t.py": "import clk.termui\ndef test_a():\n    clk.command()\n    clk.termui.echo()\n",
+    # `command` too common to be looked for everywhere after an edit (RARE_NAME_LIMIT)
+    "src/clk/many.py": "".join(f"class C{i}:\n    def command(self):\n        return {i}\n" for i in range(30)),
+}
+
+
+def test_e_import_of_a_submodule_binds_its_package(tmp_path, write_files):
+    # click's tests: `import click._termui_impl` then `@click.command()` (jedi: decorators.command);
+    # the package's re-export retargeted: an editor's run ends where a fresh index does
+    from test_call_returns import _edited_equals_fresh
+
+    root = write_files(tmp_path / "ws", PACKAGE_BOUND)
+    incremental = _edited_equals_fresh(tmp_path, root, "src/clk/__init__.py", "from .other import command\n")
+    calls = {(line, dst, strategy) for _src, dst, kind, sp, _dp, line, _c, strategy, *_ in incremental["edges"]
+             if sp == "tests/test_t.py" and kind == "CALLS"}
+    assert calls == {(3, "src/clk/other.py::command", "module_attr"), (4, "src/clk/termui.py::echo", "module_attr")}

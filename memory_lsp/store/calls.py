@@ -11,7 +11,7 @@ import builtins
 from memory_lsp.store import fixture_calls, retyped, return_calls, var_calls
 from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
-from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted
+from memory_lsp.store.edges import _COLUMNS, BOUND_IMPORTS, CallConfidence, RefScope, _lit, _quoted
 from memory_lsp.store.return_calls import MARK
 
 # bases from outside that give a class no method a workspace defines: a call on a HookspecOpts
@@ -64,21 +64,20 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
             WHERE name IN (SELECT DISTINCT name FROM _refs) AND path NOT IN {paths}""")
     _resolve_fixtures(cur, c, syms)
     cur.execute("DELETE FROM _refs WHERE kind IN ('fixture', 'vartype', 'fixturetype', 'returntype', 'appliedtype')")
-    # the imports of those files, each with the function it sits in (it binds only there)
-    cur.execute("""
+    # the imports of those files as Python binds them, each with the function it sits in (it binds only there)
+    cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _imports AS
         SELECT i.*, (SELECT max_by(s.id, s.start_line) FROM symbols s
                      WHERE s.path = i.path AND s.kind IN ('function', 'method')
                        AND i.line BETWEEN s.start_line AND s.end_line) AS scope
-        FROM imports i WHERE i.path IN (SELECT DISTINCT path FROM _refs)""")
+        FROM ({BOUND_IMPORTS}) i WHERE i.path IN (SELECT DISTINCT path FROM _refs)""")
     # what a module offers: its own top-level definitions and the names it imports (a package's
     # __init__ re-exporting `from .api import get`), followed through modules that import them in
     # turn (`attrs` re-exports attr's, which imports them from attr._next_gen) up to REEXPORT_HOPS,
     # for the modules the references import
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _exports AS
-        WITH RECURSIVE wanted AS (SELECT DISTINCT target AS path FROM imports
-                                  WHERE target IS NOT NULL AND path IN (SELECT DISTINCT path FROM _refs)),
+        WITH RECURSIVE wanted AS (SELECT DISTINCT target AS path FROM _imports WHERE target IS NOT NULL),
         chain(path, binding, target, name, d) AS (
             SELECT path, binding, target, name, 1 FROM imports
             WHERE path IN (SELECT path FROM wanted) AND NOT is_module AND binding IS NOT NULL AND target IS NOT NULL

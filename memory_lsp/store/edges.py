@@ -70,11 +70,27 @@ def rebuild_import_edges(store: Store, cur, touched: set[str] | None = None) -> 
         FROM imports WHERE target IS NOT NULL AND target <> path {only} GROUP BY path, target""")
 
 
+# the import rows as Python binds their names: `import click._termui_impl` binds `click` too, the
+# package (its __init__.py), so `click.command()` after it is the package's `command`; a row of
+# its own (strategy 'package', no statement, no IMPORTS edge) unless another import binds the name
+BOUND_IMPORTS = """
+    SELECT path, line, module, name, alias, binding, target, is_module, strategy FROM imports
+    UNION ALL
+    SELECT m.path, m.line, split_part(m.module, '.', 1), NULL, NULL, split_part(m.binding, '.', 1),
+           f.path, true, 'package'
+    FROM (SELECT *, string_split(regexp_replace(target, '(/__init__)?[.]pyi?$', ''), '/') AS parts,
+                 length(binding) - length(replace(binding, '.', '')) AS up
+          FROM imports WHERE is_module AND alias IS NULL AND contains(binding, '.') AND target IS NOT NULL) m
+    JOIN files f ON f.path = array_to_string(m.parts[1:len(m.parts) - m.up], '/') || '/__init__.py'
+    ANTI JOIN imports j ON j.path = m.path AND j.binding = split_part(m.binding, '.', 1)"""
+
+
 def importers_of(store: Store, cur, paths) -> set[str]:
-    """Files with an import that lands in one of `paths`."""
+    """Files with an import that lands in one of `paths` (a package's __init__.py too when
+    `import pkg.mod` binds pkg)."""
     temp = value_set(store, cur, "_targets", paths)
     return {r[0] for r in cur.execute(
-        f"SELECT DISTINCT path FROM imports WHERE target IN {temp}").fetchall()}
+        f"SELECT DISTINCT path FROM ({BOUND_IMPORTS}) WHERE target IN {temp}").fetchall()}
 
 
 def bindings_into(store: Store, cur, paths, names) -> set[tuple[str, str]]:
