@@ -226,6 +226,21 @@ FILES = {
         "    opts.get('name')\n"
         "    other.get('name')\n"
     ),
+    "tests/test_nested.py": (  # click's test_custom_classes.py: classes defined inside the test
+        "from pkg.models import Request\n"
+        "class Local:\n"
+        "    def run(self):\n"
+        "        return 1\n"
+        "def test_nested():\n"
+        "    class Request:\n"
+        "        def prepare(self):\n"
+        "            return 2\n"
+        "    class Sub(Local):\n"
+        "        pass\n"
+        "    Request().prepare()\n"
+        "    s = Sub()\n"
+        "    s.run()\n"
+    ),
     "pkg/headers.py": (  # urllib3's HTTPHeaderDict, requests' CaseInsensitiveDict, click's _NamedTextIOWrapper
         "import typing\n"
         "import collections.abc\n"
@@ -362,6 +377,13 @@ def test_b_a_class_of_an_outside_or_builtin_base_has_its_methods(edges):
     assert [_at(edges, "pkg/headers.py", line) for line in range(30, 35)] == [set()] * 5
     # a base imported from the workspace but not found there may still define it: guessed
     assert _at(edges, "pkg/headers.py", 35) == {"pkg/headers.py::Queue.mystery"}
+
+
+def test_a_a_class_defined_in_the_test_is_the_receivers_class(edges):
+    # it shadows the imported Request (its constructor and its method); Sub's run is its base's
+    assert _at(edges, "tests/test_nested.py", 11) == {"tests/test_nested.py::test_nested.Request",
+                                                      "tests/test_nested.py::test_nested.Request.prepare"}
+    assert _at(edges, "tests/test_nested.py", 13) == {"tests/test_nested.py::Local.run"}
 
 
 def test_c_super_goes_to_the_next_class_up(edges):

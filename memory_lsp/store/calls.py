@@ -97,10 +97,12 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     # its imports (`from pprint import pformat`) and the classes and functions defined in it
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _shadows AS
-        SELECT path, binding AS name, scope AS fn FROM _imports WHERE scope IS NOT NULL AND binding IS NOT NULL
+        SELECT path, binding AS name, scope AS fn, false AS defined FROM _imports WHERE scope IS NOT NULL AND binding IS NOT NULL
         UNION ALL
-        SELECT n.path, n.name, f.id FROM {syms} n JOIN {syms} f ON f.id = n.path || '::' || n.parent
+        SELECT n.path, n.name, f.id, true FROM {syms} n JOIN {syms} f ON f.id = n.path || '::' || n.parent
         WHERE n.parent IS NOT NULL AND f.kind IN ('function', 'method')""")
+    shadowed = """EXISTS (SELECT 1 FROM _shadows h WHERE h.path = r.path AND h.name = r.name{}
+                          AND (r.src = h.fn OR starts_with(r.src, h.fn || '.')))"""
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _precise AS
         SELECT DISTINCT r.src, s.id AS dst, {kind} AS kind, r.path, s.path AS dst_path, r.line,
@@ -115,9 +117,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         UNION ALL
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
-        WHERE r.receiver IS NULL AND {free}
-          AND NOT EXISTS (SELECT 1 FROM _shadows h WHERE h.path = r.path AND h.name = r.name
-                          AND (r.src = h.fn OR starts_with(r.src, h.fn || '.')))
+        WHERE r.receiver IS NULL AND {free} AND NOT {shadowed.format("")}
         UNION ALL  -- a function or class defined inside the calling function (or one around it), a base too
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NOT NULL
@@ -129,7 +129,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         FROM _refs r JOIN _imports i ON i.path = r.path AND NOT i.is_module AND i.binding = r.name
                AND {_IN_SCOPE.format(src='r.src')}
                JOIN _exports s ON s.path = i.target AND s.name = i.name
-        WHERE r.receiver IS NULL AND {free}
+        WHERE r.receiver IS NULL AND {free} AND NOT {shadowed.format(" AND h.defined")}
         UNION ALL
         SELECT r.src, s.id, {kind}, r.path, s.dst_path, r.line, {_lit(c.module_attr)}, 'module_attr', r.name
         FROM _refs r JOIN _imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
@@ -343,20 +343,31 @@ def _classes(cur, source: str, target: str, syms: str) -> None:
     imported, `module.Class`), or a module variable's (store/var_calls.py) or a fixture's
     (store/fixture_calls.py) class."""
     in_scope = _IN_SCOPE.format(src="rc.src")
+    # a class defined in the calling function (or one around it) shadows the module's and the imports'
+    # (click's tests: `class CustomGroup(click.Group)` inside a test, `CustomGroup().command()`)
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE {target} AS
+        WITH nested AS (
+            SELECT rc.*, s.id AS cid FROM {source} rc
+                   JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NOT NULL AND s.kind = 'class'
+                   JOIN {syms} p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
+            WHERE rc.src = p.id OR starts_with(rc.src, p.id || '.')),
+        named AS (
+            SELECT rc.*, s.id FROM {source} rc
+                   JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
+            UNION ALL
+            SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
+                   AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
+            UNION ALL
+            SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
+                   AND starts_with(rc.tname, i.binding || '.')
+                   JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed'))
         SELECT rc.*, rc.path || '::' || rc.src_class AS cid FROM {source} rc
         WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL
         UNION ALL
-        SELECT rc.*, s.id FROM {source} rc
-               JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
+        SELECT * FROM nested
         UNION ALL
-        SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
-               AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
-        UNION ALL
-        SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
-               AND starts_with(rc.tname, i.binding || '.')
-               JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
+        SELECT n.* FROM named n ANTI JOIN nested d ON d.path = n.path AND d.line = n.line AND d.name = n.name AND d.src = n.src
         UNION ALL  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
         SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM {source} rc JOIN _vt v ON v.path = rc.path
                AND v.recv = rc.receiver AND rc.rtype IS NULL AND {_IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}
