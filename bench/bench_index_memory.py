@@ -68,7 +68,9 @@ def main() -> None:
 
     class Statements:  # the resolution's cursor, each statement timed and sampled on its own
         def __init__(self, cur):
-            self.cur, self.n = cur, 0
+            # duckdb_memory() is the database's: read through a cursor of its own, so that the
+            # statement's result stays on `cur` for the caller to fetch
+            self.cur, self.n, self.probe = cur, 0, cur.cursor()
 
         def execute(self, sql, *a):
             self.n += 1
@@ -79,7 +81,7 @@ def main() -> None:
             finally:
                 wall[label] += time.perf_counter() - t
                 phase[0] = before
-                duck[label] = self.cur.execute(DUCK).fetchall()[0]
+                duck[label] = self.probe.execute(DUCK).fetchall()[0]
 
         def __getattr__(self, name):
             return getattr(self.cur, name)
@@ -89,7 +91,7 @@ def main() -> None:
     timed(indexer._Writer, "add", "writes (_Writer.add)")
     finish = indexer._Writer.finish
 
-    def finish_noted(self, root):
+    def finish_noted(self, root, *rest):
         duck["writes (_Writer.add)"] = self.cur.execute(DUCK).fetchall()[0]
         if args.trace:
             import tracemalloc
@@ -97,7 +99,7 @@ def main() -> None:
             print(f"python heap after the writes: {now // 2**20} MB (peak {top // 2**20} MB)")
             for stat in tracemalloc.take_snapshot().statistics("lineno")[:8]:
                 print("   ", stat)
-        return finish(self, root)
+        return finish(self, root, *rest)
     indexer._Writer.finish = finish_noted
     timed(indexer._Writer, "finish", "import resolution (finish)")
     timed(resolution, "resolve_all", "call resolution (resolve_all)")
