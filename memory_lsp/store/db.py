@@ -44,11 +44,6 @@ MEMORY_LIMIT_MB = 256
 # to pin block") on 25,000 files, 160 MB on the stdlib's 350k references; a run that resolves
 # every reference raises the limit to this much per reference for its length, up to half the RAM
 BYTES_PER_RESOLVED_ROW = 768
-# DuckDB's allocator (jemalloc) keeps up to 128 MB its operators freed (512 MB after a bulk free) for
-# reuse, as resident memory; handed back sooner, and by its own threads, an index of the stdlib
-# peaked 50-90 MB lower at no measured cost in time (BENCHMARKS.md as)
-ALLOCATOR = {"allocator_flush_threshold": "8MiB", "allocator_bulk_deallocation_flush_threshold": "16MiB",
-             "allocator_background_threads": "true"}
 TABLES = ("files", "skipped", "symbols", "refs", "imports", "edges", "chunks", "mentions")
 # what DuckDB says when the file or the connection is broken, as opposed to a query being wrong
 _DAMAGE = ("Corrupt database file", "Could not read enough bytes", "database has been invalidated",
@@ -321,7 +316,7 @@ def _physical_memory() -> int:
 
 def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
     config = {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false",
-              "memory_limit": f"{MEMORY_LIMIT_MB}MiB", **ALLOCATOR}
+              "memory_limit": f"{MEMORY_LIMIT_MB}MiB"}
     ext_dir = extension_directory()
     if ext_dir:
         config["extension_directory"] = ext_dir
