@@ -176,6 +176,14 @@ FILES = {
         "            item.unsign(1)\n"
         "        for other in self.fallbacks:\n"
         "            other.unsign(2)\n"
+        "class Choice:\n"  # jinja2's ChoiceLoader: `self.loaders = loaders`, then `for loader in self.loaders`
+        "    def __init__(self, signers: t.Sequence[Signer]):\n"
+        "        self.signers = signers\n"
+        "    def first(self):\n"
+        "        for signer in self.signers:\n"
+        "            return signer.unsign(3)\n"
+        "    def every(self):\n"  # jinja2's nodes.py: `[x.as_const(ctx) for x in self.items]`
+        "        return [s.unsign(4) for s in self.signers]\n"
     ),
     "pkg/commands.py": (  # click's core.py: `context_class = Context`, then `self.context_class(...)`
         "from . import models\n"
@@ -403,7 +411,8 @@ def test_c_a_base_defined_in_the_same_function_is_that_class(edges):
 def test_a_a_loop_variable_is_an_element_of_what_is_iterated(edges):
     # a call of the file's own method annotated `-> Iterator[Signer]`, a parameter `list[Signer]`,
     # a class attribute `List[Signer]`; without the types both `unsign` are guesses at 0.25
-    for line in (14, 17, 19):
+    # ... and an attribute set from such a parameter, in a loop and a comprehension
+    for line in (14, 17, 19, 25, 27):
         assert _at(edges, "pkg/signers.py", line) == {"pkg/signers.py::Signer.unsign"}, line
 
 
@@ -540,6 +549,25 @@ def test_b_a_base_rebound_in_its_file_equals_a_fresh_index(tmp_path, write_files
     # typed through the workspace's base; or a base not found, which may define it: guessed by name
     assert calls == ({"pkg/base.py::MutableMapping.refresh"} if ".base" in after
                      else {"pkg/base.py::MutableMapping.refresh", "pkg/queue.py::Queue.refresh"})
+
+
+SUBMODULE_CLASS = {
+    "src/req/__init__.py": "from . import utils\n",
+    "src/req/utils.py": "def helper():\n    return 1\n",
+    "src/req/cookies.py": "class Jar:\n    def get(self, name):\n        return name\n    def copy(self):\n        return Jar()\n",
+    "src/req/structures.py": "class CaseDict:\n    def copy(self):\n        return CaseDict()\n",
+    "tests/test_jar.py": "import req\ndef test_jar():\n    jar = req.cookies.Jar()\n    jar.get('a')\n    jar.copy()\n",
+}
+
+
+def test_a_a_class_of_a_submodule_of_an_imported_package(tmp_path, index_files):
+    # requests' tests: `jar = requests.cookies.RequestsCookieJar()`, then `jar.copy()` is its copy,
+    # not CaseInsensitiveDict's guessed by name
+    ws = index_files(tmp_path / "ws", SUBMODULE_CLASS)
+    rows = ws.store.cursor().execute(
+        "SELECT line, dst FROM edges WHERE kind = 'CALLS' AND src_path = 'tests/test_jar.py'").fetchall()
+    ws.close()
+    assert sorted(rows) == [(3, "src/req/cookies.py::Jar"), (4, "src/req/cookies.py::Jar.get"), (5, "src/req/cookies.py::Jar.copy")]
 
 
 PACKAGE_BOUND = {

@@ -56,6 +56,8 @@
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call) alias: (as_pattern_target (identifier) @bind.name))) @bind
 ; `for x in items` / `for x in self.signers()`: x is an element of what is iterated (index/returns.py)
 (for_statement left: (identifier) @bind.name right: [(identifier) (call) (attribute)] @bind.iter) @bind
+; ... and in a comprehension (`[x.as_const() for x in self.items]`), bound in the function around it
+(for_in_clause left: (identifier) @bind.name right: [(identifier) (call) (attribute)] @bind.iter) @bind
 ; what a function returns (index/returns.py): its annotation, else its `return x` / `return f(...)`
 (function_definition name: (identifier) @returns.name return_type: (type) @returns.type) @returns
 (return_statement [(identifier) (call)] @returns.value) @returns

@@ -187,7 +187,12 @@ class Scopes:
             self.table[key] = (rank, CONFLICT)
 
     def alias(self, scope: str | None, name: str, where: str | None, other: str) -> None:
-        """`name` (in `scope`) is bound to what `other` is in the scope `where`, when typed."""
+        """`name` (in `scope`) is bound to what `other` is in the scope `where`, when typed, and
+        its elements to `other`'s (`self.loaders = loaders`, `loaders: Sequence[BaseLoader]`)."""
+        elements = self.table.get((where, other + ELEMENT))
+        if elements is not None:
+            old = self.table.get((scope, name + ELEMENT))
+            self.table[(scope, name + ELEMENT)] = elements if old is None or old[1] == elements[1] else (old[0], CONFLICT)
         hit = self.table.get((where, other))
         if hit is not None and hit[1] not in (None, CONFLICT):
             old = self.table.get((scope, name))

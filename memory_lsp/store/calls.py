@@ -21,12 +21,11 @@ NO_WORKSPACE_METHODS = ("ABC", "Generic", "NamedTuple", "Protocol", "TypedDict",
 BUILTIN_CLASSES = tuple(sorted(n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and not n.startswith("_")))
 # how many modules deep a re-exported name is followed (`attrs.frozen`: attrs -> attr -> attr._next_gen)
 REEXPORT_HOPS = 4
-# an import inside a function binds its name there (and in functions nested in it) only
 # an import row from outside: no folder or module file of the workspace is named like its top module
 # (a folder without __init__.py, `from pkg.env import X`, is not resolved but is the workspace's)
 _FROM_OUTSIDE = """strategy = 'external' AND binding IS NOT NULL AND split_part(module, '.', 1) NOT IN (
     SELECT DISTINCT regexp_replace(unnest(string_split(path, '/')), '[.]py$', '') FROM files)"""
-_IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"
+_IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"  # an import in a function binds there
 
 
 def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
@@ -367,7 +366,14 @@ def _classes(cur, source: str, target: str, syms: str) -> None:
             UNION ALL
             SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
                    AND starts_with(rc.tname, i.binding || '.')
-                   JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed'))
+                   JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
+            UNION ALL  -- `requests.cookies.RequestsCookieJar()`: a class of a submodule of an imported package
+            SELECT rc.* EXCLUDE (sub, cls), s.id FROM (SELECT *, split_part(tname, '.', -2) AS sub, split_part(tname, '.', -1) AS cls FROM {source}) rc
+                   JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope} AND ends_with(i.target, '/__init__.py')
+                   AND rc.tname = i.binding || '.' || rc.sub || '.' || rc.cls
+                   LEFT JOIN imports j ON j.path = i.target AND j.is_module AND j.binding = rc.sub
+                   JOIN {syms} s ON s.name = rc.cls AND s.parent IS NULL AND s.kind = 'class'
+                   AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || rc.sub || '.py'))
         SELECT rc.*, rc.path || '::' || rc.src_class AS cid FROM {source} rc
         WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL
         UNION ALL
