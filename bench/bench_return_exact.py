@@ -2,7 +2,8 @@
 item 1, issue 12 item 1): random edits to the functions and methods whose return types type the
 calls of other files (the class returned, by annotation or by `return Cls()`; a function renamed;
 a method moved between a class and its base in another file; a returned class renamed; an import
-dropped; a fixture giving another class), each re-indexed as an editor does
+dropped; a fixture giving another class; an attribute (`e.item.m()`) retyped or moved to the base,
+set in `__init__` or annotated in the class body), each re-indexed as an editor does
 (`Workspace.reindex` of the changed buffers), then every row compared with a fresh full index of
 the same files (the columns of tests/test_incremental.py's snapshot).
 
@@ -36,13 +37,26 @@ def returning(cls: str | None, how: str) -> tuple[str, str]:
     return (f" -> '{cls}'", "        return None\n") if how == "annotation" else ("", f"        return {cls}()\n")
 
 
+def attributes(state, where: str) -> tuple[str, str]:
+    """(class body lines, __init__ lines) of the attributes `where` ("env" or "base") defines."""
+    body, init = "", ""
+    for attr, (cls, how) in sorted(state["attrs"].items()):
+        if state["attr_where"][attr] == where:
+            if how == "annotation" and cls:
+                body += f"    {attr}: '{cls}'\n"
+            else:
+                init += f"        self.{attr} = {cls or 'None'}()\n" if cls else f"        self.{attr} = None\n"
+    return body, init
+
+
 def env(state) -> str:
     imported = ", ".join(c for c in CLASSES if c not in state["dropped"])
     lines = [f"from pkg.core import {imported}\n" if imported else "", "from pkg.base import Base\n"]
     for f, (cls, how) in sorted(state["funcs"].items()):
         ann, body = returning(cls, how)
         lines.append(f"def {f}(){ann}:\n" + body.replace("        ", "    "))
-    lines.append("class Env(Base):\n    def __init__(self):\n        pass\n")
+    body, init = attributes(state, "env")
+    lines.append(f"class Env(Base):\n{body}    def __init__(self):\n{init}        pass\n")
     for meth, (cls, how) in sorted(state["methods"].items()):
         if state["where"][meth] == "env":
             ann, body = returning(cls, how)
@@ -52,7 +66,9 @@ def env(state) -> str:
 
 def base(state) -> str:
     imported = ", ".join(CLASSES)
-    lines = [f"from pkg.core import {imported}\n", "class Base:\n    def ping(self):\n        return 0\n"]
+    body, init = attributes(state, "base")
+    lines = [f"from pkg.core import {imported}\n", f"class Base:\n{body}    def __init__(self):\n{init}        pass\n"
+             "    def ping(self):\n        return 0\n"]
     for meth, (cls, how) in sorted(state["methods"].items()):
         if state["where"][meth] == "base":
             ann, body = returning(cls, how)
@@ -67,6 +83,7 @@ def use() -> str:
         lines += [f"    {f}().m()\n", f"    x_{f} = envmod.{f}()\n", f"    x_{f}.n()\n"]
     for meth in ("get", "fetch"):
         lines += [f"    e.{meth}().m()\n", f"    y_{meth} = e.{meth}()\n", f"    y_{meth}.n()\n"]
+    lines += ["    e.item.m()\n", "    e.part.n()\n"]
     return "".join(lines)
 
 
@@ -85,7 +102,8 @@ def main(seed: int) -> bool:
     state = {"funcs": {f: ("Alpha", "annotation") for f in FUNCS},
              "methods": {"get": ("Beta", "return"), "fetch": ("Gamma", "annotation")},
              "where": {"get": "env", "fetch": "base"}, "dropped": set(), "names": {c: c for c in CLASSES},
-             "fixture": "Env"}
+             "fixture": "Env", "attrs": {"item": ("Alpha", "init"), "part": ("Beta", "annotation")},
+             "attr_where": {"item": "env", "part": "base"}}
 
     def texts():
         return {"pkg/__init__.py": "", "pkg/many.py": COMMON, "pkg/core.py": core(state["names"]), "pkg/env.py": env(state),
@@ -112,9 +130,15 @@ def main(seed: int) -> bool:
             state["dropped"] ^= {cls}
         elif op == "fixture":
             state["fixture"] = rng.choice(["Env"] + CLASSES)
+        elif op == "attr":
+            key = rng.choice(sorted(state["attrs"]))
+            state["attrs"][key] = (rng.choice(CLASSES + [None]), rng.choice(["init", "annotation"]))
+        elif op == "move_attr":
+            key = rng.choice(sorted(state["attr_where"]))
+            state["attr_where"][key] = "base" if state["attr_where"][key] == "env" else "env"
 
-    return random_edits(seed, texts, ["retype", "retype", "rename", "move", "rename_class", "drop_import", "fixture"],
-                        apply)
+    return random_edits(seed, texts, ["retype", "retype", "rename", "move", "rename_class", "drop_import", "fixture",
+                                      "attr", "attr", "move_attr"], apply)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import pytest
 from test_incremental import snapshot, touch_later
 
 from memory_lsp.index import extract
+from memory_lsp.workspace import Workspace
 
 QUERY = (
     "from .ctx import RequestContext\n"                      # 1
@@ -175,10 +176,15 @@ def test_an_attribute_of_self_set_in_a_base_class_of_the_file():
               "        return self.serializer.tag(v)\n"
               "class Unrelated:\n"
               "    def to_json(self, v):\n"
-              "        return self.serializer.tag(v)\n")
+              "        return self.serializer.tag(v)\n"
+              "class BinExpr:\n"  # jinja2's nodes.py: `right: Expr` annotated in the base's body
+              "    right: Serializer\n"
+              "class And(BinExpr):\n"
+              "    def as_const(self):\n"
+              "        return self.right.tag(1)\n")
     facts = extract.extract("m.py", source.encode(), "python")
     types = {r.line: r.rtype for r in facts.refs if r.kind == "call" and r.name == "tag"}
-    assert types == {11: "Serializer", 14: None}
+    assert types == {11: "Serializer", 14: None, 19: "Serializer"}
 
 
 PROXIES = {
@@ -213,3 +219,35 @@ def test_a_module_level_variable_of_another_file_types_its_calls(tmp_path, index
     "from .core import App\nfrom .ctx import _Globals\ncurrent_app = make_proxy()\ng: _Globals = make_proxy()\n"])
 def test_a_changed_variable_equals_a_fresh_index(tmp_path, write_files, globals_py):
     _edited_equals_fresh(tmp_path, write_files(tmp_path / "ws", PROXIES), "app/globals.py", globals_py)
+
+
+ATTRIBUTES = {
+    "app/__init__.py": "",
+    "app/provider.py": "class JSONProvider:\n    def dumps(self, x):\n        return x\n",
+    "app/other.py": "class Other:\n    def dumps(self, x):\n        return x\n",
+    "app/core.py": ("from .provider import JSONProvider\nfrom .other import Other\n"
+                    "class Flask:\n    def __init__(self):\n        self.json = JSONProvider()\n"),
+    "app/globals.py": "from .core import Flask\ncurrent_app: Flask = make()\n",
+    "app/use.py": ("from .core import Flask\nfrom .globals import current_app\n"
+                   "def go(app: Flask):\n    app.json.dumps(1)\n    current_app.json.dumps(2)\n"),
+}
+
+
+def test_an_attribute_of_another_files_class_types_the_call_and_follows_its_edit(tmp_path, write_files):
+    """flask: `self.app.json.dumps()` where Flask.__init__ says `self.json = ...Provider(...)`;
+    the attribute's type changed, an editor's run ends where a fresh index does. (`current_app.json`,
+    a module variable's attribute, is not typed: one hop, the variable's.)"""
+    root = write_files(tmp_path / "ws", ATTRIBUTES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    assert {(line, dst) for line, dst in _dumps(ws) if line == 4} == {(4, "app/provider.py::JSONProvider.dumps")}
+    ws.close()
+    edited = ATTRIBUTES["app/core.py"].replace("self.json = JSONProvider()", "self.json = Other()")
+    incremental = _edited_equals_fresh(tmp_path, root, "app/core.py", edited)
+    assert {(line, dst) for _s, dst, k, sp, _d, line, *_ in incremental["edges"]
+            if sp == "app/use.py" and k == "CALLS" and line == 4} == {(4, "app/other.py::Other.dumps")}
+
+
+def _dumps(ws):
+    return set(ws.store.cursor().execute(
+        "SELECT line, dst FROM edges WHERE kind = 'CALLS' AND src_path = 'app/use.py'").fetchall())

@@ -12,8 +12,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, languages
-from memory_lsp.index import docs, receivers, receivers_ts, returns
+from memory_lsp.index import aliases, docs, languages, receivers, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -272,28 +271,26 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     # it (store/var_calls.py): a class as this file writes it
     for var, line in module_vars.items():
         vtype = rules.rtype(scopes, [None], None, "", var, False, typer)
-        if _names_class(vtype):
+        if returns.names_class(vtype):
             facts.refs.append(Ref("vartype", None, None, var, None, line, vtype))
     # what a test file's module-level function gives a test naming it as a parameter (a pytest
     # fixture: `def env(): return Environment()`), for the tests' calls on it (store/fixture_calls.py)
     for s in syms if facts.is_test else ():
         ftype = typer.fixture(s.qualname) if s.parent is None and s.kind == "function" else None
-        if _names_class(ftype):
+        if returns.names_class(ftype):
             facts.refs.append(Ref("fixturetype", None, None, s.name, None, s.start_line, ftype))
     # what each function returns, for the calls of other files marked with it (store/return_calls.py)
     for s in syms if rets_at else ():
         rtype = typer.of(s.qualname) if s.kind in ("function", "method") else None
-        if _names_class(rtype):
+        if returns.names_class(rtype):
             facts.refs.append(Ref("returntype", s.qualname, s.parent, s.name, None, s.start_line, rtype))
         atype = typer.applied(s.qualname) if s.kind in ("function", "method") else None  # for `->f()` marks
-        if _names_class(atype):
+        if returns.names_class(atype):
             facts.refs.append(Ref("appliedtype", s.qualname, s.parent, s.name, None, s.start_line, atype))
-
-
-def _names_class(typ: str | None) -> bool:
-    """A type as written that may name a class: not builtin, unknown, conflicting or another file's mark."""
-    return bool(typ) and typ not in receivers.UNTYPED and typ not in (receivers.CONFLICT, returns.CYCLE) \
-        and not typ.startswith(receivers.RETURNED)
+    # what each class's typed attributes are, read like a method's return (`->Flask.json`: returns.py)
+    for s in syms if rules is receivers else ():
+        for attr, atype in typer.attributes(s.qualname) if s.kind in classes else ():
+            facts.refs.append(Ref("returntype", f"{s.qualname}.{attr}", s.qualname, attr, None, s.start_line, atype))
 
 
 def _class_parameter(scopes, functions: list, name: str) -> tuple[str, str]:
@@ -301,7 +298,7 @@ def _class_parameter(scopes, functions: list, name: str) -> tuple[str, str]:
     annotated `Type[Foo]`): (receiver, name) of that class; else ("", name) as written."""
     hit = scopes.lookup(functions, name) if functions else None
     typ = hit[1] if hit else None
-    if not _names_class(typ) or typ.startswith((receivers.DEFER, receivers.ANY_OF)):
+    if not returns.names_class(typ) or typ.startswith((receivers.DEFER, receivers.ANY_OF)):
         return "", name
     receiver, _, last = typ.rpartition(".")
     return receiver, last

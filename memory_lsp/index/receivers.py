@@ -234,7 +234,8 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         attr = receiver[5:]
         hit = scopes.lookup([cls], "self." + attr) or scopes.lookup([cls], attr)
         for base in returns.lineage(cls) if returns is not None and hit is None else ():
-            hit = scopes.lookup([base], "self." + attr)  # set in a base class of this file
+            # set or annotated in a base class of this file (`right: Expr` in BinExpr, `self.right` in And)
+            hit = scopes.lookup([base], "self." + attr) or scopes.lookup([base], attr)
             if hit is not None:
                 break
     elif receiver.isidentifier():
@@ -242,9 +243,26 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         if hit is None and receiver in BUILTIN_NAMES and not (returns is not None and (None, receiver) in returns.defined):
             return "builtin"  # `object.__setattr__(...)`, `dict.fromkeys(...)`: Python's own class, not bound here
     else:
-        return None
+        return _attribute(scopes, chain, cls, receiver, returns)
     if hit is None or hit[1] in (None, CONFLICT):
         return None
     if hit[1].startswith((DEFER, ANY_OF, ELEMENT)):
         return returns.bound(hit[1], chain, cls) if returns is not None else None
     return hit[1]
+
+
+_ATTRIBUTE = re.compile(r"^([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)$")
+
+
+def _attribute(scopes: Scopes, chain: list, cls: str | None, receiver: str, returns) -> str | None:
+    """`x.attr.f()` where the file types x (`app: Flask`, `self.stream = Stream()`): a mark of the
+    attribute of x's class (`->Flask.json`), which store/return_calls.py resolves as it does a
+    method's return (index/returns.py `attributes`). An x the file does not type stays untyped: a
+    module's attribute (`flask.g`) is the graph's to find (store/var_calls.py)."""
+    m = _ATTRIBUTE.match(receiver)
+    if m is None or returns is None:
+        return None
+    owner, attr = m.groups()
+    typ = rtype(scopes, chain, cls, "", owner, False, returns)
+    return RETURNED + typ + "." + attr if typ and typ not in UNTYPED and typ != CONFLICT \
+        and not typ.startswith(RETURNED) else None

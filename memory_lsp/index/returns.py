@@ -29,6 +29,12 @@ _NOT_OWNERS = receivers.BUILTIN_NAMES | {"self", "cls"}  # `self.x` is typed by 
 _MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
 
 
+def names_class(typ: str | None) -> bool:
+    """A type as written that may name a class: not builtin, unknown, conflicting or another file's mark."""
+    return bool(typ) and typ not in receivers.UNTYPED and typ not in (receivers.CONFLICT, CYCLE) \
+        and not typ.startswith(RETURNED)
+
+
 def _from_end(text: str):
     """(index, character, bracket depth after it) from the last character back: a closing
     bracket opens a level, an opening one closes it."""
@@ -213,6 +219,16 @@ class Returns:
         if not seen:
             return None if outermost else CYCLE
         return seen.pop() if len(seen) == 1 and None not in seen else None
+
+    def attributes(self, cls: str) -> list[tuple[str, str]]:
+        """(name, type) of the attributes `cls` types itself (`self.json: JSONProvider = ...`, `right:
+        Expr` in its body, `self.current = Token(...)`), for other files' calls through an instance
+        (`app.json.dumps()`, marked `->Flask.json` by receivers.rtype; store/return_calls.py reads
+        the rows as a method's return, a property's being one)."""
+        names = {n[5:] if n.startswith("self.") else n for scope, n in self.scopes.table if scope == cls}
+        typed = ((a, receivers.rtype(self.scopes, [cls], cls, "", "self." + a, False, self)) for a in sorted(names)
+                 if a.isidentifier() and (cls, a) not in self.defined)
+        return [(a, t) for a, t in typed if names_class(t)]
 
     def lineage(self, cls: str) -> list[str]:
         """The bases of `cls` this file defines, nearest first (breadth first, each once)."""

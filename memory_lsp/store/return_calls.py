@@ -79,11 +79,13 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
             SELECT DISTINCT cid, cid, 0 FROM _mcls
             UNION ALL
             SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN _inh e ON e.src = a.base WHERE a.d < 8),
+        -- a method, or an attribute its class types (index/returns.py `attributes`: a row of its own)
+        member AS (SELECT id FROM symbols WHERE kind = 'method' AND name IN {wanted}
+                   UNION SELECT src FROM refs WHERE kind = 'returntype' AND name IN {wanted}),
         meth AS (SELECT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name || CASE WHEN k.applied THEN '()' ELSE '' END
                         AS rtype, m.id AS fn, a.d
                  FROM _mcls k JOIN anc a ON a.cid = k.cid
-                 JOIN symbols m ON m.id = a.base || '.' || k.name AND m.kind = 'method'
-                 WHERE m.name IN {wanted}
+                 JOIN member m ON m.id = a.base || '.' || k.name
                  QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name, k.applied)),
         m AS (SELECT DISTINCT path, src, rtype, {PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
         SELECT path, src, rtype, fn FROM meth

@@ -46,6 +46,9 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
     where, files = "", None
     if not classes:
         files = {r[0] for r in cur.execute(f"SELECT DISTINCT path FROM refs WHERE name IN {functions} AND kind = 'call'").fetchall()}
+        # an attribute's mark (`->Flask.json` for `app.json.dumps()`) names no call: the receivers ending in it
+        files |= {r[0] for r in cur.execute(f"""SELECT DISTINCT path FROM refs WHERE kind = 'call' AND contains(receiver, '.')
+                                                AND regexp_extract(receiver, '[^.]*$') IN {functions}""").fetchall()}
         if cur.execute("SELECT count(*) FROM files WHERE is_test AND path IN (SELECT DISTINCT path FROM _refs)").fetchone()[0]:
             files |= {r[0] for r in cur.execute(
                 f"SELECT DISTINCT path FROM refs WHERE receiver IN {named} AND kind = 'call'").fetchall()}
