@@ -251,3 +251,23 @@ def test_an_attribute_of_another_files_class_types_the_call_and_follows_its_edit
 def _dumps(ws):
     return set(ws.store.cursor().execute(
         "SELECT line, dst FROM edges WHERE kind = 'CALLS' AND src_path = 'app/use.py'").fetchall())
+
+
+def test_a_name_bound_again_is_what_its_last_binding_above_made():
+    """jinja2's tests: `t = env.get_template(...)`, `t.render()`, then `t = env.from_string(...)`,
+    `t.render()`; a module-level name rebound stays untyped in a function (the function runs later)."""
+    source = ("x = Alpha()\n"
+              "x = Beta()\n"
+              "def test_a(env):\n"
+              "    t = env.get_template('a')\n"
+              "    t.render(1)\n"
+              "    t = env.from_string('b')\n"
+              "    t.render(2)\n"
+              "    y = Alpha()\n"
+              "    y.m()\n"
+              "    y = Beta()\n"
+              "    y.m()\n"
+              "    x.m()\n")
+    facts = extract.extract("tests/test_x.py", source.encode(), "python")
+    types = {r.line: r.rtype for r in facts.refs if r.kind == "call" and r.name in ("render", "m")}
+    assert types == {5: "->env.get_template", 7: "->env.from_string", 9: "Alpha", 11: "Beta", 12: None}

@@ -231,7 +231,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             elif item.kind == "alias":  # `self.x = x`: what x is where it is assigned
                 scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
             else:
-                scopes.add(scope, item.name, item.kind, item.text)
+                scopes.add(scope, item.name, item.kind, item.text, item.line)
             if scope is None and item.kind in ("type", "call"):
                 module_vars.setdefault(item.name, item.line)
                 if item.kind == "call" and _TYPEVAR.fullmatch(item.text or ""):
@@ -264,7 +264,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     for (_, kind, name, receiver, line, whole), top, cls in calls:
         quals = sees[top]
         here = any((q, name) in defined for q in quals)
-        rtype = rules.rtype(scopes, quals, cls, name, whole, here, typer)
+        rtype = rules.rtype(scopes, quals, cls, name, whole, here, typer, line)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
     # what a module-level name is (`current_app: Flask = LocalProxy(...)`), for the files importing

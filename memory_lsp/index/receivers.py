@@ -170,9 +170,12 @@ class Scopes:
     def __init__(self, typing=None):
         self.table: dict[tuple, tuple[int, str | None]] = {}
         self._type = typing or binding_type  # another language's reading of a binding (receivers_ts)
+        self.lines: dict[tuple, list[tuple[int, int, str | None]]] = {}  # key -> (line, rank, type) of each binding
 
-    def add(self, scope: str | None, name: str, kind: str, text: str | None) -> None:
+    def add(self, scope: str | None, name: str, kind: str, text: str | None, line: int | None = None) -> None:
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
+        if line is not None:
+            self.lines.setdefault(key, []).append((line, rank, typ))
         if kind == "type" and (scope, name + ELEMENT) not in self.table:
             element = element_type(text or "")
             if element:
@@ -201,18 +204,25 @@ class Scopes:
             else:
                 self.table[(scope, name)] = (4, CONFLICT)
 
-    def lookup(self, chain: list[str | None], name: str) -> tuple[int, str | None] | None:
+    def lookup(self, chain: list[str | None], name: str, line: int | None = None) -> tuple[int, str | None] | None:
+        """What `name` is in the nearest scope of `chain` binding it; at `line`, a name bound to
+        several types in the calling function itself is the last of its strongest bindings above
+        (`t = env.get_template(...)`, then `t = env.from_string(...)`: each `t.render()` after the one
+        above it; a module's name may be rebound before the function runs)."""
         for scope in chain:
             hit = self.table.get((scope, name))
             if hit is not None:
+                if line is not None and scope == chain[0] and (hit[1] == CONFLICT or (hit[1] or "").startswith(ANY_OF)):
+                    above = [b for b in self.lines.get((scope, name), ()) if b[0] <= line and b[1] == hit[0]]
+                    return (hit[0], max(above)[2]) if above else hit
                 return hit
         return None
 
 
 def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, receiver: str | None,
-          defined_here: bool, returns=None) -> str | None:
-    """The receiver type of one call reference (module docstring); `returns` (index/returns.py)
-    types a call's result and a name bound to one."""
+          defined_here: bool, returns=None, line: int | None = None) -> str | None:
+    """The receiver type of one call reference (module docstring) at `line`; `returns`
+    (index/returns.py) types a call's result and a name bound to one."""
     if receiver is None:
         for scope in chain:
             if (scope, name) in scopes.table:
@@ -239,7 +249,7 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
             if hit is not None:
                 break
     elif receiver.isidentifier():
-        hit = scopes.lookup(chain, receiver)
+        hit = scopes.lookup(chain, receiver, line)
         if hit is None and receiver in BUILTIN_NAMES and not (returns is not None and (None, receiver) in returns.defined):
             return "builtin"  # `object.__setattr__(...)`, `dict.fromkeys(...)`: Python's own class, not bound here
     else:
