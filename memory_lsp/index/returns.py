@@ -82,6 +82,7 @@ class Returns:
         self.yields: dict[str, list[str]] = {}
         self._memo: dict[str, str | None] = {}
         self._active: set = set()  # bindings being worked out (`c = c.annotate()` names itself)
+        self._attrs: dict[str, set[str]] | None = None  # class -> the names bound in it (`attributes`)
 
     def add(self, func: str | None, kind: str, text: str) -> None:
         if func is None:
@@ -225,7 +226,12 @@ class Returns:
         Expr` in its body, `self.current = Token(...)`), for other files' calls through an instance
         (`app.json.dumps()`, marked `->Flask.json` by receivers.rtype; store/return_calls.py reads
         the rows as a method's return, a property's being one)."""
-        names = {n[5:] if n.startswith("self.") else n for scope, n in self.scopes.table if scope == cls}
+        if self._attrs is None:  # each class's names, gathered once: one pass over the file's bindings
+            self._attrs = {}
+            for scope, n in self.scopes.table:
+                if scope in self.classes:
+                    self._attrs.setdefault(scope, set()).add(n[5:] if n.startswith("self.") else n)
+        names = self._attrs.get(cls, ())
         typed = ((a, receivers.rtype(self.scopes, [cls], cls, "", "self." + a, False, self)) for a in sorted(names)
                  if a.isidentifier() and (cls, a) not in self.defined)
         return [(a, t) for a, t in typed if names_class(t)]
