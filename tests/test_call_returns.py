@@ -271,3 +271,32 @@ def test_a_name_bound_again_is_what_its_last_binding_above_made():
     facts = extract.extract("tests/test_x.py", source.encode(), "python")
     types = {r.line: r.rtype for r in facts.refs if r.kind == "call" and r.name in ("render", "m")}
     assert types == {5: "->env.get_template", 7: "->env.from_string", 9: "Alpha", 11: "Beta", 12: None}
+
+
+PYTHONS_OWN = {
+    "app/__init__.py": "",
+    "app/store.py": "class Store:\n    def update(self, x):\n        return x\n",
+    "app/core.py": ("import typing as t\nfrom .store import Store\ndef make() -> t.Dict[str, int]:\n    return {}\n"
+                    "class Context:\n    def __init__(self):\n        self.prefixes: t.Set[str] = set()\n"),
+    "app/use.py": ("from .core import make, Context\ndef go(ctx: Context):\n    x = make()\n    x.update(1)\n"
+                   "    ctx.prefixes.update(2)\n    y = other()\n    y.update(3)\n"),
+}
+
+
+def test_what_another_files_function_or_attribute_gives_of_pythons_own_is_never_guessed(tmp_path, write_files):
+    """click: `ctx._opt_prefixes.update(...)` (a set Context.__init__ annotates) was guessed to be
+    ProgressBar.update; a function annotated `-> Dict[...]` the same. Its return made a Store: typed."""
+    root = write_files(tmp_path / "ws", PYTHONS_OWN)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    assert {(line, dst) for line, dst in _updates(ws)} == {(7, "app/store.py::Store.update")}  # `other()`: unknown
+    ws.close()
+    edited = PYTHONS_OWN["app/core.py"].replace("-> t.Dict[str, int]", "-> Store")
+    incremental = _edited_equals_fresh(tmp_path, root, "app/core.py", edited)
+    assert {(line, dst, strategy) for _s, dst, k, sp, _d, line, _c, strategy, *_ in incremental["edges"]
+            if sp == "app/use.py" and k == "CALLS" and line == 4} == {(4, "app/store.py::Store.update", "returned")}
+
+
+def _updates(ws):
+    return set(ws.store.cursor().execute(
+        "SELECT line, dst FROM edges WHERE kind = 'CALLS' AND src_path = 'app/use.py' AND name = 'update'").fetchall())

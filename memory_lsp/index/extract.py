@@ -282,7 +282,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     # what each function returns, for the calls of other files marked with it (store/return_calls.py)
     for s in syms if rets_at else ():
         rtype = typer.of(s.qualname) if s.kind in ("function", "method") else None
-        if returns.names_class(rtype):
+        if returns.gives_type(rtype):
             facts.refs.append(Ref("returntype", s.qualname, s.parent, s.name, None, s.start_line, rtype))
         atype = typer.applied(s.qualname) if s.kind in ("function", "method") else None  # for `->f()` marks
         if returns.names_class(atype):

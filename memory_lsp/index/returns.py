@@ -35,6 +35,12 @@ def names_class(typ: str | None) -> bool:
         and not typ.startswith(RETURNED)
 
 
+def gives_type(typ: str | None) -> bool:
+    """A function's or attribute's type worth a row for other files: a class as written, or Python's
+    own ("builtin": a call on it is never a workspace method guessed by name)."""
+    return names_class(typ) or typ == "builtin"
+
+
 def _from_end(text: str):
     """(index, character, bracket depth after it) from the last character back: a closing
     bracket opens a level, an opening one closes it."""
@@ -234,7 +240,7 @@ class Returns:
         names = self._attrs.get(cls, ())
         typed = ((a, receivers.rtype(self.scopes, [cls], cls, "", "self." + a, False, self)) for a in sorted(names)
                  if a.isidentifier() and (cls, a) not in self.defined)
-        return [(a, t) for a, t in typed if names_class(t)]
+        return [(a, t) for a, t in typed if gives_type(t)]
 
     def lineage(self, cls: str) -> list[str]:
         """The bases of `cls` this file defines, nearest first (breadth first, each once)."""

@@ -106,8 +106,10 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
         JOIN refs t ON t.kind = CASE WHEN ends_with(f.rtype, '()') THEN 'appliedtype' ELSE 'returntype' END
              AND t.src = f.fn
         WHERE t.name IN {functions}""")
+    # a function returning Python's own type (`-> dict`): cid NULL, a type no workspace method is guessed on
     cur.execute("CREATE OR REPLACE TEMP TABLE _rt AS SELECT site AS path, src, mark AS rtype, cid FROM ("
-                + class_named("_rfv", "v.site, v.src, v.mark") + ")")
+                + class_named("_rfv", "v.site, v.src, v.mark") + ") UNION ALL "
+                "SELECT site, src, mark, NULL FROM _rfv WHERE rtype = 'builtin'")
     for temp in ("_rfn", "_rfv"):
         cur.execute(f"DROP TABLE {temp}")
 
