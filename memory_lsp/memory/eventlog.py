@@ -15,6 +15,7 @@ import fcntl
 import json
 import os
 import secrets
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +30,19 @@ GITATTRIBUTES_LINE = "events.jsonl merge=union\n"
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
+_last_ulid = [0]
+_ulid_lock = threading.Lock()
+
+
 def ulid() -> str:
-    """A ULID: 48 bits of milliseconds then 80 random bits, Crockford base32 (sorts by time)."""
-    value = (time.time_ns() // 1_000_000) << 80 | secrets.randbits(80)
+    """A ULID: 48 bits of milliseconds then 80 random bits, Crockford base32 (sorts by time). Within
+    one millisecond of one process the next is the last plus one (the spec's monotonic ULIDs): ids
+    made in one go sort in the order they were made, which "the oldest" of a merge relies on."""
+    with _ulid_lock:
+        value = (time.time_ns() // 1_000_000) << 80 | secrets.randbits(80)
+        if value >> 80 <= _last_ulid[0] >> 80:
+            value = _last_ulid[0] + 1
+        _last_ulid[0] = value
     return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
 
 

@@ -152,3 +152,10 @@ def test_replay_equals_the_live_projection_and_survives_deleting_the_database(tm
     assert {i: {k: v for k, v in d.items() if k != "effective_confidence"} for i, d in rebuilt.items()} == \
         {i: {k: v for k, v in d.items() if k != "effective_confidence"} for i, d in live.items()}
     again.close()
+
+
+def test_ids_made_in_one_go_sort_in_the_order_they_were_made():
+    # two memories taught within one millisecond: "the oldest" of a consolidate merge was a coin
+    # flip between them (a flaky CI run of tests/memory/test_consolidate.py)
+    ids = [ulid() for _ in range(5000)]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
