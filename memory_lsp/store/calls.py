@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins
 
 from memory_lsp.store import fixture_calls, retyped, return_calls, var_calls
-from memory_lsp.store.code import value_set
+from memory_lsp.store.code import RETURN_KINDS, value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, BOUND_IMPORTS, CallConfidence, RefScope, _lit, _quoted
 from memory_lsp.store.return_calls import MARK
@@ -63,7 +63,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
             SELECT id, path, name, kind, parent FROM symbols
             WHERE name IN (SELECT DISTINCT name FROM _refs) AND path NOT IN {paths}""")
     _resolve_fixtures(cur, c, syms)
-    typing_only = "kind IN ('fixture', 'vartype', 'fixturetype', 'returntype', 'appliedtype')"  # no edge of their own
+    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype') + RETURN_KINDS}"  # no edge of their own
     if scope is None:
         cur.execute(f"CREATE OR REPLACE TEMP VIEW _refs AS SELECT * FROM refs WHERE NOT ({typing_only})")
     else:

@@ -88,9 +88,12 @@ BOUND_IMPORTS = """
 def importers_of(store: Store, cur, paths) -> set[str]:
     """Files with an import that lands in one of `paths` (a package's __init__.py too when
     `import pkg.mod` binds pkg)."""
+    paths = set(paths)
+    # the package rows land in an __init__.py only: without one among `paths`, the plain table
+    # (~1 ms on the stdlib against ~3.6 ms, up to five times per edit)
+    rows = BOUND_IMPORTS if any(p.endswith("/__init__.py") for p in paths) else "SELECT * FROM imports"
     temp = value_set(store, cur, "_targets", paths)
-    return {r[0] for r in cur.execute(
-        f"SELECT DISTINCT path FROM ({BOUND_IMPORTS}) WHERE target IN {temp}").fetchall()}
+    return {r[0] for r in cur.execute(f"SELECT DISTINCT path FROM ({rows}) WHERE target IN {temp}").fetchall()}
 
 
 def bindings_into(store: Store, cur, paths, names) -> set[tuple[str, str]]:

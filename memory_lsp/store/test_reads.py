@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory_lsp.store import code
+from memory_lsp.store.calls import REEXPORT_HOPS
 
 _BLIND = """
     SELECT DISTINCT r.src, i.target AS module
@@ -53,16 +54,17 @@ _UNTYPED = """
 _CLASSES = "SELECT DISTINCT id FROM symbols WHERE kind = 'class' ORDER BY id"
 
 
-# (importer, file) where the importer takes a name from a module that takes it from that file, up to
-# four modules deep (jinja2's environment.py takes DEFAULT_FILTERS from defaults.py, which takes
-# FILTERS from filters.py): what an attribute holding a class or function may hold comes from there too
-_REEXPORTS = """
+# (importer, file) where the importer takes a name from a module that takes it from that file, as
+# deep as call resolution follows re-exports (jinja2's environment.py takes DEFAULT_FILTERS from
+# defaults.py, which takes FILTERS from filters.py): what an attribute holding a class or function
+# may hold comes from there too
+_REEXPORTS = f"""
     WITH RECURSIVE chain(path, target, name, d) AS (
         SELECT path, target, name, 1 FROM imports WHERE NOT is_module AND target IS NOT NULL AND name IS NOT NULL
         UNION ALL
         SELECT c.path, j.target, j.name, c.d + 1 FROM chain c
         JOIN imports j ON j.path = c.target AND j.binding = c.name AND NOT j.is_module AND j.target IS NOT NULL
-        WHERE c.d < 4)
+        WHERE c.d < {REEXPORT_HOPS})
     SELECT DISTINCT path, target FROM chain WHERE d > 1 AND target <> path ORDER BY path, target"""
 
 
