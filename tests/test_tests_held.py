@@ -81,7 +81,7 @@ def test_holders_follow_a_growing_names_table():
     ids are looked up again where they were missing."""
     import numpy as np
 
-    from memory_lsp.graph.impact import Names
+    from memory_lsp.graph.names import Names
     from memory_lsp.graph.tests_held import Holders
 
     def table(names):
@@ -113,7 +113,7 @@ def test_holders_grown_by_threads_at_once():
 
     import numpy as np
 
-    from memory_lsp.graph.impact import Names
+    from memory_lsp.graph.names import Names
     from memory_lsp.graph.tests_held import Holders
 
     def table(names):

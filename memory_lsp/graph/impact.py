@@ -21,13 +21,13 @@ right at least 9 times in 10 (name-only guesses fall below it).
 
 from __future__ import annotations
 
-import array
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from memory_lsp.graph import tests_carry, tests_reach
+from memory_lsp.graph.names import Names
 from memory_lsp.store import graph_reads, test_reads
 
 DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS", "USES_FIXTURE")  # src depends on dst
@@ -35,7 +35,6 @@ DEFAULT_MIN_CONFIDENCE = 0.5
 FORWARD_KINDS = ("DRIVES", "CO_CHANGES")  # dst is affected by src
 NO_LINE = -1  # an edge without a line (DRIVES)
 SMALL_WALK = 64  # counts walk in plain Python up to this many nodes, with numpy beyond
-FOUND_KEPT = 100_000  # name lookups remembered by `Names` before it starts over
 COUNTS_KEPT = 100_000  # memoised (dependents, tests) counts per graph before the memo starts over
 
 
@@ -73,68 +72,6 @@ def gather(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 EDGE_COLUMNS = ("src", "dst", "src_path", "dst_path", "kind", "strategy", "line", "confidence", "score", "fp", "r")
 EDGE_TYPES = (np.int32, np.int32, np.int32, np.int32, np.int8, np.int16, np.int32, np.float64, np.float64, np.uint64,
               np.int64)
-
-
-class Names:
-    """Names and their ids, shared by a graph and the graphs that follow it (they only grow).
-    The names read by a load are one UTF-8 buffer with the end of each, in byte order (a Python
-    string and a dict entry per name: about 3x the memory), and a sorted array of their hashes
-    to find one (bisection over the names costs ~10 us a lookup, and a lens asks several);
-    names added later (a graph that follows an edit: a few) are kept beside, in a dict."""
-
-    def __init__(self, joined: str, lengths: np.ndarray):
-        self.data = joined.encode("utf-8")
-        self.ends = array.array("q", np.cumsum(lengths, dtype=np.int64).tobytes())  # fast to index
-        self.loaded = len(self.ends)
-        data, ends = self.data, self.ends
-        hashes = np.fromiter((hash(data[ends[i - 1] if i else 0:ends[i]]) for i in range(self.loaded)),
-                             dtype=np.int64, count=self.loaded)
-        self.by_hash = np.argsort(hashes, kind="stable").astype(np.int32)
-        self.hashes = hashes[self.by_hash]
-        self.added: list[str] = []
-        self.added_ids: dict[str, int] = {}
-        self._found: dict[str, int] = {}  # lookups of the loaded names already answered (lenses ask again)
-        self.path_of: np.ndarray | None = None  # each name's file, as the last graph built worked out
-
-    def __len__(self) -> int:
-        return self.loaded + len(self.added)
-
-    def _bytes(self, i: int) -> bytes:
-        return self.data[self.ends[i - 1] if i else 0:self.ends[i]]
-
-    def __getitem__(self, i: int) -> str:
-        if i >= self.loaded:
-            return self.added[i - self.loaded]
-        return self.data[self.ends[i - 1] if i else 0:self.ends[i]].decode("utf-8")
-
-    def get(self, name: str, default=None):
-        i = self.added_ids.get(name)
-        if i is None:
-            i = self._found.get(name)
-        if i is None:
-            key = name.encode("utf-8", "surrogatepass")
-            h = hash(key)
-            at, i = int(self.hashes.searchsorted(h)), -1
-            while at < self.loaded and self.hashes[at] == h:
-                if self._bytes(int(self.by_hash[at])) == key:
-                    i = int(self.by_hash[at])
-                    break
-                at += 1
-            if len(self._found) >= FOUND_KEPT:
-                self._found.clear()
-            self._found[name] = i
-        return default if i < 0 else i
-
-    def intern(self, values) -> np.ndarray:
-        """Ids of the names (new names get new ids)."""
-        out = np.empty(len(values), dtype=np.int32)
-        for k, v in enumerate(values):
-            i = self.get(v)
-            if i is None:
-                i = self.added_ids[v] = len(self)
-                self.added.append(v)
-            out[k] = i
-        return out
 
 
 class ImpactGraph:

@@ -24,27 +24,33 @@ import hashlib
 import numpy as np
 
 from memory_lsp.graph import tests_reach
+from memory_lsp.graph.held_memo import mix
 
 UNRESOLVED_KINDS = ("tests", "dispatch", "untyped", "classes", "reexports")
 
 
 def reach(g) -> tests_reach.TestReach:
-    """The graph's test selection: the last graph's when it was built from the same parts."""
+    """The graph's test selection: the last graph's when it was built from the same parts, else
+    built with what the last build worked out that still holds (graph/held_memo.py)."""
     before = g.__dict__.pop("reach_before", None)
+    memo = None
     if before is not None:
         reach_before, unresolved_before, digest_before = before
         unresolved = getattr(g, "unresolved_calls", None) or {}
         same_unresolved = all(unresolved.get(k) is unresolved_before.get(k) for k in UNRESOLVED_KINDS)
-        if same_unresolved and digest(g) == digest_before:
+        if digest_before is not None and same_unresolved and digest(g) == digest_before:
             return reach_before
-    return tests_reach.TestReach(g, getattr(g, "unresolved_calls", None))
+        memo = reach_before.memo
+    return tests_reach.TestReach(g, getattr(g, "unresolved_calls", None), memo)
 
 
 def carry_from(old, new) -> None:
-    """Let `new` (following `old`) take `old`'s test selection if it was built and still holds."""
+    """Let `new` (following `old`) take `old`'s test selection if it was built and still holds,
+    or what its build worked out."""
     built = old.__dict__.get("_reach")
-    if built is not None and old.n == new.n:  # a name added (a new function, say): never the same
-        new.reach_before = (built, getattr(old, "unresolved_calls", None) or {}, digest(old))
+    if built is not None:  # a name added (a new function, say): never the same, no digest needed
+        new.reach_before = (built, getattr(old, "unresolved_calls", None) or {},
+                            digest(old) if old.n == new.n else None)
 
 
 def digest(g) -> bytes:
@@ -84,15 +90,8 @@ def _steps(g) -> bytes:
         first = np.maximum.accumulate(np.where(new_caller, sites, 0))
         rank[guessed[order]] = (sites - first + 1).astype(np.uint64)
     with np.errstate(over="ignore"):
-        row = _mix((callee << np.uint64(32)) | caller) ^ _mix((kind << np.uint64(48)) ^ (strategy << np.uint64(32)) ^ rank
-                                                              ^ np.uint64(0x5DEECE66D))
-        sums = np.array([row.sum(dtype=np.uint64), _mix(row).sum(dtype=np.uint64), len(row)], dtype=np.uint64)
+        row = mix((callee << np.uint64(32)) | caller) ^ mix((kind << np.uint64(48)) ^ (strategy << np.uint64(32)) ^ rank
+                                                    ^ np.uint64(0x5DEECE66D))
+        sums = np.array([row.sum(dtype=np.uint64), mix(row).sum(dtype=np.uint64), len(row)], dtype=np.uint64)
     return sums.tobytes()
 
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser: every bit of the input moves about half the output's."""
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))

@@ -13,6 +13,8 @@ import weakref
 
 import numpy as np
 
+from memory_lsp.graph import held_memo
+
 HOLD_DEPTH = 3  # calls from a caller to the class it makes (its fixtures' calls count from the caller)
 _NONE: frozenset = frozenset()
 KEPT_COLUMNS = 8  # columns of names whose ids `Holders` keeps (test selection reads five)
@@ -89,7 +91,7 @@ class Holders:
         kept = self.columns.get(key)
         if kept is None or kept[0] is not column:
             values = column.tolist()
-            ids = np.array([table.get(v, -1) for v in values], dtype=np.int64)
+            ids = np.array(table.ids(values), dtype=np.int64)
             kept = self.columns[key] = (column, ids, len(table))
             if len(self.columns) > KEPT_COLUMNS:
                 del self.columns[next(iter(self.columns))]
@@ -131,7 +133,7 @@ def _node(g, name: str) -> int:
 
 
 def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: np.ndarray,
-             guessed: np.ndarray) -> tuple[np.ndarray, "Holding"]:
+            guessed: np.ndarray, memo: held_memo.Memo | None = None) -> tuple[np.ndarray, "Holding"]:
     """The symbol around each symbol (`a.py::C.m` -> `a.py::C`) when whoever reaches it runs it,
     else -1: a nested function runs with its function, a test class's tests with it (inherited
     ones in its subclasses too); of another class's methods, making an instance runs its dunders
@@ -139,7 +141,8 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     (properties, calls by getattr); a method called only through typed receivers runs through
     its edges, and one called through an untyped receiver (`x.m()`, no edge but a name guess)
     runs for the class's makers when the caller holds an instance: it makes one (or a subclass),
-    within HOLD_DEPTH calls or through a fixture, or is a method of it (`self.m()` in a base)."""
+    within HOLD_DEPTH calls or through a fixture, or is a method of it (`self.m()` in a base).
+    `memo`: the last graph's answers, kept where they hold (graph/held_memo.py)."""
     parent = np.full(g.n, -1, dtype=np.int32)
     names = holders(g)
     is_class = np.zeros(g.n, dtype=bool)
@@ -149,15 +152,20 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
         is_class[found[found >= 0]] = True
     untyped: dict[int, list[tuple[int, bool]]] = {}  # call-name id -> (caller, on self)
     found = unresolved.get("untyped")
+    src = name = np.zeros(0, dtype=np.int64)
+    on_self = np.zeros(0, dtype=bool)
     if found is not None:
         src, name = names.ids_of(found["src"], g.n), names.ids_of(found["name"], len(g.calls), calls=True)
         ok = (src >= 0) & (name >= 0)
-        for i, k, on_self in zip(src[ok].tolist(), name[ok].tolist(), found["on_self"][ok].tolist()):
-            untyped.setdefault(k, []).append((i, bool(on_self)))
-    holds = Holding(g, rows, step_kind, sure, guessed, is_class)
-    by_name: dict[int, tuple[set[int], set[int]]] = {}  # a name's untyped callers: what they make, their classes
+        src, name, on_self = src[ok], name[ok], found["on_self"][ok]
+        for i, k, this in zip(src.tolist(), name.tolist(), on_self.tolist()):
+            untyped.setdefault(k, []).append((i, bool(this)))
+    holds = Holding(g, rows, step_kind, sure, guessed, is_class, memo)
+    holds.callers = held_memo.name_callers(name, src, on_self, len(g.calls))
+    # a name's untyped callers: what they make, their classes
+    by_name = holds.by_name = holds.names_kept(memo, name, src)
 
-    def held(c: int, leaf: int) -> bool:  # any(holds(s, c, on_self) for each untyped call named leaf)
+    def held(c: int, leaf: int) -> bool:  # an untyped call named leaf makes c, or is `self.m()` in c or a base
         found = by_name.get(leaf)
         if found is None:
             made, around = {}, set()  # callers share their answers: each one once
@@ -189,20 +197,37 @@ def guesses(g, rows: np.ndarray, guessed: np.ndarray, holds: "Holding") -> np.nd
     override of another guess's method (the base's stands for it: making the subclass would
     be a call the graph knows)."""
     walked = np.zeros(len(rows), dtype=bool)
-    sites: dict[tuple[int, int], list[tuple[int, bool, int]]] = {}
-    lines = g.e["line"][g.step_edge]
     steps = np.flatnonzero(guessed)
+    if not len(steps):
+        return walked
     around = holders(g).holder_of(rows[steps], g.n)
-    around = np.where((around >= 0) & holds.is_class[np.maximum(around, 0)], around, -1)
-    for k, callee_around, caller, line in zip(steps.tolist(), around.tolist(), g.step_node[steps].tolist(),
-                                              lines[steps].tolist()):
-        held = callee_around < 0 or holds(caller, callee_around)
-        sites.setdefault((caller, line), []).append((k, held, callee_around))
-    for site in sites.values():
-        some = any(h for _, h, _ in site)
-        classes = {c for _, _, c in site if c >= 0}
-        for k, h, c in site:
-            walked[k] = h or not some and not (c >= 0 and (holds.up(c) - {c}) & classes)
+    around = np.where((around >= 0) & holds.is_class[np.maximum(around, 0)], around, -1).astype(np.int64)
+    caller = g.step_node[steps].astype(np.int64)
+    held = around < 0  # a guess at a function, or at a method of no class known: walked
+    ask = np.flatnonzero(~held)
+    held[ask] = holds.makes(caller[ask], around[ask])
+    walked[steps] = held
+    # the call sites (caller, line) where no guess is held: all but the overrides of another's method
+    line = g.e["line"][g.step_edge[steps]].astype(np.int64)
+    _, site = np.unique(caller * (1 << 32) + (line & 0xFFFFFFFF), return_inverse=True)
+    some = np.zeros(len(steps), dtype=bool)
+    some[site[held]] = True
+    rest = np.flatnonzero(~some[site])  # none of these is held: each guesses at a class's method
+    at, c = site[rest], around[rest]
+    # each step's class's bases (but itself), then which of them its site also guesses at
+    classes = np.unique(c)
+    bases = [sorted(holds.up(k) - {k}) for k in classes.tolist()]
+    ptr = np.zeros(len(classes) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in bases], out=ptr[1:])
+    flat = np.array([b for group in bases for b in group], dtype=np.int64)
+    k = np.searchsorted(classes, c)
+    count = ptr[k + 1] - ptr[k]
+    owner = np.repeat(np.arange(len(rest)), count)
+    base = flat[np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + np.repeat(ptr[k], count)]
+    guessed_too = held_memo.among(at[owner] * (1 << 32) + base, np.unique(at * (1 << 32) + c))
+    overridden = np.zeros(len(rest), dtype=bool)
+    overridden[owner[guessed_too]] = True
+    walked[steps[rest]] = ~overridden
     return walked
 
 
@@ -212,7 +237,7 @@ class Holding:
     class or of one of its bases."""
 
     def __init__(self, g, rows: np.ndarray, step_kind: np.ndarray, sure: np.ndarray, guessed: np.ndarray,
-                 is_class: np.ndarray):
+                 is_class: np.ndarray, memo: held_memo.Memo | None = None):
         self.g, self.is_class = g, is_class
         kinds = [g.kinds.index(k) for k in ("CALLS", "USES_FIXTURE") if k in g.kinds]
         # a symbol's sure calls and fixtures, and its file's module-level calls
@@ -228,6 +253,53 @@ class Holding:
         self._closed: dict[frozenset, frozenset] = {}  # classes reached -> with their bases
         self._near_memo: list[dict[int, frozenset]] = [{} for _ in range(HOLD_DEPTH + 1)]
         self._up: dict[int, set[int]] = {}
+        self.keys = held_memo.call_keys(self.ptr, self.callee)
+        self.dropped: set[int] | None = None  # the symbols whose `made` the memo had and may differ now
+        self.flipped = False
+        if memo is not None:
+            self._take(memo)
+
+    def _take(self, memo: held_memo.Memo) -> None:
+        """Start from the last build's answers that still hold (graph/held_memo.py)."""
+        stale, self.flipped = held_memo.stale(memo, self.keys, self.is_class, HOLD_DEPTH)
+        gone = np.flatnonzero(stale[:memo.n]).tolist()
+        self._near_memo = [dict(m) for m in memo.near]
+        for m in self._near_memo:
+            for v in gone:
+                m.pop(v, None)
+        path = self.g.path_of[:memo.n]
+        drop = stale[:memo.n] | (path >= 0) & stale[np.maximum(path, 0)]  # `made` reads the file's `near` too
+        made = dict(memo.made)
+        for s in np.flatnonzero(drop).tolist():
+            made.pop(s, None)
+        self._closed, self._up = dict(memo.closed), dict(memo.up)
+        moved = held_memo.changed_bases(memo.bases, self.bases)
+        if moved:
+            made = {s: v for s, v in made.items() if v.isdisjoint(moved)}
+            self._closed = {k: v for k, v in self._closed.items() if v.isdisjoint(moved)}
+            self._up = {c: v for c, v in self._up.items() if v.isdisjoint(moved)}
+        self._made = made
+        self.dropped = memo.made.keys() - made.keys()
+
+    def names_kept(self, memo: held_memo.Memo | None, name: np.ndarray, src: np.ndarray) -> dict:
+        """The last build's answers per name whose untyped calls (`name`, `src`: their name
+        and caller ids) come from the same callers, each making what it made."""
+        if memo is None or self.flipped:
+            return {}
+        callers = self.callers
+        n = min(len(memo.callers), len(callers))
+        same = np.zeros(len(callers), dtype=bool)
+        same[:n] = (memo.callers[:n] == callers[:n]).all(axis=1)
+        if self.dropped:
+            dropped = np.zeros(self.g.n, dtype=bool)
+            dropped[list(self.dropped)] = True
+            same[name[dropped[src]]] = False
+        return {k: v for k, v in memo.by_name.items() if same[k]}
+
+    def memo(self) -> held_memo.Memo:
+        """What this build worked out, for the next graph's (its graph is not kept)."""
+        return held_memo.Memo(self.g.n, self.keys, self.is_class, self.bases, self._near_memo, self._made,
+                              self._closed, self._up, self.by_name, self.callers)
 
     def up(self, c: int) -> set[int]:
         """The class and its bases, transitively."""
@@ -286,9 +358,11 @@ class Holding:
                 found.add(c)
         return found
 
-    def __call__(self, s: int, c: int, on_self: bool = False) -> bool:
-        """`self.m()` in a method of the class or of a base of it; else an instance made."""
-        return c in self.made(s) or on_self and not self.up(c).isdisjoint(self.around(s))
+    def makes(self, callers: np.ndarray, classes: np.ndarray) -> np.ndarray:
+        """Per (caller, class): whether the caller makes the class (`made`)."""
+        who = np.unique(callers).tolist()
+        made = [u * (1 << 32) + c for u in who for c in self.made(u)]
+        return held_memo.among(callers * (1 << 32) + classes, np.unique(np.array(made, dtype=np.int64)))
 
 
 def _csr(keys: np.ndarray, n: int) -> np.ndarray:

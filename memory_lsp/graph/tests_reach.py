@@ -58,7 +58,8 @@ class TestReach:
 
     __test__ = False  # not a pytest class
 
-    def __init__(self, g, unresolved: dict | None):
+    def __init__(self, g, unresolved: dict | None, memo=None):
+        """`memo`: what the last graph's build worked out (graph/held_memo.py), kept where it holds."""
         n = g.n
         unresolved = unresolved or {}
         rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(g.step_ptr).astype(np.int64))
@@ -68,9 +69,10 @@ class TestReach:
         guessed = np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in GUESSES if s in g.strategies])
         dispatch = self._dispatch(g, rows, step_kind, unresolved.get("dispatch"), unresolved.get("reexports"))
         sure = keep & ~guessed
-        parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed)
+        parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, memo)
         self.walk = _Walk(g, rows, g.step_node, sure | tests_held.guesses(g, rows, keep & guessed, holds),
                           dispatch, parent)
+        self.memo = holds.memo()
         # test files that call into non-test code through a resolved edge: the symbol graph knows them
         callee, caller = rows[keep], g.step_node[keep]
         test_caller = g.is_test[np.maximum(g.path_of[caller], 0)] & (g.path_of[caller] >= 0)
