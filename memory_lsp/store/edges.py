@@ -73,16 +73,22 @@ def rebuild_import_edges(store: Store, cur, touched: set[str] | None = None) -> 
 # the import rows as Python binds their names: `import click._termui_impl` binds `click` too, the
 # package (its __init__.py), so `click.command()` after it is the package's `command`; a row of
 # its own (strategy 'package', no statement, no IMPORTS edge) unless another import binds the name
-BOUND_IMPORTS = """
-    SELECT path, line, module, name, alias, binding, target, is_module, strategy FROM imports
+def bound_imports(paths: str | None = None) -> str:
+    """The import rows as Python binds their names (above); `paths` (SQL after IN): those files' rows only."""
+    only = f" AND path IN {paths}" if paths else ""
+    return f"""
+    SELECT path, line, module, name, alias, binding, target, is_module, strategy FROM imports WHERE true{only}
     UNION ALL
     SELECT m.path, m.line, split_part(m.module, '.', 1), NULL, NULL, split_part(m.binding, '.', 1),
            f.path, true, 'package'
     FROM (SELECT *, string_split(regexp_replace(target, '(/__init__)?[.]pyi?$', ''), '/') AS parts,
                  length(binding) - length(replace(binding, '.', '')) AS up
-          FROM imports WHERE is_module AND alias IS NULL AND contains(binding, '.') AND target IS NOT NULL) m
+          FROM imports WHERE is_module AND alias IS NULL AND contains(binding, '.') AND target IS NOT NULL{only}) m
     JOIN files f ON f.path = array_to_string(m.parts[1:len(m.parts) - m.up], '/') || '/__init__.py'
     ANTI JOIN imports j ON j.path = m.path AND j.binding = split_part(m.binding, '.', 1)"""
+
+
+BOUND_IMPORTS = bound_imports()
 
 
 def importers_of(store: Store, cur, paths) -> set[str]:
