@@ -11,8 +11,10 @@ import shutil
 import sysconfig
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from memory_lsp.graph import steps
 from memory_lsp.graph.follow import follow
 from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.workspace import Workspace
@@ -123,6 +125,10 @@ def test_a_followed_graph_answers_as_a_fresh_load_after_each_edit(ws):
         assert report.parsed or report.deleted, what
         followed = follow(graph, ws.store)
         assert followed is not None, what
+        # the steps merged from the last graph's are those sorted from all edges
+        built = steps.build(followed.e, followed.kinds, followed.n)
+        for part in ("ptr", "node", "edge", "copy"):
+            assert np.array_equal(getattr(followed.steps, part), getattr(built, part)), (what, part)
         fresh = ImpactGraph.load(ws.store)
         assert _same_answers(followed, fresh, _targets(ws, seen)) > 50, what
         # the host follows too: the graph it publishes shares the last one's names

@@ -16,7 +16,8 @@ import pytest
 
 from memory_lsp.errors import UserError
 from memory_lsp.graph import impact
-from memory_lsp.graph.impact import DEPENDENCY_KINDS, FORWARD_KINDS, Dependent
+from memory_lsp.graph.impact import Dependent
+from memory_lsp.graph.steps import DEPENDENCY_KINDS, FORWARD_KINDS
 from memory_lsp.store import code, edges
 from memory_lsp.workspace import Workspace
 

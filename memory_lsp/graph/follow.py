@@ -11,7 +11,8 @@ edge) is seen, and the new edge list is the table's, in its order (ties in score
 order, as a fresh load does). Files: each file's content hash and test flag; a changed, new or
 deleted file's symbol rows and call sites are read again, and so are the call sites of every
 file whose CALLS edges changed (an edge deleted and made again with the same fingerprint, as an
-editor's run re-makes the edges into a re-parsed file, changed nothing of its file). The steps (CSR) are then rebuilt with numpy from the columns.
+editor's run re-makes the edges into a re-parsed file, changed nothing of its file). The steps
+(CSR) are the last graph's with the new edges' merged in (graph/steps.py).
 
 Names only grow: a graph shares its names with the graphs that follow it (a name nothing uses
 any more answers as a fresh load's unknown name does). `follow` gives up (None: load whole)
@@ -58,7 +59,10 @@ def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
     if release is not None:
         release(store.cursor())
     table = old.table
-    graph = ImpactGraph(table, files, edges, _symbols(old, changed, symbols), _sites(old, sites_of, sites))
+    old_to_new = np.full(len(old.e["fp"]), -1, dtype=np.int64)  # the kept edges' indexes now
+    old_to_new[source[source >= 0]] = np.flatnonzero(source >= 0)
+    graph = ImpactGraph(table, files, edges, _symbols(old, changed, symbols), _sites(old, sites_of, sites),
+                        following=(old, old_to_new, fresh_at))
     graph.unresolved_calls, graph.unresolved_rows = unresolved, rows
     tests_carry.carry_from(old, graph)
     return graph

@@ -26,13 +26,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memory_lsp.graph import tests_carry, tests_reach
+from memory_lsp.graph import steps, tests_carry, tests_reach
+from memory_lsp.graph.steps import csr
 from memory_lsp.graph.names import Names
 from memory_lsp.store import graph_reads, test_reads
 
-DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS", "USES_FIXTURE")  # src depends on dst
 DEFAULT_MIN_CONFIDENCE = 0.5
-FORWARD_KINDS = ("DRIVES", "CO_CHANGES")  # dst is affected by src
 NO_LINE = -1  # an edge without a line (DRIVES)
 SMALL_WALK = 64  # counts walk in plain Python up to this many nodes, with numpy beyond
 COUNTS_KEPT = 100_000  # memoised (dependents, tests) counts per graph before the memo starts over
@@ -49,13 +48,6 @@ class Dependent:
     score: float
     confidence: float
     lines: list[int | None] = field(default_factory=list)
-
-
-def csr(keys: np.ndarray, n: int) -> np.ndarray:
-    """Row pointers for values already sorted by `keys` (integers below n)."""
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
-    return ptr
 
 
 def gather(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -75,10 +67,10 @@ EDGE_TYPES = (np.int32, np.int32, np.int32, np.int32, np.int8, np.int16, np.int3
 
 
 class ImpactGraph:
-    def __init__(self, names: Names, files: dict, edges: dict, symbols: dict, calls: dict):
+    def __init__(self, names: Names, files: dict, edges: dict, symbols: dict, calls: dict, following=None):
         """From columns of node ids (see `load`; `graph/follow.py` builds the same columns for a
-        graph that follows an edit). `names` is shared by the graphs that follow one another:
-        it only grows, and `n` says how many of its names this graph knows."""
+        graph that follows an edit, and `following`: see `_edges`). `names` is shared by the graphs
+        that follow one another: it only grows, and `n` says how many of its names this graph knows."""
         self.table = self.names = names
         self.n = n = len(names)
         self.kinds, self.strategies = edges["kinds"], edges["strategies"]
@@ -102,7 +94,7 @@ class ImpactGraph:
             self.path_of[i] = names.get(names[i].partition("::")[0], -1)
         names.path_of = self.path_of  # a name's file never changes: the next graph starts from these
         self.e = {c: np.asarray(edges[c]).astype(t, copy=False) for c, t in zip(EDGE_COLUMNS, EDGE_TYPES)}
-        self._edges(n)
+        self._edges(n, following)
         self._symbols(n)
         self.calls = calls["table"]  # call names (and symbol names), shared like `names`
         self.site_name, self.site_file = calls["name"].astype(np.int32), calls["file"].astype(np.int32)
@@ -116,31 +108,20 @@ class ImpactGraph:
         i = self.table.get(name) if name is not None else None
         return i if i is not None and i < self.n else None
 
-    def _edges(self, n: int) -> None:
-        """The steps of every node (CSR over edge indexes) and the tests asserting on each file."""
+    def _edges(self, n: int, following=None) -> None:
+        """The steps of every node (graph/steps.py) and the tests asserting on each file.
+        `following`: (the last graph, its edges' indexes here or -1, the new edges' indexes)."""
         e = self.e
-        src, dst, src_path, dst_path, kind = e["src"], e["dst"], e["src_path"], e["dst_path"], e["kind"]
-        is_dep = np.isin(kind, [self.kinds.index(k) for k in DEPENDENCY_KINDS if k in self.kinds])
-        is_fwd = np.isin(kind, [self.kinds.index(k) for k in FORWARD_KINDS if k in self.kinds])
-        lifted = is_dep & ((src != src_path) | (dst != dst_path))  # symbol edge: also at file level
-        # the steps in the order they were appended to per-node lists before (each edge in table
-        # order: its own step, then its file-level copy), then two stable sorts: by score, by node
-        own = np.flatnonzero(is_dep | is_fwd)
-        copy = np.flatnonzero(lifted)
-        step_edge = np.concatenate([own, copy])
-        step_edge = step_edge[np.argsort(2 * step_edge + np.repeat([0, 1], [len(own), len(copy)]), kind="stable")]
-        is_copy = np.zeros(len(step_edge), dtype=bool)
-        is_copy[1:] = step_edge[1:] == step_edge[:-1]  # a lifted edge's second step
-        fwd = is_fwd[step_edge]
-        key = np.where(is_copy, dst_path[step_edge], np.where(fwd, src[step_edge], dst[step_edge]))
-        node = np.where(is_copy, src_path[step_edge], np.where(fwd, dst[step_edge], src[step_edge]))
-        sort = np.argsort(-e["score"][step_edge], kind="stable")
-        sort = sort[np.argsort(key[sort], kind="stable")]
-        self.step_ptr = csr(key[sort], n)
-        self.step_node = node[sort].astype(np.int32)
-        self.step_edge = step_edge[sort].astype(np.int32)
+        if following is None:
+            found = steps.build(e, self.kinds, n)
+        else:
+            old, old_to_new, fresh_at = following
+            found = steps.follow(old.steps, e, self.kinds, n, old_to_new, fresh_at)
+        self.steps = found
+        self.step_ptr, self.step_node, self.step_edge = found.ptr, found.node, found.edge
         # walks filter steps by confidence: a copy beside the edges keeps that a slice, not a gather
         self.step_conf = e["confidence"][self.step_edge]
+        kind, src_path, dst_path = e["kind"], e["src_path"], e["dst_path"]
         asserts = kind == (self.kinds.index("ASSERTS_ON") if "ASSERTS_ON" in self.kinds else -1)
         pairs = np.unique(np.stack([dst_path[asserts], src_path[asserts]], axis=1).reshape(-1, 2), axis=0)
         self.assert_ptr, self.assert_src = csr(pairs[:, 0], n), pairs[:, 1].astype(np.int32)
