@@ -337,3 +337,23 @@ def test_selection_equals_the_plain_reading_on_unittest_and_its_tests(unittest_w
         assert tests == reference_tests(cur, target, path, {d.path for d in deps}), target
         selected += bool(tests)
     assert selected > 50
+
+
+CONSTANTS = {
+    "pkg/__init__.py": "",
+    "pkg/constants.py": 'WORDS = "lorem ipsum"\n',
+    "pkg/utils.py": "def lorem():\n    from .constants import WORDS\n\n    return WORDS.split()\n",
+    "tests/test_utils.py": "from pkg.utils import lorem\n\n\ndef test_lorem():\n    assert lorem()\n",
+    "tests/test_words.py": "from pkg.constants import WORDS\n\n\ndef test_words():\n    assert WORDS.split()\n",
+}
+
+
+def test_a_file_of_constants_keeps_the_file_level_rule_beside_unresolved_calls_into_it(tmp_path, index_files):
+    """jinja2: constants.py (a string, no symbol) runs inside test_utils's tests, as
+    `generate_lorem_ipsum` imports it when called. A test's call on its string (no edge) made
+    the file look known to the symbol graph, and only that test was listed."""
+    ws = index_files(tmp_path, CONSTANTS)
+    try:
+        assert ws.impact("pkg/constants.py", depth=3)["tests"] == ["tests/test_utils.py", "tests/test_words.py"]
+    finally:
+        ws.close()

@@ -305,13 +305,15 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     # an unresolved call through a module the walk reached: as if its symbol called the target
     # (a fixture's reaches the tests using it)
     blind = [src for f in files for src in reach.blind.get(f, ())]
-    starts = np.concatenate([starts_of(g, target, target_path), np.array(blind, dtype=np.int64)])
+    mine = starts_of(g, target, target_path)
+    starts = np.concatenate([mine, np.array(blind, dtype=np.int64)])
     if len(starts):
         found.update(reach.test_files(g, starts))
     # the file-level rule (as before): tests asserting on a file of the answer, tests walked to; for
-    # all when no test reaches a file through the symbol graph (its functions called through a dict:
-    # the graph does not know how it runs; a symbol no test reaches keeps its "0 tests")
-    unknown = own is not None and target == target_path and not reach.live[starts].any()
+    # all when no test reaches a symbol of the file through the symbol graph (its functions called
+    # through a dict: the graph does not know how it runs; a file of constants, run by a function
+    # importing it when called; a symbol no test reaches keeps its "0 tests")
+    unknown = own is not None and target == target_path and not reach.live[mine].any()
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
     found.update(t for t in by_files if unknown or _ext(g.names[t]) not in reach.call_exts)
