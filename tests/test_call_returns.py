@@ -300,3 +300,64 @@ def test_what_another_files_function_or_attribute_gives_of_pythons_own_is_never_
 def _updates(ws):
     return set(ws.store.cursor().execute(
         "SELECT line, dst FROM edges WHERE kind = 'CALLS' AND src_path = 'app/use.py' AND name = 'update'").fetchall())
+
+
+TRANSPORT = {
+    "app/__init__.py": "",
+    "app/tr.py": ("import ssl\n\n\nclass Transport:\n    def __init__(self, ctx: ssl.SSLContext, helper: 'Helper'):\n"
+                  "        self.obj = ctx.wrap_bio()\n        self.helper = helper.make()\n\n"
+                  "    def peer(self):\n        return self.obj.getpeercert()\n\n"
+                  "    def version(self):\n        return self.helper.version()\n\n\n"
+                  "class Helper:\n    def make(self) -> 'Made':\n        return Made()\n\n\n"
+                  "class Made:\n    def version(self):\n        return 1\n"),
+    "app/other.py": ("class Other:\n    def getpeercert(self):\n        return 2\n\n"
+                     "    def version(self):\n        return 3\n"),
+}
+
+
+def test_an_attribute_bound_in_a_method_reads_its_parameters(tmp_path, index_files):
+    """urllib3: `self.sslobj = ssl_context.wrap_bio(...)` in `__init__(self, ssl_context: ssl.SSLContext)`;
+    `self.sslobj.getpeercert()` in another method was guessed to be a workspace getpeercert (the
+    parameter was looked up where the attribute was used). Now: an outside class's method's result,
+    never guessed; and `self.helper = helper.make()` with `helper: Helper` is a Made."""
+    facts = extract.extract("app/tr.py", TRANSPORT["app/tr.py"].encode(), "python")
+    types = {(r.line, r.name): r.rtype for r in facts.refs if r.kind == "call"}
+    assert types[(10, "getpeercert")] == "->ssl.SSLContext.wrap_bio"
+    assert types[(13, "version")] == "Made"
+    ws = index_files(tmp_path, TRANSPORT)
+    calls = set(ws.store.cursor().execute(
+        "SELECT src, dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = 'app/tr.py'").fetchall())
+    assert ("app/tr.py::Transport.version", "app/tr.py::Made.version", "typed") in calls
+    assert not {c for c in calls if c[1].startswith("app/other.py")}  # neither guessed
+    ws.close()
+
+
+SCHEMES = {
+    "app/__init__.py": "",
+    "app/conn.py": 'port_by_scheme = {"http": 80, "https": 443}\nNAME = "conn"\n',
+    "app/pool.py": ("from .conn import port_by_scheme, NAME\n\n\ndef port(scheme):\n"
+                    "    return port_by_scheme.get(scheme) or NAME.split('/')\n"),
+    "app/buffer.py": ("class Buffer:\n    def get(self, n):\n        return n\n\n"
+                      "    def split(self, s):\n        return s\n"),
+}
+
+
+def _guessed(edges) -> set:
+    return {(line, dst) for _s, dst, k, sp, _d, line, *_ in edges if sp == "app/pool.py" and k == "CALLS"}
+
+
+def test_a_module_variable_of_pythons_own_type_is_never_guessed_and_follows_its_edit(tmp_path, write_files):
+    """urllib3: `port_by_scheme.get(...)` (a dict literal connection.py defines) was guessed to be
+    `BytesQueueBuffer.get`. A variable bound to a literal is Python's: its calls, where it is
+    imported too, are not guessed. Edited to something unknown it is guessed again, and back."""
+    root = write_files(tmp_path / "ws", SCHEMES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    assert not _guessed(snapshot(ws)["edges"])
+    ws.close()
+    unknown = SCHEMES["app/conn.py"].replace('{"http": 80, "https": 443}', "make()")
+    incremental = _edited_equals_fresh(tmp_path, root, "app/conn.py", unknown)
+    assert _guessed(incremental["edges"]) == {(5, "app/buffer.py::Buffer.get")}  # `make()`: nothing known
+    (tmp_path / "fresh.duckdb").unlink()
+    incremental = _edited_equals_fresh(tmp_path, root, "app/conn.py", SCHEMES["app/conn.py"])
+    assert not _guessed(incremental["edges"])

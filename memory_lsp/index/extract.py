@@ -200,7 +200,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     scopes = receivers.Scopes(rules.binding_type)
     calls = []
     rets_at, bases, context = [], {}, {}  # for index/returns.py
-    module_vars: dict[str, int] = {}  # a module-level name bound to a call or annotated: its first line
+    module_vars: dict[str, int] = {}  # a module-level name bound to a call or a literal, or annotated: its first line
     held: dict[tuple, str] = {}  # (class, attribute) -> the name its class body binds it to
     typevars: set[str] = set()  # `GrpType = t.TypeVar("GrpType", bound="Group")`: names no class
     for pos, tag, item in items:
@@ -231,8 +231,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             elif item.kind == "alias":  # `self.x = x`: what x is where it is assigned
                 scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
             else:
-                scopes.add(scope, item.name, item.kind, item.text, item.line)
-            if scope is None and item.kind in ("type", "call"):
+                where = enclosing.qualname if item.name.startswith("self.") and enclosing is not None else None
+                scopes.add(scope, item.name, item.kind, item.text, item.line, where)
+            if scope is None and item.kind in ("type", "call", "literal"):
                 module_vars.setdefault(item.name, item.line)
                 if item.kind == "call" and _TYPEVAR.fullmatch(item.text or ""):
                     typevars.add(item.name)
@@ -268,10 +269,10 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
     # what a module-level name is (`current_app: Flask = LocalProxy(...)`), for the files importing
-    # it (store/var_calls.py): a class as this file writes it
+    # it (store/var_calls.py): a class as this file writes it, or Python's (`port_by_scheme = {...}`)
     for var, line in module_vars.items():
         vtype = rules.rtype(scopes, [None], None, "", var, False, typer)
-        if returns.names_class(vtype):
+        if returns.names_class(vtype) or vtype == "builtin":
             facts.refs.append(Ref("vartype", None, None, var, None, line, vtype))
     # what a test file's module-level function gives a test naming it as a parameter (a pytest
     # fixture: `def env(): return Environment()`), for the tests' calls on it (store/fixture_calls.py)

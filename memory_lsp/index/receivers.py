@@ -39,6 +39,8 @@ DEFER = "()"  # a binding to a call whose type is what that call returns (`x = s
 ANY_OF = "|"  # a name bound to several calls (`c = self._chain()`, then `c = c.annotate()`): typed if all agree
 ELEMENT = "[]"  # a name bound to an element of an expression (`for x in items`), or, after a name, what
 # the elements of that name are (`items: list[Foo]` binds `items[]` to Foo): index/returns.py
+WHERE = "\x1e"  # after a DEFER bound to `self.x` in a method: the method (`self.sslobj = ssl_context.wrap_bio()`
+# reads its parameter `ssl_context` there, wherever `self.sslobj` is used)
 RETURNED = "->"  # what another file's function returns: `->Environment.from_string` (a method of the class
 # the file names Environment), `->env.from_string` (a fixture's or module's), `->make_env` (an
 # imported function); store/return_calls.py looks it up
@@ -172,8 +174,12 @@ class Scopes:
         self._type = typing or binding_type  # another language's reading of a binding (receivers_ts)
         self.lines: dict[tuple, list[tuple[int, int, str | None]]] = {}  # key -> (line, rank, type) of each binding
 
-    def add(self, scope: str | None, name: str, kind: str, text: str | None, line: int | None = None) -> None:
+    def add(self, scope: str | None, name: str, kind: str, text: str | None, line: int | None = None,
+            where: str | None = None) -> None:
+        """`where`: the function a binding of an attribute (`self.x`) sits in, whose names its call reads."""
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
+        if where is not None and typ is not None and typ.startswith(DEFER):
+            typ += WHERE + where
         if line is not None:
             self.lines.setdefault(key, []).append((line, rank, typ))
         if kind == "type" and (scope, name + ELEMENT) not in self.table:

@@ -213,11 +213,18 @@ class Returns:
         self._active.add(key)
         try:
             alts = typ[1:].split("\x1f") if typ.startswith(ANY_OF) else [typ]
-            return self._agree([self.expr(a[len(DEFER):] + "()", chain, cls, depth + 1) if a.startswith(DEFER) else
+            return self._agree([self._deferred(a[len(DEFER):], chain, cls, depth) if a.startswith(DEFER) else
                                 self.element(a[len(ELEMENT):], chain, cls, depth + 1) if a.startswith(ELEMENT) else a
                                 for a in alts], depth == 0)
         finally:
             self._active.discard(key)
+
+    def _deferred(self, callee: str, chain: list, cls: str | None, depth: int) -> str | None:
+        """What calling `callee` gives, read in the function it was bound in when it says (WHERE)."""
+        callee, _, where = callee.partition(receivers.WHERE)
+        if where in self.context:
+            chain = self.context[where][0]
+        return self.expr(callee + "()", chain, cls, depth + 1)
 
     @staticmethod
     def _agree(types: list, outermost: bool = True) -> str | None:

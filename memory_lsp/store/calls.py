@@ -75,10 +75,9 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
                      WHERE s.path = i.path{f" AND s.path IN {paths}" if paths else ""} AND s.kind IN ('function', 'method')
                        AND i.line BETWEEN s.start_line AND s.end_line) AS scope
         FROM ({bound_imports(paths)}) i WHERE i.path IN (SELECT DISTINCT path FROM _refs)""")
-    # what a module offers: its own top-level definitions and the names it imports (a package's
-    # __init__ re-exporting `from .api import get`), followed through modules that import them in
-    # turn (`attrs` re-exports attr's, which imports them from attr._next_gen) up to REEXPORT_HOPS,
-    # for the modules the references import
+    # what a module offers: its own top-level definitions and the names it imports (a package's __init__ re-exporting
+    # `from .api import get`), followed through modules that import them in turn (`attrs` re-exports attr's, which
+    # imports them from attr._next_gen) up to REEXPORT_HOPS, for the modules the references import
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _exports AS
         WITH RECURSIVE wanted AS (SELECT DISTINCT target AS path FROM _imports WHERE target IS NOT NULL),
@@ -201,9 +200,9 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
         SELECT name, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
         FROM {syms} WHERE name IN (SELECT name FROM _refs)
         GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
-    # a bare name an import from outside binds (`from pprint import pformat; pformat(x)`), in its
-    # function only when the import sits in one: no workspace function of that name is meant
-    # (inner joins on equal keys, then the scope as a filter: an anti join with it ran 0.8 s on the stdlib)
+    # a bare name an import from outside binds (`from pprint import pformat; pformat(x)`), in its function only when
+    # the import sits in one: no workspace function of that name is meant (inner joins on equal keys, then the scope
+    # as a filter: an anti join with it ran 0.8 s on the stdlib)
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _bound_outside AS
         WITH bound AS (SELECT DISTINCT path, binding, scope FROM _imports WHERE {_FROM_OUTSIDE})
@@ -220,10 +219,12 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
              ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
         ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
         ANTI JOIN _bound_outside xb ON xb.path = r.path AND xb.src = r.src AND xb.name = CASE WHEN r.receiver IS NULL THEN r.name END
-        LEFT JOIN outside o ON o.path = r.path  -- the type's first name, or a mark's function imported
-             -- from outside by name (`->deque`; not `->typing.cast`: a module's function may return ours)
+        LEFT JOIN outside o ON o.path = r.path  -- the type's first name, a mark's function imported from outside by name
+             -- (`->deque`; not `->typing.cast`: a module's function may return ours), an outside class's method (`->ssl.SSLContext.wrap_bio`)
              AND o.binding = CASE WHEN NOT starts_with(r.rtype, '{MARK}') THEN split_part(r.rtype, '.', 1)
-                                  WHEN NOT contains(r.rtype, '.') THEN substr(r.rtype, {len(MARK) + 1}) END
+                                  WHEN NOT contains(r.rtype, '.') THEN substr(r.rtype, {len(MARK) + 1})
+                                  WHEN regexp_matches(substr(r.rtype, {len(MARK) + 1}), '^([^.]+[.])*_*[A-Z][^.]*[.][^.]+$')
+                                  THEN split_part(substr(r.rtype, {len(MARK) + 1}), '.', 1) END
         WHERE r.kind IN ('inherit', 'call') AND coalesce(r.receiver, '') NOT IN ({selfs})
           -- a type the file names but the workspace does not define is guessed only when
           -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
@@ -255,10 +256,9 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
                "AND (ends_with(r.path, '.py') OR ends_with(r.path, '.pyi')))") if calls and builtin_methods else "false"
     defined = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
     candidates = f"({defined} + CASE WHEN {builtin} THEN 1 ELSE 0 END)"
-    # a receiver whose class was found in the workspace, with every direct base resolved (or one of
-    # NO_WORKSPACE_METHODS): its class and bases said no (a base the workspace could not resolve may
-    # still define it, unless it is Python's or an outside module's: `h.get()` on a class of
-    # `typing.MutableMapping` is the mapping's get, not a workspace `get` guessed by name)
+    # a receiver whose class was found in the workspace, with every direct base resolved (or one of NO_WORKSPACE_METHODS):
+    # its class and bases said no (a base the workspace could not resolve may still define it, unless it is Python's or
+    # an outside module's: `h.get()` on a class of `typing.MutableMapping` is the mapping's get, not a workspace `get`)
     typed = ("""ANTI JOIN _typed t ON t.path = r.path AND t.line = r.line AND t.name = r.name
              ANTI JOIN _closed k ON k.path = r.path AND k.line = r.line AND k.name = r.name"""
              if ref_kind == "call" else "")

@@ -58,15 +58,17 @@ class FileShape(NamedTuple):
     mutates: bool
     symbols: tuple  # sorted (qualname, name, kind, parent), with repeats: a second `def f` changes what `f` can mean
     inherits: tuple  # sorted base-class references (src, src_class, name, receiver, rtype) without lines
-    returns: tuple = ()  # sorted (src, name, rtype) of what its functions return (`returntype` refs)
+    returns: tuple = ()  # sorted (src, name, rtype) of what its functions return and its variables are
 
 
 RETURN_KINDS = ("returntype", "appliedtype")  # refs of what a function returns / what calling its result gives
+SHAPE_RETURNS = RETURN_KINDS + ("vartype",)  # and what a module-level variable is (store/var_calls.py)
 
 
 def shape_return(kind: str, src: str, name: str, rtype: str) -> tuple:
-    """A FileShape `returns` row: an applied type (`appliedtype`) after "()", so that either changing is seen."""
-    return (src, name, rtype if kind == "returntype" else "()" + rtype)
+    """A FileShape `returns` row: an applied type (`appliedtype`) after "()", a variable's after "=",
+    so that any changing is seen."""
+    return (src, name, rtype if kind == "returntype" else ("=" if kind == "vartype" else "()") + rtype)
 
 
 IMPORTS_VERSION = "imports_version"  # meta: a new value whenever a run may have changed an import row
@@ -195,7 +197,7 @@ def _file_shapes(cur, temp: str) -> tuple[dict[str, FileShape], dict[str, frozen
         shapes[path][3].append(tuple(symbol))
     for path, kind, *ref in cur.execute(
             "SELECT path, kind, src, src_class, name, receiver, rtype FROM refs "
-            f"WHERE kind IN ('inherit', {', '.join(repr(k) for k in RETURN_KINDS)}) AND path IN {temp}").fetchall():
+            f"WHERE kind IN ('inherit', {', '.join(repr(k) for k in SHAPE_RETURNS)}) AND path IN {temp}").fetchall():
         if kind == "inherit":
             shapes[path][4].append(tuple(ref))
         else:

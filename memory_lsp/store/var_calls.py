@@ -5,7 +5,8 @@ globals.py says `current_app: Flask = LocalProxy(...)` (a `vartype` row of refs:
 (`current_app`, `flask.g`) that names such a variable, imported directly, through a package
 `__init__` re-exporting it, or as an attribute of an imported package; cid = the variable's class
 (defined in its file or imported there). store/calls.py `_resolve_typed` resolves those calls
-in that class like a typed receiver (strategy `module_var`).
+in that class like a typed receiver (strategy `module_var`); a variable of Python's own type
+(`port_by_scheme = {"http": 80}`, cid NULL) closes the name guesses on it.
 
 `bring_dependents`: a scoped run that re-reads a file defining such variables, or changes the
 name of a class one is typed by, also re-resolves the calls in other files typed through them
@@ -37,7 +38,7 @@ def var_types(cur) -> None:
         SELECT DISTINCT v.path, v.name, coalesce(own.id, imp.id) AS cid
         FROM v LEFT JOIN symbols own ON own.path = v.path AND own.name = v.rtype AND own.parent IS NULL AND own.kind = 'class'
         LEFT JOIN imp ON imp.path = v.path AND imp.binding = v.rtype
-        WHERE coalesce(own.id, imp.id) IS NOT NULL""")
+        WHERE coalesce(own.id, imp.id) IS NOT NULL OR v.rtype = 'builtin'  -- Python's: no class, no guess""")
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _vt AS
         SELECT i.path, i.binding AS recv, i.scope, v.cid FROM _imports i
@@ -55,8 +56,9 @@ def var_types(cur) -> None:
 
 def bring_dependents(cur, names: set[str]) -> None:
     """Add to `_refs` (deleting their edges) the calls of other files whose receiver names a
-    variable of a file in `_refs` (as now written) or a variable whose class is named one of
-    `names` (renamed or removed elsewhere), or that were typed through one before. Small sets
+    variable of a file in `_refs` (as now written, or named one of `names`: a variable gone or
+    of another type is among them, store/code.py names_rebound) or a variable whose class is
+    named one of `names` (renamed or removed elsewhere), or that were typed through one before. Small sets
     first, each step skipped when the one before found nothing: a one-edit run pays a few scans
     of `imports` and `edges`, not a join over every reference."""
     cur.execute("CREATE OR REPLACE TEMP TABLE _here AS SELECT DISTINCT path FROM _refs")
@@ -79,11 +81,12 @@ def bring_dependents(cur, names: set[str]) -> None:
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _vars AS
         SELECT path, name FROM _refs WHERE kind = 'vartype'
+        UNION SELECT h.path, unnest(?::VARCHAR[]) FROM (SELECT DISTINCT path FROM _refs) h  -- a variable gone or retyped
         UNION SELECT path, name FROM _retyped
         UNION SELECT v.path, v.name FROM refs v  -- re-exported by a package __init__ read again
               JOIN imports j ON j.target = v.path AND j.name = v.name AND NOT j.is_module
               AND ends_with(j.path, '__init__.py') AND j.path IN (SELECT path FROM _here)
-        WHERE v.kind = 'vartype'""")
+        WHERE v.kind = 'vartype'""", [sorted(names)])
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE _keys AS
         SELECT DISTINCT src_path AS path, line, name FROM edges
