@@ -14,6 +14,7 @@ import weakref
 import numpy as np
 
 from memory_lsp.graph import held_memo
+from memory_lsp.graph.steps import csr
 
 HOLD_DEPTH = 3  # calls from a caller to the class it makes (its fixtures' calls count from the caller)
 _NONE: frozenset = frozenset()
@@ -150,16 +151,17 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     if classes is not None:
         found = names.ids_of(classes, g.n)
         is_class[found[found >= 0]] = True
-    untyped: dict[int, list[tuple[int, bool]]] = {}  # call-name id -> (caller, on self)
     found = unresolved.get("untyped")
     src = name = np.zeros(0, dtype=np.int64)
     on_self = np.zeros(0, dtype=bool)
     if found is not None:
         src, name = names.ids_of(found["src"], g.n), names.ids_of(found["name"], len(g.calls), calls=True)
         ok = (src >= 0) & (name >= 0)
-        src, name, on_self = src[ok], name[ok], found["on_self"][ok]
-        for i, k, this in zip(src.tolist(), name.tolist(), on_self.tolist()):
-            untyped.setdefault(k, []).append((i, bool(this)))
+        src, name, on_self = src[ok], name[ok], found["on_self"][ok].astype(bool)
+    # each call name's untyped calls (caller, on self), in the columns' order: read only for the
+    # names the memo does not answer
+    by_leaf = np.argsort(name, kind="stable")
+    leaf_ptr, leaf_src, leaf_self = csr(name[by_leaf], len(g.calls)), src[by_leaf], on_self[by_leaf]
     holds = Holding(g, rows, step_kind, sure, guessed, is_class, memo)
     holds.callers = held_memo.name_callers(name, src, on_self, len(g.calls))
     # a name's untyped callers: what they make, their classes
@@ -169,7 +171,8 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
         found = by_name.get(leaf)
         if found is None:
             made, around = {}, set()  # callers share their answers: each one once
-            for s, on_self in untyped.get(leaf, ()):
+            lo, hi = leaf_ptr[leaf], leaf_ptr[leaf + 1]
+            for s, on_self in zip(leaf_src[lo:hi].tolist(), leaf_self[lo:hi].tolist()):
                 theirs = holds.made(s)
                 made[id(theirs)] = theirs
                 if on_self:
@@ -243,7 +246,7 @@ class Holding:
         # a symbol's sure calls and fixtures, and its file's module-level calls
         calls = np.isin(step_kind, kinds) & g.is_symbol[rows] & (sure | g.is_file[g.step_node] & ~guessed)
         order = np.argsort(g.step_node[calls], kind="stable")
-        self.ptr, self.callee = _csr(g.step_node[calls][order], g.n), rows[calls][order]
+        self.ptr, self.callee = csr(g.step_node[calls][order], g.n), rows[calls][order]
         inherits = (step_kind == (g.kinds.index("INHERITS") if "INHERITS" in g.kinds else -1)) \
             & g.is_symbol[rows] & g.is_symbol[g.step_node]
         self.bases: dict[int, list[int]] = {}
@@ -364,8 +367,3 @@ class Holding:
         made = [u * (1 << 32) + c for u in who for c in self.made(u)]
         return held_memo.among(callers * (1 << 32) + classes, np.unique(np.array(made, dtype=np.int64)))
 
-
-def _csr(keys: np.ndarray, n: int) -> np.ndarray:
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
-    return ptr

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory_lsp.graph import tests_held
+from memory_lsp.graph.steps import csr
 
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
 GUESSES = ("name_unique", "name_ambiguous", "override")  # edges guessed from a name alone
@@ -164,7 +165,7 @@ class _Walk:
         callee = np.concatenate([rows[keep], extra[0]]).astype(np.int32)
         caller = np.concatenate([step_node[keep], extra[1]]).astype(np.int32)
         order = np.argsort(callee, kind="stable")
-        self.ptr, self.node = _csr(callee[order], n), caller[order]
+        self.ptr, self.node = csr(callee[order], n), caller[order]
         self.parent = parent
         # what some test runs (forwards from every symbol of a test file): a walk from a target
         # never needs to leave it
@@ -176,10 +177,10 @@ class _Walk:
         subclasses, and from a class or function to what it holds."""
         n = g.n
         order = np.argsort(caller, kind="stable")
-        calls_ptr, calls = _csr(caller[order], n), callee[order]
+        calls_ptr, calls = csr(caller[order], n), callee[order]
         held = np.flatnonzero(self.parent >= 0)
         order = np.argsort(self.parent[held], kind="stable")
-        held_ptr, held = _csr(self.parent[held][order], n), held[order]
+        held_ptr, held = csr(self.parent[held][order], n), held[order]
         paths = np.maximum(g.path_of, 0)
         frontier = np.flatnonzero(g.is_symbol & g.is_test[paths] & (g.path_of >= 0))
         live = np.zeros(n, dtype=bool)
@@ -271,11 +272,6 @@ class _Walk:
             todo = nxt
         return np.array(todo, dtype=np.int64)
 
-
-def _csr(keys: np.ndarray, n: int) -> np.ndarray:
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
-    return ptr
 
 
 def _rows(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
