@@ -40,6 +40,10 @@
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (call function: [(identifier) (attribute)] @bind.call)) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) type: (type) @bind.type) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (identifier) @bind.alias) @bind
+; `cls = template_class or self.template_class`, `x = Foo() if flag else Bar()`: what its operands
+; agree on (index/returns.py)
+(assignment left: (identifier) @bind.name right: [(boolean_operator operator: "or") (conditional_expression)] @bind.either) @bind
+(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: [(boolean_operator operator: "or") (conditional_expression)] @bind.either) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension) (set_comprehension)] @bind.literal) @bind
 ; a class attribute holding a class or function (`context_class = Context`): `self.context_class()`
 ; calls what it holds (index/extract.py)

@@ -341,7 +341,7 @@ def _pattern_kind(caps: dict) -> tuple:
     if "returns" in caps:
         return ("returns",)
     if "bind" in caps:
-        value = next((k for k in ("type", "call", "literal", "alias", "iter", "held") if "bind." + k in caps), None)
+        value = next((k for k in ("type", "call", "literal", "alias", "iter", "held", "either") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:
         return ("mutation",)

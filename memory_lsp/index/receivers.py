@@ -32,7 +32,7 @@ BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
 _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
-_PRIORITY = {"type": 4, "call": 3, "iter": 3, "literal": 2, "param": 1, "assign": 1}
+_PRIORITY = {"type": 4, "call": 3, "iter": 3, "either": 3, "literal": 2, "param": 1, "assign": 1}
 CONFLICT = "?"
 UNTYPED = frozenset(("builtin", "local", "super"))  # rtypes that name no class
 DEFER = "()"  # a binding to a call whose type is what that call returns (`x = self._clone()`): index/returns.py
@@ -41,6 +41,8 @@ ELEMENT = "[]"  # a name bound to an element of an expression (`for x in items`)
 # the elements of that name are (`items: list[Foo]` binds `items[]` to Foo): index/returns.py
 WHERE = "\x1e"  # after a DEFER bound to `self.x` in a method: the method (`self.sslobj = ssl_context.wrap_bio()`
 # reads its parameter `ssl_context` there, wherever `self.sslobj` is used)
+EITHER = "\x1d"  # a name bound to one of several values (`cls = template_class or self.template_class`,
+# `a if flag else b`), each after this: typed when they agree (index/returns.py); `None` says nothing
 RETURNED = "->"  # what another file's function returns: `->Environment.from_string` (a method of the class
 # the file names Environment), `->env.from_string` (a fixture's or module's), `->make_env` (an
 # imported function); store/return_calls.py looks it up
@@ -162,7 +164,33 @@ def binding_type(kind: str, text: str | None) -> str | None:
         return "builtin"
     if kind == "iter":
         return ELEMENT + text if text else None
+    if kind == "either":
+        values = [v for v in either_values(text or "") if v != "None"]
+        return EITHER + EITHER.join(values) if values else None
     return None
+
+
+_WORDS = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[()\[\]{}]|\b(?:or|if|else|lambda)\b)""")
+
+
+def either_values(text: str) -> list[str]:
+    """The values `a or b` and `a if c else b` can be (the condition left out; a nested one's too),
+    split outside brackets and strings; [] when a lambda makes the reading unsure."""
+    values, depth, start, condition = [], 0, 0, False
+    for m in _WORDS.finditer(text):
+        word = m.group(0)
+        if word in "([{" and len(word) == 1:
+            depth += 1
+        elif word in ")]}" and len(word) == 1:
+            depth -= 1
+        elif depth == 0 and word in ("or", "if", "else") and not (condition and word == "or"):
+            if not condition:
+                values.append(text[start:m.start()].strip())
+            condition, start = word == "if", m.end()
+        elif depth == 0 and word == "lambda":
+            return []
+    values.append(text[start:].strip())
+    return [v for v in values if v]
 
 
 class Scopes:
@@ -177,8 +205,10 @@ class Scopes:
     def add(self, scope: str | None, name: str, kind: str, text: str | None, line: int | None = None,
             where: str | None = None) -> None:
         """`where`: the function a binding of an attribute (`self.x`) sits in, whose names its call reads."""
+        if kind == "either" and name in either_values(text or ""):
+            return  # `x = x or Foo()`: x is also what it was (a parameter, say), which the table does not keep
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
-        if where is not None and typ is not None and typ.startswith(DEFER):
+        if where is not None and typ is not None and typ.startswith((DEFER, EITHER)):
             typ += WHERE + where
         if line is not None:
             self.lines.setdefault(key, []).append((line, rank, typ))
@@ -262,7 +292,7 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return _attribute(scopes, chain, cls, receiver, returns)
     if hit is None or hit[1] in (None, CONFLICT):
         return None
-    if hit[1].startswith((DEFER, ANY_OF, ELEMENT)):
+    if hit[1].startswith((DEFER, ANY_OF, ELEMENT, EITHER)):
         return returns.bound(hit[1], chain, cls) if returns is not None else None
     return hit[1]
 

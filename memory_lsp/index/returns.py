@@ -20,6 +20,7 @@ import re
 from memory_lsp.index import receivers
 
 DEFER, ANY_OF, ELEMENT, RETURNED = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT, receivers.RETURNED
+EITHER = receivers.EITHER
 APPLIED = "()"  # after a mark: the result of calling what that function returns (a decorator factory's)
 CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
@@ -147,7 +148,7 @@ class Returns:
                 return None
             hit = self.scopes.lookup(chain, text)
             typ = hit[1] if hit else None
-            if typ and typ.startswith((DEFER, ANY_OF, ELEMENT)):
+            if typ and typ.startswith((DEFER, ANY_OF, ELEMENT, EITHER)):
                 return self.bound(typ, chain, cls, depth + 1)
             return None if typ == receivers.CONFLICT else typ
         if call[0] in _CASTS and (None, call[0]) not in self.defined:  # `typing.cast(Foo, x)` is a Foo
@@ -206,7 +207,8 @@ class Returns:
         return receivers.element_type(self.annotation[func]) if func in self.annotation else None
 
     def bound(self, typ: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
-        """The type of a name bound to a call (DEFER) or to several (ANY_OF), in `chain`."""
+        """The type of a name bound to a call (DEFER), to one of several values (EITHER) or several
+        times (ANY_OF), in `chain`."""
         key = (tuple(chain), typ)
         if key in self._active:
             return CYCLE
@@ -214,7 +216,8 @@ class Returns:
         try:
             alts = typ[1:].split("\x1f") if typ.startswith(ANY_OF) else [typ]
             return self._agree([self._deferred(a[len(DEFER):], chain, cls, depth) if a.startswith(DEFER) else
-                                self.element(a[len(ELEMENT):], chain, cls, depth + 1) if a.startswith(ELEMENT) else a
+                                self.element(a[len(ELEMENT):], chain, cls, depth + 1) if a.startswith(ELEMENT) else
+                                self._either(a[len(EITHER):], chain, cls, depth) if a.startswith(EITHER) else a
                                 for a in alts], depth == 0)
         finally:
             self._active.discard(key)
@@ -225,6 +228,17 @@ class Returns:
         if where in self.context:
             chain = self.context[where][0]
         return self.expr(callee + "()", chain, cls, depth + 1)
+
+    def _either(self, values: str, chain: list, cls: str | None, depth: int) -> str | None:
+        """What each of the values is (a name, `self.x`, a call, a literal), read in the function
+        they were bound in when it says (WHERE), when they agree."""
+        values, _, where = values.partition(receivers.WHERE)
+        if where in self.context:
+            chain = self.context[where][0]
+        if depth > _MAX_DEPTH:
+            return None
+        return self._agree([receivers.rtype(self.scopes, chain, cls, "", v, False, self)
+                            for v in values.split(EITHER)], False)
 
     @staticmethod
     def _agree(types: list, outermost: bool = True) -> str | None:
