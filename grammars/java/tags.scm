@@ -40,6 +40,19 @@
 (super_interfaces (type_list (_) @inherit.base))
 (extends_interfaces (type_list (_) @inherit.base))
 
+; ---- what a name is bound to, for receiver types (index/receivers_java.py): the strongest binding wins
+; (`var x = new Foo()` by its value: a declared type `var` names nothing)
+((local_variable_declaration type: (_) @bind.type declarator: (variable_declarator name: (identifier) @bind.name)) @bind
+  (#not-eq? @bind.type "var"))
+(local_variable_declaration declarator: (variable_declarator name: (identifier) @bind.name value: (object_creation_expression type: (_) @bind.call))) @bind
+(formal_parameter type: (_) @bind.type name: (identifier) @bind.name) @bind
+(catch_formal_parameter (catch_type) @bind.type name: (identifier) @bind.name) @bind
+(resource type: (_) @bind.type name: (identifier) @bind.name) @bind
+((enhanced_for_statement type: (_) @bind.type name: (identifier) @bind.name) @bind
+  (#not-eq? @bind.type "var"))
+(field_declaration type: (_) @bind.type declarator: (variable_declarator name: (identifier) @bind.name)) @bind @bind.member
+(assignment_expression left: (field_access object: (this) @bind.self field: (identifier) @bind.name) right: (object_creation_expression type: (_) @bind.call)) @bind
+
 ; ---- state mutations: this.x = ..., this.x += ..., this.x++
 (assignment_expression left: (field_access object: (this))) @mutation
 (update_expression (field_access object: (this))) @mutation

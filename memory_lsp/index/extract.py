@@ -12,7 +12,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, docs, languages, receivers, receivers_ts, returns
+from memory_lsp.index import aliases, docs, languages, receivers, receivers_java, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -196,7 +196,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     sees: dict = {None: [None]}
     stack = []  # indices into defs (sorted by start, then longest first) and facts.symbols
     di = 0
-    rules = receivers_ts if lang.name in receivers_ts.LANGS else receivers
+    rules = receivers_java if lang.name == "java" else receivers_ts if lang.name in receivers_ts.LANGS else receivers
     scopes = receivers.Scopes(rules.binding_type)
     calls = []
     rets_at, bases, context = [], {}, {}  # for index/returns.py

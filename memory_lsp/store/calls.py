@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins
 
-from memory_lsp.store import fixture_calls, retyped, return_calls, var_calls
+from memory_lsp.store import fixture_calls, receiver_classes, retyped, return_calls, var_calls
 from memory_lsp.store.code import RETURN_KINDS, value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
@@ -25,7 +25,7 @@ REEXPORT_HOPS = 4
 # (a folder without __init__.py, `from pkg.env import X`, is not resolved but is the workspace's)
 _FROM_OUTSIDE = """strategy = 'external' AND binding IS NOT NULL AND split_part(module, '.', 1) NOT IN (
     SELECT DISTINCT regexp_replace(unnest(string_split(path, '/')), '[.]py$', '') FROM files)"""
-_IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"  # an import in a function binds there
+_IN_SCOPE = receiver_classes.IN_SCOPE
 
 
 def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
@@ -111,7 +111,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT DISTINCT r.src, s.id AS dst, {kind} AS kind, r.path, s.path AS dst_path, r.line,
                {_lit(c.self_receiver)} AS confidence, 'self' AS strategy, r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
-        WHERE r.receiver IN ({selfs})
+        WHERE r.receiver IN ({selfs}) AND r.rtype IS NULL  -- a Java parameter `Class<?> cls` is no self
         UNION ALL
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.implicit_self)}, 'self', r.name
         FROM _refs r JOIN files f ON f.path = r.path AND f.lang IN ({implicit})
@@ -296,12 +296,12 @@ def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) 
         FROM _refs r ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
              ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
         WHERE r.kind = 'call' AND r.receiver IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""")
-    _classes(cur, "_recv", "_cls", syms)
+    receiver_classes.classes(cur, "_recv", "_cls", syms)
     # `t = env.from_string(...); t.render()`: the class another file's function returns (store/return_calls.py)
     marked = return_calls.marked_names(cur)
     if marked:
         cur.execute(return_calls.OWNERS)
-        _classes(cur, "_mrecv", "_mcls", syms)
+        receiver_classes.classes(cur, "_mrecv", "_mcls", syms)
         return_calls.returned_types(store, cur, _IN_SCOPE, value_set(store, cur, "_r_names", marked))
     else:
         return_calls.no_returned_types(cur)
@@ -340,52 +340,6 @@ def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) 
         FROM _typed""")
     for temp in ("_recv", "_mrecv", "_mcls"):
         cur.execute(f"DROP TABLE IF EXISTS {temp}")
-
-
-def _classes(cur, source: str, target: str, syms: str) -> None:
-    """`target`: the rows of `source` (references with `tname` and `how`) with `cid`, the class
-    their receiver is: the enclosing one (`self`), or the one `tname` names (defined in the file,
-    imported, `module.Class`), or a module variable's (store/var_calls.py) or a fixture's
-    (store/fixture_calls.py) class."""
-    in_scope = _IN_SCOPE.format(src="rc.src")
-    # a class defined in the calling function (or one around it) shadows the module's and the imports'
-    # (click's tests: `class CustomGroup(click.Group)` inside a test, `CustomGroup().command()`)
-    cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {target} AS
-        WITH nested AS (
-            SELECT rc.*, s.id AS cid FROM {source} rc
-                   JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NOT NULL AND s.kind = 'class'
-                   JOIN {syms} p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
-            WHERE rc.src = p.id OR starts_with(rc.src, p.id || '.')),
-        named AS (
-            SELECT rc.*, s.id FROM {source} rc
-                   JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
-            UNION ALL
-            SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
-                   AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
-            UNION ALL
-            SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
-                   AND starts_with(rc.tname, i.binding || '.')
-                   JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
-            UNION ALL  -- `requests.cookies.RequestsCookieJar()`: a class of a submodule of an imported package
-            SELECT rc.* EXCLUDE (sub, cls), s.id FROM (SELECT *, split_part(tname, '.', -2) AS sub, split_part(tname, '.', -1) AS cls FROM {source}) rc
-                   JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope} AND ends_with(i.target, '/__init__.py')
-                   AND rc.tname = i.binding || '.' || rc.sub || '.' || rc.cls
-                   LEFT JOIN imports j ON j.path = i.target AND j.is_module AND j.binding = rc.sub
-                   JOIN {syms} s ON s.name = rc.cls AND s.parent IS NULL AND s.kind = 'class'
-                   AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || rc.sub || '.py'))
-        SELECT rc.*, rc.path || '::' || rc.src_class AS cid FROM {source} rc
-        WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL
-        UNION ALL
-        SELECT * FROM nested
-        UNION ALL
-        SELECT n.* FROM named n ANTI JOIN nested d ON d.path = n.path AND d.line = n.line AND d.name = n.name AND d.src = n.src
-        UNION ALL  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
-        SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM {source} rc JOIN _vt v ON v.path = rc.path
-               AND v.recv = rc.receiver AND rc.rtype IS NULL AND {_IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}
-        UNION ALL  -- `env.from_string()` in a test: what its fixture gives (store/fixture_calls.py)
-        SELECT rc.* REPLACE ('fixture_var' AS how), f.cid FROM {source} rc JOIN _ft f ON f.src = rc.src
-               AND f.recv = rc.receiver AND rc.rtype IS NULL""")
 
 
 def _resolve_fixtures(cur, c: CallConfidence, syms: str) -> None:

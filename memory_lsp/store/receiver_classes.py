@@ -1,0 +1,63 @@
+"""Which class a call's receiver is (store/calls.py's typed pass): the enclosing class for
+`self`, else the class its type names as the calling file sees it: defined in the calling
+function or the file, imported (`from m import Foo`, Java's `import a.b.Foo`), `module.Class`, a
+class of the calling file's package (Java: no import needed, the class named as its file), or the
+class of a module variable (store/var_calls.py) or of a pytest fixture (store/fixture_calls.py)."""
+
+from __future__ import annotations
+
+# Java's `import a.b.Foo` has no name: the class is its binding
+_JAVA_CLASS = "CASE WHEN ends_with(i.path, '.java') THEN i.binding END"
+IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"  # an import in a function binds there
+
+
+def classes(cur, source: str, target: str, syms: str) -> None:
+    """`target`: the rows of `source` (references with `tname` and `how`) with `cid`, the class
+    their receiver is: the enclosing one (`self`), or the one `tname` names (module docstring),
+    or a module variable's (store/var_calls.py) or a fixture's
+    (store/fixture_calls.py) class."""
+    in_scope = IN_SCOPE.format(src="rc.src")
+    # a class defined in the calling function (or one around it) shadows the module's and the imports'
+    # (click's tests: `class CustomGroup(click.Group)` inside a test, `CustomGroup().command()`)
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {target} AS
+        WITH nested AS (
+            SELECT rc.*, s.id AS cid FROM {source} rc
+                   JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NOT NULL AND s.kind = 'class'
+                   JOIN {syms} p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
+            WHERE rc.src = p.id OR starts_with(rc.src, p.id || '.')),
+        named AS (
+            SELECT rc.*, s.id FROM {source} rc
+                   JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
+            UNION ALL
+            SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
+                   AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = coalesce(i.name, {_JAVA_CLASS})
+                   AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
+            UNION ALL  -- Java: a class of the calling file's package, not imported (`Foo` in Foo.java)
+            SELECT rc.*, s.id FROM (SELECT * FROM {source} WHERE ends_with(path, '.java')) rc
+                   JOIN {syms} s ON s.path = regexp_replace(rc.path, '[^/]*$', '') || rc.tname || '.java'
+                   AND s.path <> rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
+                   ANTI JOIN _imports i ON i.path = rc.path AND i.binding = rc.tname
+            UNION ALL
+            SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
+                   AND starts_with(rc.tname, i.binding || '.')
+                   JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
+            UNION ALL  -- `requests.cookies.RequestsCookieJar()`: a class of a submodule of an imported package
+            SELECT rc.* EXCLUDE (sub, cls), s.id FROM (SELECT *, split_part(tname, '.', -2) AS sub, split_part(tname, '.', -1) AS cls FROM {source}) rc
+                   JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope} AND ends_with(i.target, '/__init__.py')
+                   AND rc.tname = i.binding || '.' || rc.sub || '.' || rc.cls
+                   LEFT JOIN imports j ON j.path = i.target AND j.is_module AND j.binding = rc.sub
+                   JOIN {syms} s ON s.name = rc.cls AND s.parent IS NULL AND s.kind = 'class'
+                   AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || rc.sub || '.py'))
+        SELECT rc.*, rc.path || '::' || rc.src_class AS cid FROM {source} rc
+        WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL
+        UNION ALL
+        SELECT * FROM nested
+        UNION ALL
+        SELECT n.* FROM named n ANTI JOIN nested d ON d.path = n.path AND d.line = n.line AND d.name = n.name AND d.src = n.src
+        UNION ALL  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
+        SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM {source} rc JOIN _vt v ON v.path = rc.path
+               AND v.recv = rc.receiver AND rc.rtype IS NULL AND {IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}
+        UNION ALL  -- `env.from_string()` in a test: what its fixture gives (store/fixture_calls.py)
+        SELECT rc.* REPLACE ('fixture_var' AS how), f.cid FROM {source} rc JOIN _ft f ON f.src = rc.src
+               AND f.recv = rc.receiver AND rc.rtype IS NULL""")
