@@ -9,8 +9,10 @@ target is outside (`String.length`) are judged too: any edge there is wrong. Con
 (`<init>`), lambdas' and anonymous classes' methods as targets are left out (the index has no
 node for an anonymous class).
 
-Corpora: JPype1's Java half (`native/java`, from its sdist on PyPI, held out: not used while
-developing) and the harness of its tests (`test/harness`, compiled against it).
+Corpora: JPype1's Java half (`native/java`, from its sdist on PyPI; its misses were read while
+developing), the harness of its tests (`test/harness`, compiled against it: its calls are
+nearly all Java's own, a check that they are not guessed), and, held out, java.util.regex and
+java.text from the JDK's own sources (Debian's openjdk-17-source), compiled as java.base.
 
     python bench/bench_java_calls.py [--out result.json]
 
@@ -30,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -63,13 +66,33 @@ def jpype_sources() -> Path:
     return dest
 
 
-def compiled(ws: Path, name: str, classpath: Path | None = None) -> Path:
+def jdk_sources() -> Path:
+    """java.util.regex and java.text from the JDK's own sources (Debian's openjdk-17-source:
+    src.zip beside the running JDK), compiled as the java.base module they belong to."""
+    dest = HOME / "jdk-regex-text"
+    if not (dest / ".complete").exists():
+        home = Path(run(["java", "-XshowSettings:properties", "-version"]).stderr.split("java.home = ", 1)[1].split()[0])
+        archive = home / "lib" / "src.zip"
+        if not archive.exists():
+            raise SystemExit("apt-get install openjdk-17-source (the JDK's src.zip)")
+        shutil.rmtree(dest, ignore_errors=True)
+        with zipfile.ZipFile(archive) as z:
+            for member in z.namelist():
+                if member.startswith(("java.base/java/util/regex/", "java.base/java/text/")) and member.endswith(".java"):
+                    target = dest / member[len("java.base/"):]
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(z.read(member))
+        (dest / ".complete").write_text("")
+    return dest
+
+
+def compiled(ws: Path, name: str, classpath: Path | None = None, extra: tuple = ()) -> Path:
     """The workspace's .java files compiled (those javac rejects are left out, named on stderr)."""
     out = HOME / f"classes-{name}"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     files = sorted(str(p) for p in ws.rglob("*.java"))
-    extra = ["-cp", str(classpath)] if classpath else []
+    extra = (["-cp", str(classpath)] if classpath else []) + list(extra)
     while files:
         done = run(["javac", "-g", "-nowarn", "-d", str(out), *extra, *files])
         if done.returncode == 0:
@@ -210,11 +233,11 @@ def score(ws: Path, inside: dict, outside: set) -> dict:
     return out
 
 
-def corpus(name: str, src: Path, classpath: Path | None = None) -> tuple[dict, Path]:
+def corpus(name: str, src: Path, classpath: Path | None = None, module: str | None = None) -> tuple[dict, Path]:
     ws = HOME / f"ws-{name}"
     if not ws.exists():
-        shutil.copytree(src, ws)
-    classes = compiled(ws, name, classpath)
+        shutil.copytree(src, ws, ignore=shutil.ignore_patterns(".complete"))
+    classes = compiled(ws, name, classpath, ("--patch-module", f"{module}={ws}") if module else ())
     info, sites = read_classes(classes)
     inside, outside = truth(ws, info, sites)
     return {"corpus": name, "files": len(list(ws.rglob("*.java"))), **score(ws, inside, outside)}, classes
@@ -227,7 +250,8 @@ def main() -> None:
     root = jpype_sources()
     native, classes = corpus("jpype-native", root / "native" / "java")
     harness, _ = corpus("jpype-harness", root / "test" / "harness", classes)
-    results = [native, harness]
+    jdk, _ = corpus("jdk-regex-text", jdk_sources(), module="java.base")
+    results = [native, harness, jdk]
     print(json.dumps(results, indent=1))
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1))

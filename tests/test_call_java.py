@@ -85,3 +85,52 @@ def test_a_class_of_the_package_renamed_away_is_guessed_again_as_a_fresh_index_d
     edges = _edited_equals_fresh(tmp_path, root, "src/com/x/Foo.java", FOO.replace("class Foo", "class Fu"))["edges"]
     bar = _calls(edges, "src/com/x/Bar.java")
     assert not any(strategy == "typed" for _ln, _d, strategy in bar)
+
+
+NODES = {
+    "src/re/Pattern.java": (
+        "package re;\n"                                                   # 1
+        "\n"                                                              # 2
+        "import java.util.List;\n"                                        # 3
+        "import java.util.Map;\n"                                         # 4
+        "import java.net.URI;\n"                                          # 5
+        "\n"                                                              # 6
+        "public class Pattern {\n"                                        # 7
+        "    Node root;\n"                                                # 8
+        "    static class Node {\n"                                       # 9
+        "        Node next;\n"                                            # 10
+        "        boolean match(int i) { return next.match(i); }\n"        # 11
+        "    }\n"                                                         # 12
+        "    static class Slice extends Node {\n"                         # 13
+        "        boolean match(int i) { return next.match(i) && helper(); }\n"  # 14
+        "    }\n"                                                         # 15
+        "    static boolean helper() { return true; }\n"                  # 16
+        "    void use(List<Node> nodes, Map<String, Slice> byName, Node[] all, Pattern.Node qualified, URI uri) {\n"  # 17
+        "        nodes.get(0).match(1);\n"                                # 18
+        "        byName.get(\"a\").match(2);\n"                           # 19
+        "        all[0].match(3);\n"                                      # 20
+        "        qualified.match(4);\n"                                   # 21
+        "        uri.getScheme().match(5);\n"                             # 22
+        "        nodes.size();\n"                                         # 23
+        "    }\n"                                                         # 24
+        "}\n"                                                             # 25
+    ),
+    "src/re/Other.java": "package re;\n\nclass Other {\n    boolean match(int i) { return false; }\n}\n",
+}
+NODE, SLICE = "src/re/Pattern.java::Pattern.Node.match", "src/re/Pattern.java::Pattern.Slice.match"
+
+
+def test_elements_inherited_fields_nested_classes_and_outside_chains(tmp_path, write_files):
+    root = write_files(tmp_path / "ws", NODES)
+    edges = _edited_equals_fresh(tmp_path, root, "src/re/Other.java", NODES["src/re/Other.java"] + "\n")["edges"]
+    calls = _calls(edges, "src/re/Pattern.java")
+    assert (11, NODE, "typed") in calls  # a field of the class
+    assert (14, NODE, "typed") in calls  # a field of a base this file defines (Node, named short)
+    assert (14, "src/re/Pattern.java::Pattern.helper", "self") in calls  # a method of the class around
+    assert (18, NODE, "typed") in calls  # an element of List<Node>
+    assert (19, SLICE, "typed") in calls  # a Map's value
+    assert (20, NODE, "typed") in calls  # an array's element
+    assert (21, NODE, "typed") in calls  # `Pattern.Node`, a nested class by its outer's name
+    # one step on a class from outside (`uri.getScheme()`) and a List's own method: never guessed
+    assert not any(ln in (22, 23) for ln, _d, _s in calls), sorted(ln for ln, _d, _s in calls)
+    assert not any(dst == "src/re/Other.java::Other.match" for _ln, dst, _s in calls)

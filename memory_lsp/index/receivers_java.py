@@ -10,7 +10,11 @@ new Foo()`), parameters, catch and for-each variables, fields (`private Foo x;`,
       type written `java.`/`javax.`, or a literal: never linked to a workspace method by name;
   "super": `super.f()`; None: nothing known (a receiver that is a chain or a call, a type
       parameter, a class named for a static call: the store's to find).
-A bare name not declared in the method is a field of the class (`field.run()` is `this.field`).
+A bare name not declared in the method is a field of the class, of a base this file defines, or
+of a class around it (`next.match()` in a nested class extending Node). An element of a declared
+container or array is its type argument (`items.get(i)` on `List<Foo>`, `formats[i]` on
+`Format[]`). One step on another value is a mark of what it reads (`uri.getScheme()` ->
+`->URI.getScheme`), which closes guesses when that class comes from outside.
 No return types yet: `make().run()` stays untyped (name guesses allowed, as before).
 """
 
@@ -33,6 +37,14 @@ JAVA_LANG = frozenset(
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*")
 _LITERAL_START = re.compile(r"""^(?:['"]|\d)""")
 _CAST = re.compile(r"^\(\s*\(\s*([A-Za-z_$][\w$.]*(?:<.*>)?(?:\[\])*)\s*\)\s*[A-Za-z_$][\w$.]*\s*\)$", re.S)
+_STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\b")
+_INDEXED = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\[.*\]$", re.S)
+# methods that give an element of a container declared `List<Foo>`, `Iterator<Foo>`, `Optional<Foo>`
+# (the last type argument: `Map<K, V>.get` gives a V), and a map entry's key
+ELEMENT_METHODS = frozenset(
+    "get next previous poll peek pop remove element getFirst getLast first last take elementAt firstElement "
+    "lastElement nextElement orElse orElseThrow orElseGet getValue getOrDefault pollFirst pollLast "
+    "removeFirst removeLast peekFirst peekLast".split())
 _NEW = re.compile(r"^new\s+([A-Za-z_$][\w$.]*)\s*(?:<.*>)?\s*\(.*\)$", re.S)
 
 
@@ -60,17 +72,92 @@ def annotation_type(text: str) -> str | None:
 
 
 def binding_type(kind: str, text: str | None) -> str | None:
+    """A declared type kept whole when it has type arguments or is an array (`List<Foo>`,
+    `Foo[]`: what its elements are, `resolved` gives the class); else the class it names."""
     if kind in ("type", "call"):  # a declared type, or the class of `new Foo<>(...)`
-        return annotation_type(text or "")
+        typ = annotation_type(text or "")
+        whole = re.sub(r"\s+", "", text or "")
+        return whole if typ is not None and kind == "type" and ("<" in whole or whole.endswith("]")) else typ
     if kind == "literal":
         return "builtin"
     return None
 
 
+def resolved(declared: str | None) -> str | None:
+    """The class a binding names (`List<Foo>` -> List, `Foo[]` -> builtin)."""
+    if declared is None or declared == receivers.CONFLICT:
+        return None
+    return annotation_type(declared) if "<" in declared or declared.endswith("]") else declared
+
+
+def element(declared: str | None, step: str | None) -> str | None:
+    """What `step` (None: an index, `x[i]`) gives on a value declared `declared`: an array's
+    element, a container's last type argument (`getKey` the first), when a class or Java's own."""
+    if not declared:
+        return None
+    if step is None:
+        return annotation_type(declared[:-2]) if declared.endswith("[]") else None
+    if step not in ELEMENT_METHODS and step != "getKey" or "<" not in declared or not declared.endswith(">"):
+        return None
+    args = receivers.top_split(declared[declared.index("<") + 1:-1], ",", angle=True)
+    arg = (args[0] if step == "getKey" else args[-1]).strip()
+    for prefix in ("?extends", "?super"):
+        arg = arg[len(prefix):] if arg.startswith(prefix) else arg
+    return annotation_type(arg) if arg and arg != "?" else None
+
+
+def _declared(scopes: receivers.Scopes, chain: list, cls: str | None, name: str, line: int | None,
+              returns=None) -> str | None:
+    """What a name (`x`, `this.x`, a field used bare) is declared as, whole: a field of the class,
+    of its bases in this file, or (used bare) of a class around it."""
+    field = re.sub(r"^this\s*\.\s*", "", name)
+    hit = scopes.lookup(chain, name, line) if name.isidentifier() else None
+    if hit is None and cls is not None and field.isidentifier():
+        around = _outer(cls) if field == name else []
+        for owner in [cls] + _lineage(returns, cls) + around:
+            hit = scopes.lookup([owner], "self." + field)
+            if hit is not None:
+                break
+    return None if hit is None or hit[1] in (None, receivers.CONFLICT) else hit[1]
+
+
+def _outer(cls: str) -> list[str]:
+    """The classes around a nested one, nearest first (`Pattern.Node.Slice` -> Pattern.Node, Pattern)."""
+    parts = cls.split(".")
+    return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]
+
+
+def _lineage(returns, cls: str) -> list[str]:
+    """The bases of `cls` this file defines, nearest first; Java names a nested class by its own
+    name (`extends Node` inside Pattern is Pattern.Node): the one nearest `cls` is meant."""
+    if returns is None:
+        return []
+    out, todo = [], [cls]
+    while todo and len(out) < 8:
+        here = todo.pop(0)
+        for base in returns.bases.get(here, ()):
+            base = base.split("<", 1)[0]
+            found = sorted((q for q in returns.classes if q == base or q.endswith("." + base)),
+                           key=lambda q: -len(_common(q, here)))
+            if found and found[0] not in out and found[0] != cls:
+                out.append(found[0])
+                todo.append(found[0])
+    return out
+
+
+def _common(a: str, b: str) -> str:
+    parts = []
+    for x, y in zip(a.split("."), b.split(".")):
+        if x != y:
+            break
+        parts.append(x)
+    return ".".join(parts)
+
+
 def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, name: str, receiver: str | None,
           defined_here: bool, returns=None, line: int | None = None) -> str | None:
     """The receiver type of one call reference (module docstring); same signature as
-    receivers.rtype (`returns` unused: no return types for Java yet)."""
+    receivers.rtype (`returns`: the file's classes and bases, for a field a base declares)."""
     if receiver is None or receiver == "this":
         return None  # a method of the class: the store's implicit `this`
     if receiver == "super":
@@ -86,15 +173,38 @@ def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, na
     made = _NEW.match(receiver)
     if made:  # `new Foo().f()`
         return binding_type("call", made.group(1))
-    if receiver.startswith("this.") and receiver[5:].isidentifier():
-        hit = scopes.lookup([cls], "self." + receiver[5:]) if cls is not None else None
-    elif receiver.isidentifier():
-        hit = scopes.lookup(chain, receiver, line)
-        if hit is None and cls is not None:  # not declared in the method: a field of the class
-            hit = scopes.lookup([cls], "self." + receiver)
-    else:
-        return None
-    if hit is None or hit[1] in (None, receivers.CONFLICT):
-        return None
-    return hit[1]
+    indexed = _INDEXED.match(receiver)
+    if indexed:  # `formats[i].format()`: an element of `Format[] formats`
+        return element(_declared(scopes, chain, cls, indexed.group(1), line, returns), None)
+    if receiver.isidentifier() or receiver.startswith("this.") and receiver[5:].isidentifier():
+        return resolved(_declared(scopes, chain, cls, receiver, line, returns))
+    return _chain(scopes, chain, cls, receiver, line, returns)
 
+
+def _chain(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: str, line: int | None,
+           returns=None) -> str | None:
+    """`x.f(...)`, `Foo.make()`, `x.field` as a receiver: an element of a container (`items.get(i)`
+    on `List<Foo> items` is a Foo), else a mark of the method or field it reads (`->URI.getScheme`:
+    store/calls.py closes it when URI comes from outside, else a guess as before); a longer chain
+    is typed only on Java's own type (Java's own)."""
+    m = _STEP.match(receiver)
+    if m is None:
+        return None
+    root, step = m.group(1), m.group(2)
+    declared = _declared(scopes, chain, cls, root, line, returns)
+    typ = resolved(declared)
+    if typ is None and root[:1].isupper() and root.isidentifier() and scopes.lookup(chain, root) is None:
+        typ = root  # a class named for a static call: `Signal.getDeclaredConstructor(...)`
+    if typ == "builtin" and not (declared or "").endswith(">"):
+        return "builtin"
+    rest = receiver[m.end():].strip()
+    if rest.startswith("("):
+        call = receivers.top_split(rest, ".")
+        rest = "".join(call[1:]) if call[0].endswith(")") and len(call) > 1 else ("" if call[0].endswith(")") else rest)
+    if rest:
+        return None  # `a.b().c()`: what `.b()` gives is not known
+    contained = element(declared, step)
+    if contained is not None:
+        return contained
+    return receivers.RETURNED + typ + "." + step if typ and typ not in receivers.UNTYPED and typ != receivers.CONFLICT \
+        and not typ.startswith(receivers.RETURNED) else None

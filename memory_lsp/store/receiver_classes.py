@@ -27,8 +27,9 @@ def classes(cur, source: str, target: str, syms: str) -> None:
                    JOIN {syms} p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
             WHERE rc.src = p.id OR starts_with(rc.src, p.id || '.')),
         named AS (
-            SELECT rc.*, s.id FROM {source} rc
-                   JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
+            SELECT rc.*, s.id FROM {source} rc  -- Java names a nested class of its file by its own name too
+                   JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND (s.parent IS NULL OR ends_with(rc.path, '.java'))
+                   AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
             UNION ALL
             SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
                    AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = coalesce(i.name, {_JAVA_CLASS})
@@ -38,6 +39,13 @@ def classes(cur, source: str, target: str, syms: str) -> None:
                    JOIN {syms} s ON s.path = regexp_replace(rc.path, '[^/]*$', '') || rc.tname || '.java'
                    AND s.path <> rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
                    ANTI JOIN _imports i ON i.path = rc.path AND i.binding = rc.tname
+            UNION ALL  -- Java: `Outer.Inner`, a class nested in one of the file's, its package's or an import's
+            SELECT rc.* EXCLUDE (outer_name), s.id FROM (SELECT *, split_part(tname, '.', 1) AS outer_name FROM {source}
+                                                      WHERE ends_with(path, '.java') AND tname LIKE '%_._%' AND tname NOT LIKE '%.%.%') rc
+                   LEFT JOIN _imports i ON i.path = rc.path AND i.binding = rc.outer_name
+                   JOIN {syms} s ON s.parent = rc.outer_name AND s.name = split_part(rc.tname, '.', 2)
+                   AND s.path IN (rc.path, regexp_replace(rc.path, '[^/]*$', '') || rc.outer_name || '.java', i.target)
+                   AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
             UNION ALL
             SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
                    AND starts_with(rc.tname, i.binding || '.')
