@@ -134,3 +134,65 @@ def test_elements_inherited_fields_nested_classes_and_outside_chains(tmp_path, w
     # one step on a class from outside (`uri.getScheme()`) and a List's own method: never guessed
     assert not any(ln in (22, 23) for ln, _d, _s in calls), sorted(ln for ln, _d, _s in calls)
     assert not any(dst == "src/re/Other.java::Other.match" for _ln, dst, _s in calls)
+
+
+RETURNS = {
+    "src/com/x/Foo.java": (
+        "package com.x;\n"                                          # 1
+        "\n"                                                        # 2
+        "public class Foo {\n"                                      # 3
+        "    public Bar bar() { return new Bar(); }\n"              # 4
+        "    public String name() { return \"\"; }\n"               # 5
+        "    public static Foo instance() { return new Foo(); }\n"  # 6
+        "    public static class Inner {\n"                         # 7
+        "        public void go() {}\n"                             # 8
+        "    }\n"                                                   # 9
+        "    class Deep {\n"                                        # 10
+        "        void up() { Foo.this.bar().go(); make().go(); }\n"  # 11
+        "        Bar make() { return null; }\n"                     # 12
+        "    }\n"                                                   # 13
+        "}\n"                                                       # 14
+    ),
+    "src/com/x/Bar.java": "package com.x;\n\npublic class Bar {\n    public void go() {}\n}\n",
+    "src/com/x/Other.java": "package com.x;\n\nclass Other {\n    void go() {}\n    void length() {}\n"
+                            "    void getType() {}\n    void bar() {}\n}\n",
+    "src/com/y/App.java": (
+        "package com.y;\n"                                          # 1
+        "\n"                                                        # 2
+        "import com.x.*;\n"                                         # 3
+        "import com.x.Foo.Inner;\n"                                 # 4
+        "import java.util.*;\n"                                     # 5
+        "\n"                                                        # 6
+        "class App {\n"                                             # 7
+        "    void run(Foo foo, Inner inner, HashSet<String> seen, Object o) {\n"  # 8
+        "        foo.bar().go();\n"                                 # 9
+        "        foo.name().length();\n"                            # 10
+        "        Foo.instance().bar();\n"                           # 11
+        "        inner.go();\n"                                     # 12
+        "        seen.add(\"x\");\n"                                # 13
+        "        Character.getType('a');\n"                         # 14
+        "        o.hashCode();\n"                                   # 15
+        "        mystery().go();\n"                                 # 16
+        "    }\n"                                                   # 17
+        "}\n"                                                       # 18
+    ),
+}
+GO = "src/com/x/Bar.java::Bar.go"
+
+
+def test_returns_wildcard_and_nested_imports_and_guesses_kept_below_the_list(tmp_path, write_files):
+    root = write_files(tmp_path / "ws", RETURNS)
+    edges = _edited_equals_fresh(tmp_path, root, "src/com/x/Bar.java", RETURNS["src/com/x/Bar.java"] + "\n")["edges"]
+    app = _calls(edges, "src/com/y/App.java")
+    assert (9, GO, "returned") in app  # `Bar bar()` declared in Foo, imported through `com.x.*`
+    assert (11, "src/com/x/Foo.java::Foo.bar", "returned") in app  # what the static `instance()` returns
+    assert (12, "src/com/x/Foo.java::Foo.Inner.go", "typed") in app  # `import com.x.Foo.Inner`
+    # a String's method, a HashSet's (java.util.*), java.lang's class, an Object's: never a workspace method
+    assert not any(ln in (13, 14, 15) for ln, _d, _s in app), sorted(ln for ln, _d, _s in app)
+    assert {dst for ln, dst, _s in app if ln == 10} == {"src/com/x/Foo.java::Foo.name"}  # not Other.length
+    deep = _calls(edges, "src/com/x/Foo.java")
+    assert (11, GO, "returned") in deep and (11, "src/com/x/Foo.java::Foo.bar", "typed") in deep  # Foo.this, make()
+    # what `mystery()` returns is unknown: a guess, kept below the default listing in Java
+    guesses = [conf for _s, dst, kind, src_path, _dp, line, conf, strategy, *_ in edges
+               if kind == "CALLS" and src_path == "src/com/y/App.java" and line == 16]
+    assert guesses and max(guesses) < 0.5

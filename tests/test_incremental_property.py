@@ -1,6 +1,6 @@
 """Property: whatever the edits, incremental runs end in the graph a fresh full index builds.
 
-A small Python + JavaScript + Go workspace (plus a README that mentions names and paths) is
+A small Python + JavaScript + Go + Java workspace (plus a README that mentions names and paths) is
 described by a model; hypothesis draws sequences of edits to it (a function body, add, delete or
 rename a function or a method, add, delete or rename a file, change an import, a comment line
 that moves every line). After each step the files are written, the incremental run indexes them
@@ -24,7 +24,7 @@ from memory_lsp.workspace import Workspace
 NAMES = ["alpha", "beta", "run", "helper", "close"]  # few names: collisions make by-name edges
 STEMS = ["a", "b", "c", "test_d"]
 ALIASES = ["al", "_beta"]
-LANGS = ["py", "js", "go"]
+LANGS = ["py", "js", "go", "java"]
 OPS = ["body", "add_fn", "del_fn", "rename_fn", "add_file", "del_file", "rename_file",
        "import", "unimport", "comment", "readme"]
 GRAPH = {
@@ -54,6 +54,8 @@ class Module:
             return f"pkg/{self.stem}.py"
         if self.lang == "js":
             return f"web/{self.stem.replace('test_', '')}{'.test' if 'test_' in self.stem else ''}.js"
+        if self.lang == "java":  # one package: a class per file, named as the file (`test_d` -> DTest)
+            return f"src/m/{_java_class(self.stem)}.java"
         folder = "util" if self.stem in ("a", "b") else "svc"
         return f"{folder}/{self.stem.replace('test_', '')}{'_test' if 'test_' in self.stem else ''}.go"
 
@@ -64,8 +66,15 @@ class Model:
     readme: tuple = ()  # tokens the README mentions
 
 
+def _java_class(stem: str) -> str:
+    return stem.replace("test_", "").upper() + "Unit" + ("Test" if "test_" in stem else "")  # `A` would be a type parameter
+
+
 def _receivers(m: Module) -> list[str]:
-    """Local names that stand for a module (the `mod` of `mod.f()`)."""
+    """Local names that stand for a module (the `mod` of `mod.f()`); in Java, the class of a
+    variable it declares (`A v = new A(); v.f()`: the class of its package, looked up by name)."""
+    if m.lang == "java":
+        return [_java_class(stem) for stem, _name, _alias in m.imports]
     if m.lang == "go":
         return ["util"] if any(i[0] in ("a", "b") for i in m.imports) else []
     return [alias or stem for stem, name, alias in m.imports if name is None]
@@ -76,6 +85,9 @@ def _call(m: Module, call, self_name: str | None) -> str:
     names = _receivers(m)
     if receiver == -2 and self_name:
         return f"{self_name}.{name}()"
+    if receiver >= 0 and names and m.lang == "java":
+        typ = names[receiver % len(names)]
+        return f"{{ {typ} v = new {typ}(); v.{name}(); }}"
     if receiver >= 0 and names:
         return f"{names[receiver % len(names)]}.{name}()"
     return f"{name}()"
@@ -104,6 +116,13 @@ def render(m: Module) -> str:
             for fn, calls in m.methods:
                 out += [f"  {fn}() {{"] + [f"    {_call(m, c, 'this')};" for c in calls] + ["  }"]
             out.append("}")
+    elif m.lang == "java":
+        out = ["package m;", ""] + out + [f"public class {_java_class(m.stem)} {{"]
+        for fn, calls in m.funcs:
+            out += [f"    static void {fn}() {{"] + [f"        {_call(m, c, None)};" for c in calls] + ["    }"]
+        for fn, calls in m.methods:
+            out += [f"    void {fn}() {{"] + [f"        {_call(m, c, 'this')};" for c in calls] + ["    }"]
+        out.append("}")
     else:
         out = [f"package {m.path.split('/')[0]}", ""] + out
         if _receivers(m) and not m.path.startswith("util/"):
@@ -187,6 +206,9 @@ START = Model(modules=(
     Module("js", "b", funcs=(("alpha", ((-1, "al"), (0, "helper"))),), imports=(("a", "helper", "al"), ("a", None, "m"))),
     Module("go", "a", funcs=(("helper", ()),)),
     Module("go", "c", funcs=(("run", ((0, "helper"), (-1, "close"))),), methods=(("close", ((-2, "run"),)),),
+           imports=(("a", None, None),)),
+    Module("java", "a", funcs=(("helper", ()),), methods=(("run", ((-2, "helper"),)),)),
+    Module("java", "b", funcs=(("alpha", ((0, "run"), (-1, "helper"))),), methods=(("close", ((0, "helper"),)),),
            imports=(("a", None, None),)),
 ), readme=("helper", "pkg/b.py"))
 

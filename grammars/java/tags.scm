@@ -53,6 +53,9 @@
 (field_declaration type: (_) @bind.type declarator: (variable_declarator name: (identifier) @bind.name)) @bind @bind.member
 (assignment_expression left: (field_access object: (this) @bind.self field: (identifier) @bind.name) right: (object_creation_expression type: (_) @bind.call)) @bind
 
+; what a method returns, as declared (index/receivers_java.py `returned_type`)
+(method_declaration type: (_) @returns.type name: (identifier) @returns.name) @returns
+
 ; ---- state mutations: this.x = ..., this.x += ..., this.x++
 (assignment_expression left: (field_access object: (this))) @mutation
 (update_expression (field_access object: (this))) @mutation

@@ -259,7 +259,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     defined = {(s.parent, s.name) for s in syms}
     calls = [_through_held(c, held, defined, lang.self_names) for c in calls] if held else calls
     typer = returns.Returns(scopes, defined, {s.qualname for s in syms if s.kind in classes}, bases, context,
-                            frozenset(typevars))
+                            frozenset(typevars), rules)
     for func, kind, text in rets_at:
         typer.add(func, kind, text)
     for (_, kind, name, receiver, line, whole), top, cls in calls:

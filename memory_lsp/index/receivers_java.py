@@ -38,6 +38,7 @@ _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*")
 _LITERAL_START = re.compile(r"""^(?:['"]|\d)""")
 _CAST = re.compile(r"^\(\s*\(\s*([A-Za-z_$][\w$.]*(?:<.*>)?(?:\[\])*)\s*\)\s*[A-Za-z_$][\w$.]*\s*\)$", re.S)
 _STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\b")
+_OWN_CALL = re.compile(r"^([A-Za-z_$][\w$]*)\s*\(.*\)$", re.S)
 _INDEXED = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\[.*\]$", re.S)
 # methods that give an element of a container declared `List<Foo>`, `Iterator<Foo>`, `Optional<Foo>`
 # (the last type argument: `Map<K, V>.get` gives a V), and a map entry's key
@@ -81,6 +82,15 @@ def binding_type(kind: str, text: str | None) -> str | None:
     if kind == "literal":
         return "builtin"
     return None
+
+
+def returned_type(text: str, typevars: frozenset = frozenset()) -> str | None:
+    """A method's declared return type as the class it names (index/returns.py asks)."""
+    return resolved(binding_type("type", text))
+
+
+def applied_type(text: str, typevars: frozenset = frozenset()) -> str | None:
+    return None  # Java has no decorator factories
 
 
 def resolved(declared: str | None) -> str | None:
@@ -168,8 +178,10 @@ def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, na
     if cast:  # `((ByteBuffer) b).order()`: the type it is cast to
         return annotation_type(cast.group(1))
     first = receiver.split(".", 1)[0]
-    if first in JAVA_LANG and first != receiver and scopes.lookup(chain, first) is None:
+    if first in JAVA_LANG and scopes.lookup(chain, first) is None:
         return "builtin"  # `Runtime.getRuntime().addShutdownHook()`, `System.out.println()`: java.lang's
+    if receiver.endswith(".this") and receiver[:-5].isidentifier():  # `Outer.this.f()`
+        return annotation_type(receiver[:-5])
     made = _NEW.match(receiver)
     if made:  # `new Foo().f()`
         return binding_type("call", made.group(1))
@@ -178,6 +190,9 @@ def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, na
         return element(_declared(scopes, chain, cls, indexed.group(1), line, returns), None)
     if receiver.isidentifier() or receiver.startswith("this.") and receiver[5:].isidentifier():
         return resolved(_declared(scopes, chain, cls, receiver, line, returns))
+    own = _OWN_CALL.match(receiver)
+    if own and cls is not None and len(receivers.top_split(receiver, ".")) == 1:  # `make().run()`: what
+        return receivers.RETURNED + cls + "." + own.group(1)  # this class's method returns
     return _chain(scopes, chain, cls, receiver, line, returns)
 
 
@@ -192,7 +207,7 @@ def _chain(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: str
         return None
     root, step = m.group(1), m.group(2)
     declared = _declared(scopes, chain, cls, root, line, returns)
-    typ = resolved(declared)
+    typ = cls if root == "this" else resolved(declared)
     if typ is None and root[:1].isupper() and root.isidentifier() and scopes.lookup(chain, root) is None:
         typ = root  # a class named for a static call: `Signal.getDeclaredConstructor(...)`
     if typ == "builtin" and not (declared or "").endswith(">"):

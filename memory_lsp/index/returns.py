@@ -77,8 +77,9 @@ class Returns:
     """Return types of one file's functions, worked out when first asked (memoised)."""
 
     def __init__(self, scopes: receivers.Scopes, defined: set, classes: set, bases: dict, context: dict,
-                 typevars: frozenset = frozenset()):
+                 typevars: frozenset = frozenset(), rules=receivers):
         self.scopes = scopes
+        self.rules = rules  # the language's reading of an annotation (index/receivers_java.py for Java)
         self.typevars = typevars  # the file's module-level TypeVars: no class an annotation names
         self.defined = defined  # {(parent qualname or None, name)}
         self.classes = classes  # qualnames of the file's classes
@@ -111,7 +112,7 @@ class Returns:
         if func in self.annotation:
             text = self.annotation[func].strip().strip("'\"")
             found = cls if text in ("Self", "typing.Self", "typing_extensions.Self") else \
-                receivers.returned_type(self.annotation[func], self.typevars)
+                self.rules.returned_type(self.annotation[func], self.typevars)
         else:
             found = self._agree([self.expr(v, chain, cls, depth + 1) for v in self.values.get(func, ()) if v != "None"])
         self._memo[func] = found
@@ -121,7 +122,7 @@ class Returns:
         """What calling the Callable `func` returns gives, by its annotation (a decorator factory:
         `def group(...) -> Callable[[F], Group]`, then `@group() def cli()` makes cli a Group)."""
         text = self.annotation.get(func)
-        return receivers.applied_type(text, self.typevars) if text else None
+        return self.rules.applied_type(text, self.typevars) if text else None
 
     def fixture(self, func: str) -> str | None:
         """What a pytest fixture `func` gives a test: what it returns, or for a generator

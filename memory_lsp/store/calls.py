@@ -230,7 +230,9 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
         WHERE r.kind IN ('inherit', 'call') AND coalesce(r.receiver, '') NOT IN ({selfs})
           -- a type the file names but the workspace does not define is guessed only when
           -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
-          AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL))""")
+          AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL))
+          -- Java declares every type: one the workspace does not define here is another library's
+          AND NOT (ends_with(r.path, '.java') AND r.rtype IS NOT NULL AND NOT starts_with(r.rtype, '{MARK}'))""")
 
 
 def _overrides(cur, syms: str) -> None:
@@ -276,7 +278,8 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT DISTINCT r.src, s.id, {kind}, r.path, s.path, r.line,
-               {_lit(c.by_name)} / ({candidates}) / CASE WHEN {overriding} THEN 2 ELSE 1 END,
+               {_lit(c.by_name)} / ({candidates}) / CASE WHEN {overriding} THEN 2 ELSE 1 END
+               / CASE WHEN ends_with(r.path, '.java') THEN 2 ELSE 1 END,  -- graph/resolution.py
                CASE WHEN {overriding} THEN 'override' WHEN ({candidates}) = 1 THEN 'name_unique'
                     ELSE 'name_ambiguous' END, r.name, 1
         FROM _open r {typed} JOIN _counts c ON c.name = r.name

@@ -1,13 +1,14 @@
 """Which class a call's receiver is (store/calls.py's typed pass): the enclosing class for
 `self`, else the class its type names as the calling file sees it: defined in the calling
 function or the file, imported (`from m import Foo`, Java's `import a.b.Foo`), `module.Class`, a
-class of the calling file's package (Java: no import needed, the class named as its file), or the
+class of the calling file's package (Java: no import needed, the class named as its file) or of a
+package it imports whole (`import a.b.*`), or the
 class of a module variable (store/var_calls.py) or of a pytest fixture (store/fixture_calls.py)."""
 
 from __future__ import annotations
 
 # Java's `import a.b.Foo` has no name: the class is its binding
-_JAVA_CLASS = "CASE WHEN ends_with(i.path, '.java') THEN i.binding END"
+JAVA_CLASS = "CASE WHEN ends_with(i.path, '.java') THEN i.binding END"
 IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"  # an import in a function binds there
 
 
@@ -32,13 +33,23 @@ def classes(cur, source: str, target: str, syms: str) -> None:
                    AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
             UNION ALL
             SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
-                   AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = coalesce(i.name, {_JAVA_CLASS})
+                   AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = coalesce(i.name, {JAVA_CLASS})
                    AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
             UNION ALL  -- Java: a class of the calling file's package, not imported (`Foo` in Foo.java)
             SELECT rc.*, s.id FROM (SELECT * FROM {source} WHERE ends_with(path, '.java')) rc
                    JOIN {syms} s ON s.path = regexp_replace(rc.path, '[^/]*$', '') || rc.tname || '.java'
                    AND s.path <> rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
                    ANTI JOIN _imports i ON i.path = rc.path AND i.binding = rc.tname
+            UNION ALL  -- Java: `import a.b.Outer.Inner`, a nested class imported
+            SELECT rc.*, s.id FROM (SELECT * FROM {source} WHERE ends_with(path, '.java')) rc
+                   JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND i.binding = rc.tname
+                   JOIN {syms} s ON s.path = i.target AND s.name = rc.tname AND s.parent = split_part(i.module, '.', -2)
+                   AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
+            UNION ALL  -- Java: `import a.b.*` (a row per file of that package)
+            SELECT rc.*, s.id FROM (SELECT * FROM {source} WHERE ends_with(path, '.java')) rc
+                   JOIN _imports i ON i.path = rc.path AND i.name = '*' AND i.is_module
+                   JOIN {syms} s ON s.path = i.target AND s.name = rc.tname AND s.parent IS NULL
+                   AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
             UNION ALL  -- Java: `Outer.Inner`, a class nested in one of the file's, its package's or an import's
             SELECT rc.* EXCLUDE (outer_name), s.id FROM (SELECT *, split_part(tname, '.', 1) AS outer_name FROM {source}
                                                       WHERE ends_with(path, '.java') AND tname LIKE '%_._%' AND tname NOT LIKE '%.%.%') rc

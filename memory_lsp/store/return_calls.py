@@ -17,6 +17,7 @@ or the returned class changes name or a return type changes (store/retyped.py).
 from __future__ import annotations
 
 from memory_lsp.store.code import value_set
+from memory_lsp.store.receiver_classes import JAVA_CLASS
 
 MARK = "->"
 # the mark without its prefix, its function's name (after the last dot, without the "()" of a mark
@@ -47,7 +48,11 @@ def class_named(typed: str, keys: str) -> str:
         SELECT {keys}, s.id AS cid FROM {typed} v
                JOIN symbols s ON s.path = v.path AND s.name = v.rtype AND s.parent IS NULL AND s.kind = 'class'
         UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
-               JOIN symbols s ON s.path = k.target AND s.name = k.name AND s.parent IS NULL AND s.kind = 'class'
+               JOIN symbols s ON s.path = k.target AND s.name = coalesce(k.name, {JAVA_CLASS.replace("i.", "k.")})
+               AND s.parent IS NULL AND s.kind = 'class'
+        UNION SELECT {keys}, s.id FROM {typed} v  -- Java: a nested class of the file, a class of its package
+               JOIN symbols s ON ends_with(v.path, '.java') AND s.name = v.rtype AND s.kind = 'class'
+               AND (s.path = v.path OR s.parent IS NULL AND s.path = regexp_replace(v.path, '[^/]*$', '') || v.rtype || '.java')
         UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
                JOIN imports j ON j.path = k.target AND j.binding = k.name AND NOT j.is_module  -- a package's re-export
                JOIN symbols s ON s.path = j.target AND s.name = j.name AND s.parent IS NULL AND s.kind = 'class'
