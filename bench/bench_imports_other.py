@@ -100,16 +100,7 @@ def tsc() -> Path:
 
 
 def brotli_corpus() -> Path:
-    dest = HOME / f"brotli-{BROTLI}"
-    if not (dest / ".complete").exists():
-        HOME.mkdir(parents=True, exist_ok=True)
-        done = run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-                    f"brotli=={BROTLI}", "-d", str(HOME)])
-        assert done.returncode == 0, done.stderr
-        with tarfile.open(HOME / f"brotli-{BROTLI}.tar.gz") as tar:
-            tar.extractall(HOME, filter="data")
-        (dest / ".complete").write_text("")
-    return dest
+    return corpora.sdist("brotli", BROTLI, HOME)
 
 
 def gotext_corpus() -> Path:

@@ -31,7 +31,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import zipfile
 from pathlib import Path
 
@@ -51,19 +50,6 @@ _METHOD = re.compile(r"^  [^()]*?([\w$]+)\(.*\)[^;]*;$")
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
-def jpype_sources() -> Path:
-    dest = HOME / f"JPype1-{JPYPE}"
-    if not (dest / ".complete").exists():
-        HOME.mkdir(parents=True, exist_ok=True)
-        done = run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-                    f"JPype1=={JPYPE}", "-d", str(HOME)])
-        assert done.returncode == 0, done.stderr
-        with tarfile.open(HOME / f"JPype1-{JPYPE}.tar.gz") as tar:
-            tar.extractall(HOME, filter="data")
-        (dest / ".complete").write_text("")
-    return dest
 
 
 def jdk_sources() -> Path:
@@ -247,7 +233,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out")
     args = ap.parse_args()
-    root = jpype_sources()
+    root = corpora.sdist("JPype1", JPYPE, HOME)
     native, classes = corpus("jpype-native", root / "native" / "java")
     harness, _ = corpus("jpype-harness", root / "test" / "harness", classes)
     jdk, _ = corpus("jdk-regex-text", jdk_sources(), module="java.base")

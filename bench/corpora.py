@@ -45,6 +45,25 @@ def package_copy(name: str) -> Path:
     return dest
 
 
+def sdist(name: str, version: str, home: Path) -> Path:
+    """A registry package's source distribution (pip download from PyPI), unpacked once under
+    `home`: its folder `<name>-<version>`."""
+    import subprocess
+    import sys
+    import tarfile
+
+    dest = home / f"{name}-{version}"
+    if not (dest / ".complete").exists():
+        home.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
+                               f"{name}=={version}", "-d", str(home)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        with tarfile.open(home / f"{name}-{version}.tar.gz") as tar:
+            tar.extractall(home, filter="data")
+        (dest / ".complete").write_text("")
+    return dest
+
+
 def fresh_db(name: str) -> str:
     path = CACHE / "db" / f"{name}.duckdb"
     path.parent.mkdir(parents=True, exist_ok=True)

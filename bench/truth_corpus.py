@@ -310,6 +310,10 @@ for info in pkgutil.walk_packages(root.__path__, pkg + "."):
         mods.append(importlib.import_module(info.name))
     except BaseException:
         pass
+files = sorted({os.path.realpath(m.__file__) for m in mods if getattr(m, "__file__", None)})
+def defines(path, name):
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return any(line.lstrip().startswith(("class " + name + "(", "class " + name + ":")) for line in fh)
 def where(cls):
     try:
         f = inspect.getsourcefile(cls)
@@ -318,6 +322,8 @@ def where(cls):
     f = f and os.path.realpath(f)
     if not f or not f.startswith(os.path.realpath(src) + os.sep):
         return None
+    if not defines(f, cls.__name__):  # `__module__ = "pluggy"` in _warnings.py names the package's __init__
+        f = next((g for g in files if defines(g, cls.__name__)), f)
     return os.path.relpath(f, os.path.dirname(os.path.realpath(src))) + "::" + cls.__qualname__
 pairs, seen = set(), set()
 def visit(cls):
@@ -327,7 +333,7 @@ def visit(cls):
     if me is None or "<locals>" in me: return
     for base in cls.__bases__:
         b = where(base)
-        if b and "<locals>" not in b: pairs.add((me, b))
+        if b and b != me and "<locals>" not in b: pairs.add((me, b))  # `class Url(NamedTuple("Url", ...))`: made, not defined
     for v in vars(cls).values():
         if inspect.isclass(v) and v.__module__ == cls.__module__: visit(v)
 for m in mods:
