@@ -26,6 +26,12 @@
 (call_expression function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
 (new_expression constructor: (identifier) @name) @reference.call
 (new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+; ---- what a function or method returns, as annotated (index/receivers_ts.py `returned_type`)
+(function_declaration name: (identifier) @returns.name return_type: (type_annotation (_) @returns.type)) @returns
+(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @returns.name return_type: (type_annotation (_) @returns.type)) @returns)
+(class_body (abstract_method_signature name: [(property_identifier) (private_property_identifier)] @returns.name return_type: (type_annotation (_) @returns.type)) @returns)
+(interface_body (method_signature name: (property_identifier) @returns.name return_type: (type_annotation (_) @returns.type)) @returns)
+
 ; ---- what a name is bound to, for receiver types (index/receivers_ts.py): the strongest binding wins
 ; (an object literal is no builtin: it often holds the workspace's functions, `const z = {...schemas}`)
 (variable_declarator name: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind

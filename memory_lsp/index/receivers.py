@@ -101,6 +101,29 @@ def top_split(text: str, sep: str, angle: bool = False) -> list[str]:
     return parts
 
 
+_STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\b")
+_OWN_CALL = re.compile(r"^([A-Za-z_$][\w$]*)\s*\(.*\)$", re.S)
+
+
+def first_step(receiver: str) -> tuple[str, str, bool] | None:
+    """A receiver read from its start (Java, TypeScript): `x.f(...)`, `this.x.f`, `Foo.make()` ->
+    (root, step, whether the step is all there is after the root: `a.b().c()` has more)."""
+    m = _STEP.match(receiver)
+    if m is None:
+        return None
+    rest = receiver[m.end():].strip()
+    if rest.startswith("("):
+        call = top_split(rest, ".")
+        rest = "".join(call[1:]) if call[0].endswith(")") and len(call) > 1 else ("" if call[0].endswith(")") else rest)
+    return m.group(1), m.group(2), not rest
+
+
+def own_call(receiver: str) -> str | None:
+    """`make(...)` and nothing more: make (a function or method the caller sees by name)."""
+    m = _OWN_CALL.match(receiver)
+    return m.group(1) if m and len(top_split(receiver, ".")) == 1 else None
+
+
 def _members(text: str) -> list[str]:
     """The members of `Union[A, B]` or `A | B` (None left out); else [text]."""
     t = text.strip().strip("'\"").strip()

@@ -37,8 +37,6 @@ JAVA_LANG = frozenset(
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*")
 _LITERAL_START = re.compile(r"""^(?:['"]|\d)""")
 _CAST = re.compile(r"^\(\s*\(\s*([A-Za-z_$][\w$.]*(?:<.*>)?(?:\[\])*)\s*\)\s*[A-Za-z_$][\w$.]*\s*\)$", re.S)
-_STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\b")
-_OWN_CALL = re.compile(r"^([A-Za-z_$][\w$]*)\s*\(.*\)$", re.S)
 _INDEXED = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\[.*\]$", re.S)
 # methods that give an element of a container declared `List<Foo>`, `Iterator<Foo>`, `Optional<Foo>`
 # (the last type argument: `Map<K, V>.get` gives a V), and a map entry's key
@@ -190,9 +188,9 @@ def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, na
         return element(_declared(scopes, chain, cls, indexed.group(1), line, returns), None)
     if receiver.isidentifier() or receiver.startswith("this.") and receiver[5:].isidentifier():
         return resolved(_declared(scopes, chain, cls, receiver, line, returns))
-    own = _OWN_CALL.match(receiver)
-    if own and cls is not None and len(receivers.top_split(receiver, ".")) == 1:  # `make().run()`: what
-        return receivers.RETURNED + cls + "." + own.group(1)  # this class's method returns
+    own = receivers.own_call(receiver)
+    if own and cls is not None:  # `make().run()`: what this class's method returns
+        return receivers.RETURNED + cls + "." + own
     return _chain(scopes, chain, cls, receiver, line, returns)
 
 
@@ -202,21 +200,17 @@ def _chain(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: str
     on `List<Foo> items` is a Foo), else a mark of the method or field it reads (`->URI.getScheme`:
     store/calls.py closes it when URI comes from outside, else a guess as before); a longer chain
     is typed only on Java's own type (Java's own)."""
-    m = _STEP.match(receiver)
-    if m is None:
+    step = receivers.first_step(receiver)
+    if step is None:
         return None
-    root, step = m.group(1), m.group(2)
+    root, step, alone = step
     declared = _declared(scopes, chain, cls, root, line, returns)
     typ = cls if root == "this" else resolved(declared)
     if typ is None and root[:1].isupper() and root.isidentifier() and scopes.lookup(chain, root) is None:
         typ = root  # a class named for a static call: `Signal.getDeclaredConstructor(...)`
     if typ == "builtin" and not (declared or "").endswith(">"):
         return "builtin"
-    rest = receiver[m.end():].strip()
-    if rest.startswith("("):
-        call = receivers.top_split(rest, ".")
-        rest = "".join(call[1:]) if call[0].endswith(")") and len(call) > 1 else ("" if call[0].endswith(")") else rest)
-    if rest:
+    if not alone:
         return None  # `a.b().c()`: what `.b()` gives is not known
     contained = element(declared, step)
     if contained is not None:

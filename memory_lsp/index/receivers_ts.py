@@ -10,7 +10,10 @@ parameter or variable (a local name, no function). A call's receiver is then typ
       never linked to a workspace method by name;
   "super": `super.f()`; "local": a bare `f()` where f is a parameter or a variable that is not a
       function; None: nothing known.
-No return types yet: `f().g()` and chains stay untyped (name guesses allowed, as before).
+What a function or method returns, as annotated, types one step: `foo.bar().go()` (a mark
+`->Foo.bar`, `this.bar()` `->Cls.bar`, `makeBar()` `->makeBar` or, for the file's own function,
+its annotation), resolved by store/return_calls.py as Python's are; a longer chain stays untyped
+(name guesses allowed, as before).
 """
 
 from __future__ import annotations
@@ -71,6 +74,15 @@ def binding_type(kind: str, text: str | None) -> str | None:
     return None
 
 
+def returned_type(text: str, typevars: frozenset = frozenset()) -> str | None:
+    """A function's return annotation as the class it names (index/returns.py asks)."""
+    return annotation_type(text)
+
+
+def applied_type(text: str, typevars: frozenset = frozenset()) -> str | None:
+    return None
+
+
 def scopes() -> receivers.Scopes:
     return receivers.Scopes(binding_type)
 
@@ -89,14 +101,40 @@ def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, na
     made = _NEW.match(receiver)
     if made:  # `new Foo().f()`
         return binding_type("call", made.group(1))
-    if receiver.startswith("this.") and cls is not None and receiver.count(".") == 1:
+    if receiver.startswith("this.") and cls is not None and receiver[5:].isidentifier():
         hit = scopes.lookup([cls], "self." + receiver[5:])
     elif receiver.isidentifier() or _NAME.fullmatch(receiver) and "." not in receiver:
         hit = scopes.lookup(chain, receiver)
         if hit is None and receiver in GLOBALS:
             return "builtin"
     else:
-        return None
+        return _returned(scopes, chain, cls, receiver, returns)
     if hit is None or hit[1] in (None, receivers.CONFLICT):
         return None
     return hit[1]
+
+
+def _returned(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: str, returns) -> str | None:
+    """What one call or property read gives (module docstring): the file's own function's
+    annotation, else a mark naming what is read."""
+    own = receivers.own_call(receiver)
+    if own is not None:  # `makeBar()`: the file's function, or an imported one (a mark)
+        scope = next((q for q in chain if returns is not None and (q, own) in returns.defined), False)
+        if scope is not False:
+            return returns.of(f"{scope}.{own}" if scope else own)
+        bound = scopes.lookup(chain, own) is not None
+        return None if bound or own in GLOBALS or own in BUILTIN_TYPES else receivers.RETURNED + own
+    step = receivers.first_step(receiver)
+    if step is None or not step[2]:
+        return None  # `a.b().c()`: what `.b()` gives is not known
+    root, name, _alone = step
+    if root == "this":
+        typ = cls
+    else:
+        typ = rtype(scopes, chain, cls, "", root, False)
+        if typ is None and root[:1].isupper() and _NAME.fullmatch(root) and scopes.lookup(chain, root) is None:
+            typ = root  # a class named for a static call: `Foo.instance()`
+    if typ == "builtin":
+        return "builtin"
+    return receivers.RETURNED + typ + "." + name if typ and typ not in receivers.UNTYPED and typ != receivers.CONFLICT \
+        and not typ.startswith(receivers.RETURNED) else None

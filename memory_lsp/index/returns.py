@@ -111,7 +111,7 @@ class Returns:
         found = None
         if func in self.annotation:
             text = self.annotation[func].strip().strip("'\"")
-            found = cls if text in ("Self", "typing.Self", "typing_extensions.Self") else \
+            found = cls if text in ("Self", "typing.Self", "typing_extensions.Self", "this") else \
                 self.rules.returned_type(self.annotation[func], self.typevars)
         else:
             found = self._agree([self.expr(v, chain, cls, depth + 1) for v in self.values.get(func, ()) if v != "None"])

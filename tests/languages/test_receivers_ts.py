@@ -166,3 +166,45 @@ def test_a_workspace_class_or_module_named_like_a_web_global_is_the_workspace_s(
     ws.close()
     assert calls[("src/use.ts", 4)] == {"src/http.ts::Request.send"}
     assert calls[("src/use.ts", 5)] == {"src/crypto.ts::hash"}
+
+
+RETURNS = {
+    "src/bar.ts": "export class Bar {\n  go(): void {}\n}\nexport function makeBar(): Bar { return new Bar(); }\n",
+    "src/other.ts": "export class Other {\n  go(): void {}\n  bar(): void {}\n  length(): void {}\n}\n",
+    "src/foo.ts": (
+        "import { Bar, makeBar } from './bar';\n"       # 1
+        "export class Foo {\n"                          # 2
+        "  bar(): Bar { return new Bar(); }\n"          # 3
+        "  name(): string { return ''; }\n"             # 4
+        "  static instance(): Foo { return new Foo(); }\n"  # 5
+        "  self(): this { this.bar().go(); return this; }\n"  # 6
+        "}\n"                                           # 7
+        "export function use(foo: Foo): void {\n"      # 8
+        "  foo.bar().go();\n"                           # 9
+        "  foo.name().length();\n"                      # 10
+        "  Foo.instance().bar();\n"                     # 11
+        "  makeBar().go();\n"                           # 12
+        "  local().go();\n"                             # 13
+        "  foo.self().bar();\n"                         # 14
+        "  foo.bar().go().go();\n"                      # 15
+        "}\n"                                           # 16
+        "function local(): Bar { return new Bar(); }\n"  # 17
+    ),
+}
+
+
+def test_what_a_function_or_method_returns_types_one_step(tmp_path, write_files):
+    from test_call_returns import _edited_equals_fresh
+
+    root = write_files(tmp_path / "ws", RETURNS)
+    edges = _edited_equals_fresh(tmp_path, root, "src/bar.ts", RETURNS["src/bar.ts"] + "\n")["edges"]
+    calls = {}
+    for _src, dst, kind, src_path, _dp, line, conf, strategy, *_ in edges:
+        if kind == "CALLS" and src_path == "src/foo.ts":
+            calls.setdefault(line, set()).add((dst, strategy))
+    go = "src/bar.ts::Bar.go"
+    assert (go, "returned") in calls[6]  # `this.bar()`: the class's own method's annotation
+    assert (go, "returned") in calls[9] and (go, "returned") in calls[12]  # a method's, an imported function's
+    assert (go, "typed") in calls[13]  # the file's own function
+    assert ("src/foo.ts::Foo.bar", "returned") in calls[11] and ("src/foo.ts::Foo.bar", "returned") in calls[14]
+    assert not any(dst.startswith("src/other.ts") for dst, _s in calls[10] | calls[9] | calls[11])  # a string's; typed
