@@ -208,3 +208,14 @@ def test_what_a_function_or_method_returns_types_one_step(tmp_path, write_files)
     assert (go, "typed") in calls[13]  # the file's own function
     assert ("src/foo.ts::Foo.bar", "returned") in calls[11] and ("src/foo.ts::Foo.bar", "returned") in calls[14]
     assert not any(dst.startswith("src/other.ts") for dst, _s in calls[10] | calls[9] | calls[11])  # a string's; typed
+
+
+def test_a_return_annotation_changed_in_another_file_equals_a_fresh_index(tmp_path, write_files):
+    from test_call_returns import _edited_equals_fresh
+
+    root = write_files(tmp_path / "ws", RETURNS)
+    edges = _edited_equals_fresh(tmp_path, root, "src/bar.ts",
+                                 RETURNS["src/bar.ts"].replace("makeBar(): Bar", "makeBar(): string"))["edges"]
+    at_12 = {(dst, strategy) for _s, dst, kind, src_path, _dp, line, _c, strategy, *_ in edges
+             if kind == "CALLS" and src_path == "src/foo.ts" and line == 12}
+    assert ("src/bar.ts::Bar.go", "returned") not in at_12 and not any(d.startswith("src/other.ts") for d, _s in at_12)
