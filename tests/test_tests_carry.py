@@ -84,6 +84,29 @@ def test_the_carried_selection_equals_a_fresh_one_after_every_edit(tmp_path, ind
         ws.close()
 
 
+def test_the_followed_step_hash_equals_one_of_all_steps_after_every_edit(tmp_path, index_files):
+    """A followed graph hashes its steps as a change of the last graph's (the steps of edges gone
+    and made, the guessed steps of their callers again): equal to hashing every step."""
+    ws = index_files(tmp_path, FILES)
+    try:
+        graph = ws.load_graph(prepare=True)
+        tests_carry.digest(graph)
+        followed = 0
+        for what, change, _same in EDITS:
+            _write(tmp_path, change)
+            ws.reindex({str(tmp_path / rel): text.encode() for rel, text in change.items()})
+            graph = ws.load_graph(prepare=True)
+            graph.test_reach()
+            if "_step_sums" in graph.__dict__:
+                followed += 1
+                everything = tests_carry._sums(tests_carry._rows(graph))
+                assert np.array_equal(graph._step_sums, everything), what
+            tests_carry.digest(graph)
+        assert followed >= 5
+    finally:
+        ws.close()
+
+
 def test_the_first_follow_after_a_whole_load_keeps_the_unresolved_columns(tmp_path, index_files):
     """The carry compares those columns by identity: a whole-loaded graph's must be kept too."""
     ws = index_files(tmp_path, FILES)
@@ -113,7 +136,7 @@ def test_each_part_of_the_digest_counts(graph, part):
     """The digest of a graph changes when any one part of what a TestReach reads does."""
     g = graph
     base = tests_carry.digest(g)
-    del g.__dict__["_reach_digest"]
+    del g.__dict__["_reach_digest"], g.__dict__["_step_sums"]  # both kept on the graph once taken
     if part == "n":
         g.n += 1
         g.path_of, g.is_symbol = np.r_[g.path_of, -1], np.r_[g.is_symbol, False]
@@ -144,6 +167,6 @@ def test_each_part_of_the_digest_counts(graph, part):
 
 def test_lines_alone_do_not_change_the_digest(graph):
     base = tests_carry.digest(graph)
-    del graph.__dict__["_reach_digest"]
+    del graph.__dict__["_reach_digest"], graph.__dict__["_step_sums"]
     graph.e["line"], graph.e["score"] = graph.e["line"] + 7, graph.e["score"] * 0.5
     assert tests_carry.digest(graph) == base

@@ -64,7 +64,7 @@ def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
     graph = ImpactGraph(table, files, edges, _symbols(old, changed, symbols), _sites(old, sites_of, sites),
                         following=(old, old_to_new, fresh_at))
     graph.unresolved_calls, graph.unresolved_rows = unresolved, rows
-    tests_carry.carry_from(old, graph)
+    tests_carry.carry_from(old, graph, old_to_new, fresh_at)
     return graph
 
 

@@ -44,13 +44,16 @@ def reach(g) -> tests_reach.TestReach:
     return tests_reach.TestReach(g, getattr(g, "unresolved_calls", None), memo)
 
 
-def carry_from(old, new) -> None:
+def carry_from(old, new, old_to_new: np.ndarray, fresh_at: np.ndarray) -> None:
     """Let `new` (following `old`) take `old`'s test selection if it was built and still holds,
-    or what its build worked out."""
+    or what its build worked out. `old_to_new`, `fresh_at`: the edges kept (their index in `new`,
+    or -1) and made (graph/follow.py), from which `new`'s steps are hashed as a change of `old`'s."""
     built = old.__dict__.get("_reach")
     if built is not None:  # a name added (a new function, say): never the same, no digest needed
         new.reach_before = (built, getattr(old, "unresolved_calls", None) or {},
                             digest(old) if old.n == new.n else None)
+        if old.n == new.n and "_step_sums" in old.__dict__:
+            new._step_sums = _followed_sums(old, new, old_to_new, fresh_at)
 
 
 def digest(g) -> bytes:
@@ -63,25 +66,59 @@ def digest(g) -> bytes:
         for mask in (g.is_symbol, g.is_file, g.is_test):
             h.update(np.packbits(mask).tobytes())
         h.update(g.path_of.astype(np.int32).tobytes())
-        h.update(_steps(g))
+        sums = g.__dict__.get("_step_sums")
+        if sums is None:
+            sums = g._step_sums = _sums(_rows(g))
+        h.update(sums.tobytes())
         h.update(np.flatnonzero(np.diff(g.call_ptr) > 0).astype(np.int64).tobytes())
         found = g._reach_digest = h.digest()
     return found
 
 
-def _steps(g) -> bytes:
-    """The steps as a multiset of (callee, caller, kind, strategy, call-site rank), the rank 0 but
-    for name-guessed steps (their line's rank among the lines of the caller's guesses): the sum
-    of each row's 64-bit mix, two ways, and their count (sorting the rows took ~100 ms on the stdlib)."""
-    callee = np.repeat(np.arange(g.n, dtype=np.uint64), np.diff(g.step_ptr).astype(np.int64))
-    caller = g.step_node.astype(np.uint64)
-    kind, strategy = g.e["kind"][g.step_edge].astype(np.uint64), g.e["strategy"][g.step_edge].astype(np.uint64)
-    rank = np.zeros(len(callee), dtype=np.uint64)
-    guessed = np.flatnonzero(np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in tests_reach.GUESSES
-                                                                    if s in g.strategies]))
+def _sums(rows: np.ndarray) -> np.ndarray:
+    """The steps as a multiset of rows (`_rows`): the sum of each row's 64-bit mix, two ways, and
+    their count (sorting the rows took ~100 ms on the stdlib)."""
+    with np.errstate(over="ignore"):
+        return np.array([rows.sum(dtype=np.uint64), mix(rows).sum(dtype=np.uint64), len(rows)], dtype=np.uint64)
+
+
+def _followed_sums(old, new, old_to_new: np.ndarray, fresh_at: np.ndarray) -> np.ndarray:
+    """`new`'s step sums from `old`'s: the steps of edges gone out, those of edges made in, and the
+    guessed steps of every caller that lost or gained one again on both sides (their ranks may
+    move); a kept edge keeps its steps (its ends, kind and strategy are the same)."""
+    fresh = np.zeros(len(new.e["fp"]), dtype=bool)
+    fresh[fresh_at] = True
+    gone, made = old_to_new[old.step_edge] < 0, fresh[new.step_edge]
+    guessed_old, guessed_new = _guessed(old), _guessed(new)
+    callers = np.union1d(old.step_node[gone & guessed_old], new.step_node[made & guessed_new])
+    out_rows = _rows(old, np.flatnonzero((gone & ~guessed_old) | (guessed_old & np.isin(old.step_node, callers))))
+    in_rows = _rows(new, np.flatnonzero((made & ~guessed_new) | (guessed_new & np.isin(new.step_node, callers))))
+    with np.errstate(over="ignore"):
+        return old._step_sums - _sums(out_rows) + _sums(in_rows)
+
+
+def _guessed(g) -> np.ndarray:
+    """Per step, whether its edge is a name guess."""
+    return np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in tests_reach.GUESSES if s in g.strategies])
+
+
+def _rows(g, at: np.ndarray | None = None) -> np.ndarray:
+    """The steps at `at` (each caller's guessed steps all among them; None: all) as rows of (callee, caller,
+    kind, strategy, call-site rank), the rank 0 but for name-guessed steps (their line's rank among
+    the lines of the caller's guesses), each mixed to 64 bits."""
+    if at is None:
+        at = np.arange(len(g.step_node))
+        callee = np.repeat(np.arange(g.n, dtype=np.uint64), np.diff(g.step_ptr).astype(np.int64))
+    else:
+        callee = (np.searchsorted(g.step_ptr, at, side="right") - 1).astype(np.uint64)
+    caller = g.step_node[at].astype(np.uint64)
+    edge = g.step_edge[at]
+    kind, strategy = g.e["kind"][edge].astype(np.uint64), g.e["strategy"][edge].astype(np.uint64)
+    rank = np.zeros(len(at), dtype=np.uint64)
+    guessed = np.flatnonzero(_guessed(g)[at])
     if len(guessed):
-        line = g.e["line"][g.step_edge[guessed]].astype(np.int64)
-        who = g.step_node[guessed].astype(np.int64)
+        line = g.e["line"][edge[guessed]].astype(np.int64)
+        who = g.step_node[at[guessed]].astype(np.int64)
         order = np.lexsort((line, who))
         who, line = who[order], line[order]
         new_site = np.r_[True, (who[1:] != who[:-1]) | (line[1:] != line[:-1])]
@@ -90,8 +127,6 @@ def _steps(g) -> bytes:
         first = np.maximum.accumulate(np.where(new_caller, sites, 0))
         rank[guessed[order]] = (sites - first + 1).astype(np.uint64)
     with np.errstate(over="ignore"):
-        row = mix((callee << np.uint64(32)) | caller) ^ mix((kind << np.uint64(48)) ^ (strategy << np.uint64(32)) ^ rank
-                                                    ^ np.uint64(0x5DEECE66D))
-        sums = np.array([row.sum(dtype=np.uint64), mix(row).sum(dtype=np.uint64), len(row)], dtype=np.uint64)
-    return sums.tobytes()
+        return mix((callee << np.uint64(32)) | caller) ^ mix((kind << np.uint64(48)) ^ (strategy << np.uint64(32)) ^ rank
+                                                       ^ np.uint64(0x5DEECE66D))
 
