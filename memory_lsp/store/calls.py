@@ -115,8 +115,8 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         UNION ALL
         (SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.implicit_self)}, 'self', r.name
          FROM _refs r JOIN files f ON f.path = r.path AND f.lang IN ({implicit})
-              JOIN {syms} s ON s.path = r.path AND s.name = r.name  -- the class's, else the nearest class around it
-              AND (s.parent = r.src_class OR starts_with(r.src_class, s.parent || '.'))
+              JOIN {syms} s ON s.path = r.path AND s.name = r.name  -- the class's, else (Java) the nearest class around it
+              AND (s.parent = r.src_class OR ends_with(r.path, '.java') AND starts_with(r.src_class, s.parent || '.'))
          WHERE r.receiver IS NULL
          QUALIFY length(s.parent) = max(length(s.parent)) OVER (PARTITION BY r.path, r.line, r.name, r.src))
         UNION ALL
