@@ -91,8 +91,8 @@ def _followed_sums(old, new, old_to_new: np.ndarray, fresh_at: np.ndarray) -> np
     gone, made = old_to_new[old.step_edge] < 0, fresh[new.step_edge]
     guessed_old, guessed_new = _guessed(old), _guessed(new)
     callers = np.union1d(old.step_node[gone & guessed_old], new.step_node[made & guessed_new])
-    out_rows = _rows(old, np.flatnonzero((gone & ~guessed_old) | (guessed_old & np.isin(old.step_node, callers))))
-    in_rows = _rows(new, np.flatnonzero((made & ~guessed_new) | (guessed_new & np.isin(new.step_node, callers))))
+    out_rows = _rows(old, np.flatnonzero((gone & ~guessed_old) | (guessed_old & np.isin(old.step_node, callers))), guessed_old)
+    in_rows = _rows(new, np.flatnonzero((made & ~guessed_new) | (guessed_new & np.isin(new.step_node, callers))), guessed_new)
     with np.errstate(over="ignore"):
         return old._step_sums - _sums(out_rows) + _sums(in_rows)
 
@@ -102,10 +102,10 @@ def _guessed(g) -> np.ndarray:
     return np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in tests_reach.GUESSES if s in g.strategies])
 
 
-def _rows(g, at: np.ndarray | None = None) -> np.ndarray:
+def _rows(g, at: np.ndarray | None = None, guessed_steps: np.ndarray | None = None) -> np.ndarray:
     """The steps at `at` (each caller's guessed steps all among them; None: all) as rows of (callee, caller,
     kind, strategy, call-site rank), the rank 0 but for name-guessed steps (their line's rank among
-    the lines of the caller's guesses), each mixed to 64 bits."""
+    the lines of the caller's guesses), each mixed to 64 bits. `guessed_steps`: `_guessed(g)` if taken."""
     if at is None:
         at = np.arange(len(g.step_node))
         callee = np.repeat(np.arange(g.n, dtype=np.uint64), np.diff(g.step_ptr).astype(np.int64))
@@ -115,7 +115,7 @@ def _rows(g, at: np.ndarray | None = None) -> np.ndarray:
     edge = g.step_edge[at]
     kind, strategy = g.e["kind"][edge].astype(np.uint64), g.e["strategy"][edge].astype(np.uint64)
     rank = np.zeros(len(at), dtype=np.uint64)
-    guessed = np.flatnonzero(_guessed(g)[at])
+    guessed = np.flatnonzero((_guessed(g) if guessed_steps is None else guessed_steps)[at])
     if len(guessed):
         line = g.e["line"][edge[guessed]].astype(np.int64)
         who = g.step_node[at[guessed]].astype(np.int64)

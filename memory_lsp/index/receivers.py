@@ -105,6 +105,14 @@ _STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$
 _OWN_CALL = re.compile(r"^([A-Za-z_$][\w$]*)\s*\(.*\)$", re.S)
 
 
+def member_mark(typ: str | None, member: str) -> str | None:
+    """What reading `member` of a value of type `typ` gives, as a mark another file's rows resolve
+    (`->Flask.json`, `->URI.getScheme`): only when `typ` names a class (not Python's own, unknown,
+    conflicting or another mark: one hop only)."""
+    return RETURNED + typ + "." + member if typ and typ not in UNTYPED and typ != CONFLICT \
+        and not typ.startswith(RETURNED) else None
+
+
 def first_step(receiver: str) -> tuple[str, str, bool] | None:
     """A receiver read from its start (Java, TypeScript): `x.f(...)`, `this.x.f`, `Foo.make()` ->
     (root, step, whether the step is all there is after the root: `a.b().c()` has more)."""
@@ -223,19 +231,20 @@ class Scopes:
     def __init__(self, typing=None):
         self.table: dict[tuple, tuple[int, str | None]] = {}
         self._type = typing or binding_type  # another language's reading of a binding (receivers_ts)
+        self._python = self._type is binding_type  # `items: list[Foo]` (what elements are) is Python's annotation
         self.lines: dict[tuple, list[tuple[int, int, str | None]]] = {}  # key -> (line, rank, type) of each binding
 
     def add(self, scope: str | None, name: str, kind: str, text: str | None, line: int | None = None,
             where: str | None = None) -> None:
         """`where`: the function a binding of an attribute (`self.x`) sits in, whose names its call reads."""
-        if kind == "either" and name in either_values(text or ""):
+        if kind == "either" and name in (text or "") and name in either_values(text or ""):
             return  # `x = x or Foo()`: x is also what it was (a parameter, say), which the table does not keep
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
         if where is not None and typ is not None and typ.startswith((DEFER, EITHER)):
             typ += WHERE + where
         if line is not None:
             self.lines.setdefault(key, []).append((line, rank, typ))
-        if kind == "type" and (scope, name + ELEMENT) not in self.table:
+        if kind == "type" and self._python and (scope, name + ELEMENT) not in self.table:
             element = element_type(text or "")
             if element:
                 self.table[(scope, name + ELEMENT)] = (rank, element)
@@ -332,6 +341,4 @@ def _attribute(scopes: Scopes, chain: list, cls: str | None, receiver: str, retu
     if m is None or returns is None:
         return None
     owner, attr = m.groups()
-    typ = rtype(scopes, chain, cls, "", owner, False, returns)
-    return RETURNED + typ + "." + attr if typ and typ not in UNTYPED and typ != CONFLICT \
-        and not typ.startswith(RETURNED) else None
+    return member_mark(rtype(scopes, chain, cls, "", owner, False, returns), attr)

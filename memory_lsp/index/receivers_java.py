@@ -140,6 +140,8 @@ def _lineage(returns, cls: str) -> list[str]:
     name (`extends Node` inside Pattern is Pattern.Node): the one nearest `cls` is meant."""
     if returns is None:
         return []
+    if cls in returns.lineages:  # asked per reference: one pass over the file's classes per base
+        return returns.lineages[cls]
     out, todo = [], [cls]
     while todo and len(out) < 8:
         here = todo.pop(0)
@@ -150,6 +152,7 @@ def _lineage(returns, cls: str) -> list[str]:
             if found and found[0] not in out and found[0] != cls:
                 out.append(found[0])
                 todo.append(found[0])
+    returns.lineages[cls] = out
     return out
 
 
@@ -190,7 +193,7 @@ def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, na
         return resolved(_declared(scopes, chain, cls, receiver, line, returns))
     own = receivers.own_call(receiver)
     if own and cls is not None:  # `make().run()`: what this class's method returns
-        return receivers.RETURNED + cls + "." + own
+        return receivers.member_mark(cls, own)
     return _chain(scopes, chain, cls, receiver, line, returns)
 
 
@@ -215,5 +218,4 @@ def _chain(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: str
     contained = element(declared, step)
     if contained is not None:
         return contained
-    return receivers.RETURNED + typ + "." + step if typ and typ not in receivers.UNTYPED and typ != receivers.CONFLICT \
-        and not typ.startswith(receivers.RETURNED) else None
+    return receivers.member_mark(typ, step)

@@ -136,5 +136,4 @@ def _returned(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: 
             typ = root  # a class named for a static call: `Foo.instance()`
     if typ == "builtin":
         return "builtin"
-    return receivers.RETURNED + typ + "." + name if typ and typ not in receivers.UNTYPED and typ != receivers.CONFLICT \
-        and not typ.startswith(receivers.RETURNED) else None
+    return receivers.member_mark(typ, name)

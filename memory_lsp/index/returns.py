@@ -91,6 +91,7 @@ class Returns:
         self._memo: dict[str, str | None] = {}
         self._active: set = set()  # bindings being worked out (`c = c.annotate()` names itself)
         self._attrs: dict[str, set[str]] | None = None  # class -> the names bound in it (`attributes`)
+        self.lineages: dict[str, list[str]] = {}  # the language rules' memo: class -> its bases here
 
     def add(self, func: str | None, kind: str, text: str) -> None:
         if func is None:
