@@ -25,6 +25,7 @@ from memory_lsp.settings import Config
 log = logging.getLogger(__name__)
 
 DUCKDB_MEMORY_MB = 256
+INDEX_APART_FROM_FILES = 300  # a first index of this many files runs in a child (workspace/apart.py)
 LOG_POLL_SECONDS = 1.0  # how often the memory log is checked for events written by other processes
 REINDEX = "memory.reindex"  # the one command that changes the index rather than the memories
 SEARCHES = ("memory.search", "memory.context")  # commands that read the full-text index
@@ -243,7 +244,8 @@ class Folder:
         from memory_lsp.workspace import Workspace  # DuckDB loads when a folder opens, not at start-up
 
         try:
-            self.ws = Workspace.open(self.path, settings=self.config.indexing, memory_limit_mb=DUCKDB_MEMORY_MB)
+            self.ws = Workspace.open(self.path, settings=self.config.indexing, memory_limit_mb=DUCKDB_MEMORY_MB,
+                                     index_apart_from=INDEX_APART_FROM_FILES)
         except Exception as exc:
             self.failure, self.error = exc, (str(exc) if isinstance(exc, UserError) else f"cannot open the index: {exc}")
             log.error("cannot open %s: %s", self.path, exc, exc_info=not isinstance(exc, UserError))
@@ -370,9 +372,7 @@ class Folder:
         """Memory events appended by another process (the CLI, a teammate's merge) show up here."""
         while not self._stop.wait(LOG_POLL_SECONDS):
             ws = self.ws
-            if ws is None or not self.ready.is_set():
-                continue
-            if ws.memories_outdated():
+            if ws is not None and self.ready.is_set() and ws.memories_outdated():
                 self.sync_memories()
 
     def _watch_loop(self) -> None:

@@ -20,6 +20,7 @@ from memory_lsp.graph.follow import follow
 from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.graph.passes import PASSES
 from memory_lsp.index import indexer
+from memory_lsp.index.discover import discover
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
 from memory_lsp.memory.book import MemoryBook
@@ -32,7 +33,7 @@ from memory_lsp.store import code
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import search as search_sql
 from memory_lsp.store.ingest import release_freed_memory
-from memory_lsp.workspace import queries
+from memory_lsp.workspace import apart, queries
 from memory_lsp.workspace.lookup import IndexLookup
 from memory_lsp.workspace.snapshot import MemoryView, Snapshot
 
@@ -52,6 +53,10 @@ class Workspace:
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
         self._graph_whole = True  # the next graph is read whole (after a full run), not followed from the last
         self.memory_limit_mb: int | None = None
+        # a long-lived process: a first index of at least this many files runs in a child process
+        # (apart.py), so that this one does not keep its peak; None: always here
+        self.index_apart_from: int | None = None
+        self.apart_usage: dict | None = None  # the last such child's pid and peak RSS
         self._log_signature = store.meta("memory_log")  # the log as the projection last saw it
         self._memories_embedded: str | None = None  # the log signature whose memories have vectors
         self._snapshot = self._initial_snapshot()
@@ -60,7 +65,7 @@ class Workspace:
 
     @classmethod
     def open(cls, root: str | os.PathLike, db: str | None = None, settings: Settings | None = None,
-             memory_limit_mb: int | None = None) -> "Workspace":
+             memory_limit_mb: int | None = None, index_apart_from: int | None = None) -> "Workspace":
         root = workspace_root(root)
         if db is None:
             db = str(memory_dir(root) / "index.duckdb")
@@ -69,6 +74,7 @@ class Workspace:
             store.set_memory_limit(memory_limit_mb)
         ws = cls(root, store, settings or Settings())
         ws.memory_limit_mb = memory_limit_mb  # kept for reopen()
+        ws.index_apart_from = index_apart_from
         return ws
 
     def close(self) -> None:
@@ -77,16 +83,21 @@ class Workspace:
     def reopen(self) -> None:
         """After the store met damage (store.db.damaged): set the file aside and start an empty
         one; the next index run rebuilds it, and the memories come back from the event log."""
+        self.store.close()
+        self._open_store_again(set_aside=self.store.damage or "reopened")
+
+    def _open_store_again(self, set_aside: str | None = None) -> None:
+        """Open the closed store's file again (`set_aside`: a new one in its place); everything
+        read from the old connection is dropped and the snapshot is made from the file."""
         old = self.store
-        old.close()
-        self.store = Store.open(old.path, set_aside=old.damage or "reopened")
+        self.store = Store.open(old.path, set_aside=set_aside)
         self.store.on_damage = old.on_damage
         if self.memory_limit_mb:
             self.store.set_memory_limit(self.memory_limit_mb)
         with self._graph_lock:
             self._retriever, self._graph, self._generation = None, None, self._generation + 1
             self._graph_whole = True
-        self._log_signature = None
+        self._log_signature = self.store.meta("memory_log")
         self._snapshot = self._initial_snapshot()
 
     def relpath(self, path: str | os.PathLike) -> str:
@@ -118,8 +129,32 @@ class Workspace:
 
     # -- changes (one writer at a time) ------------------------------------------------------------
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
+        if self._index_apart():
+            return self._index_in_child(progress, workers)
         report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers,
                              passes=PASSES, redact=redact_file_text)
+        self._code_changed(report, whole=True)
+        return report
+
+    def _index_apart(self) -> bool:
+        """A first index of enough files, in a process that should not keep its peak?"""
+        if self.index_apart_from is None or code.has_files(self.store.cursor()):
+            return False
+        candidates, _skipped = discover(self.root, self.settings)
+        return len(candidates) >= self.index_apart_from
+
+    def _index_in_child(self, progress, workers: int | None) -> indexer.IndexReport:
+        """Close the store, let a child process index its file (apart.py), open it again.
+        Meanwhile readers get a snapshot without the store: memories from the log, cited code
+        from the files (as before any index), and reads of the index wait for the writer."""
+        self._snapshot = self._log_only_snapshot(store=None)
+        self.store.close()
+        try:
+            report, self.apart_usage = apart.run(self.root, self.store.path, self.settings, progress, workers)
+            log.info("indexed in a child process (pid %d), its peak RSS %.1f MB", self.apart_usage["pid"],
+                     self.apart_usage["peak_rss_mb"])
+        finally:  # stopped or failed too: the file as the child left it (a failed run rolled back)
+            self._open_store_again()
         self._code_changed(report, whole=True)
         return report
 
@@ -276,12 +311,17 @@ class Workspace:
         if code.has_files(self.store.cursor()):
             memories = [Memory.from_json(d) for d in mem_rows.all_docs(self.store)]
             return self._make_snapshot(MemoryView(memories), indexed=True)
+        return self._log_only_snapshot(self.store)
+
+    def _log_only_snapshot(self, store: Store | None) -> Snapshot:
+        """Memories from the log, citations resolved from the files themselves: no code indexed."""
         lookup = cites.FileLookup(self.root)
         memories = list(self.book.load().memories.values())
         for m in memories:
             for c in m.citations:
                 cites.resolve(c, lookup)
-        return self._make_snapshot(MemoryView(memories), indexed=False)
+        return Snapshot(self.root, self.book, store, self._generation, MemoryView(memories), None,
+                        self.load_graph, retriever=self.retriever if store is not None else None, indexed=False)
 
     def _publish(self, memories: MemoryView, indexed: bool) -> None:
         self._snapshot = self._make_snapshot(memories, indexed)

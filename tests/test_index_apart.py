@@ -1,0 +1,120 @@
+"""A long-lived process's first index runs in a child process (workspace/apart.py, issue 13 item 4):
+the index it leaves equals one made in the process itself, the memories taught before it are
+resolved against it, a stopped child leaves a usable file and no process behind, and a small
+workspace is still indexed in the process."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from memory_lsp.commands import run
+from memory_lsp.workspace import Workspace
+
+FILES = {
+    "lib/core.py": "class Base:\n    def go(self):\n        return helper()\n\n\ndef helper():\n    return 1\n",
+    "lib/api.py": "from lib.core import Base, helper\n\n\nclass Api(Base):\n    def serve(self):\n"
+                  "        return self.go() + helper()\n",
+    "tests/test_api.py": "from lib.api import Api\n\n\ndef test_serve():\n    assert Api().serve() == 2\n",
+    "web/app.ts": "import { run } from './run';\nexport function main() { return run(); }\n",
+    "web/run.ts": "export function run() { return 1; }\n",
+}
+TABLES = {  # every fact an index run writes, in a stable order (no times, no row ids)
+    "files": "SELECT path, lang, hash, is_test, reach, score FROM files ORDER BY ALL",
+    "symbols": "SELECT * FROM symbols ORDER BY ALL",
+    "edges": "SELECT * FROM edges ORDER BY ALL",
+    "refs": "SELECT * FROM refs ORDER BY ALL",
+    "imports": "SELECT * FROM imports ORDER BY ALL",
+    "chunks": "SELECT * FROM chunks ORDER BY ALL",
+}
+
+
+def facts(ws: Workspace) -> dict[str, list[tuple]]:
+    cur = ws.store.cursor()
+    return {table: cur.execute(query).fetchall() for table, query in TABLES.items()}
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture
+def two(tmp_path, write_files):
+    return write_files(tmp_path / "here", FILES), write_files(tmp_path / "apart", FILES)
+
+
+def test_a_first_index_in_a_child_equals_one_made_here(two):
+    here_root, apart_root = two
+    here = Workspace.open(here_root)
+    apart = Workspace.open(apart_root, memory_limit_mb=256, index_apart_from=0)
+    try:
+        taught = run(apart, "memory.teach", {"text": "serve() wants a warm cache", "type": "gotcha",
+                                            "cite": ["lib/api.py::Api.serve"]})
+        seen: list[tuple[int, int]] = []
+        report = apart.index(progress=lambda done, total: seen.append((done, total)))
+        assert apart.apart_usage["pid"] != os.getpid() and not alive(apart.apart_usage["pid"])
+        assert apart.apart_usage["peak_rss_mb"] > 0
+        assert (report.files, report.parsed) == (5, 5) and seen and seen[-1][0] == seen[-1][1] == 5
+        here.index(workers=0)
+        assert facts(apart) == facts(here)
+        assert facts(here)["edges"]  # the comparison compared something
+        snap = apart.snapshot()
+        assert snap.indexed and [s.qualname for s in snap.symbols("lib/core.py")] == ["Base", "Base.go", "helper"]
+        (memory,) = snap.memories.for_file("lib/api.py")
+        assert memory.id == taught["id"] and memory.citations[0].state == "valid"
+        assert apart.impact("lib/core.py::helper")["dependents"]  # the graph loads from the reopened file
+        # the next run is an ordinary one, in this process
+        (apart_root / "lib/core.py").write_text("def helper():\n    return 2\n")
+        usage = apart.apart_usage
+        assert apart.index().parsed == 1 and apart.apart_usage is usage
+        assert [s.qualname for s in apart.snapshot().symbols("lib/core.py")] == ["helper"]
+    finally:
+        here.close()
+        apart.close()
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_stopped_child_leaves_a_usable_file_and_no_process(tmp_path, write_files):
+    root = write_files(tmp_path, {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(40)})
+    ws = Workspace.open(root, memory_limit_mb=256, index_apart_from=0)
+    children_before = set(os.listdir("/proc"))
+
+    def stop(_done, _total):
+        raise Stop
+
+    try:
+        with pytest.raises(Stop):
+            ws.index(progress=stop, workers=1)
+        assert ws.store.cursor().execute("SELECT count(*) FROM meta").fetchone() is not None  # open again
+        left = {p for p in set(os.listdir("/proc")) - children_before if p.isdigit() and alive(int(p))
+                and _parent(int(p)) == os.getpid()}
+        assert not left, f"child processes left behind: {left}"
+        report = ws.index()
+        assert report.files == 40 and ws.snapshot().indexed
+        assert len(ws.snapshot().symbols("pkg/m7.py")) == 1
+    finally:
+        ws.close()
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def test_a_small_workspace_is_indexed_here(tmp_path, write_files):
+    ws = Workspace.open(write_files(tmp_path, FILES), memory_limit_mb=256, index_apart_from=300)
+    try:
+        assert ws.index(workers=0).parsed == 5 and ws.apart_usage is None
+    finally:
+        ws.close()
