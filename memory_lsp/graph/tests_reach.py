@@ -28,6 +28,8 @@ file) stays where the symbol graph knows nothing:
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 from memory_lsp.graph import tests_held
@@ -288,9 +290,12 @@ def starts_of(g, target: str, target_path: str) -> np.ndarray:
     rows = g.file_symbol[g.file_symbol_ptr[own]:g.file_symbol_ptr[own + 1]].astype(np.int64)
     if target == target_path:
         return rows
-    inside = target + "."
-    return np.array([i for i in rows.tolist() if g.names[i] == target or g.names[i].startswith(inside)],
-                    dtype=np.int64)
+    names, ids = g.file_symbols_by_name(own, rows)
+    # the target, then the names inside it ("A.b"...): after "A." and before "A/" ('/' follows '.')
+    at = bisect.bisect_left(names, target)
+    found = [ids[at]] if at < len(names) and names[at] == target else []
+    found += ids[bisect.bisect_left(names, target + "."):bisect.bisect_left(names, target + "/")]
+    return np.array(found, dtype=np.int64)
 
 
 def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarray) -> list[int]:
