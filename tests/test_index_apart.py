@@ -118,3 +118,24 @@ def test_a_small_workspace_is_indexed_here(tmp_path, write_files):
         assert ws.index(workers=0).parsed == 5 and ws.apart_usage is None
     finally:
         ws.close()
+
+
+def test_an_index_older_rules_made_is_made_again_in_a_child(two):
+    here_root, apart_root = two
+    here = Workspace.open(here_root)
+    here.index(workers=0)
+    old = Workspace.open(apart_root)
+    old.index(workers=0)
+    old.store.set_meta("facts_version", "made by an older memory-lsp")
+    old.close()
+    apart = Workspace.open(apart_root, memory_limit_mb=256, index_apart_from=0)
+    try:
+        report = apart.index()
+        assert apart.apart_usage is not None and report.parsed == 5
+        assert facts(apart) == facts(here)
+        usage = apart.apart_usage  # the rules are now the running code's: the next run is made here
+        (apart_root / "lib/extra.py").write_text("def extra():\n    return 3\n")
+        assert apart.index().parsed == 1 and apart.apart_usage is usage
+    finally:
+        here.close()
+        apart.close()

@@ -21,6 +21,7 @@ from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.graph.passes import PASSES
 from memory_lsp.index import indexer
 from memory_lsp.index.discover import discover
+from memory_lsp.index.version import facts_version
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
 from memory_lsp.memory.book import MemoryBook
@@ -137,8 +138,12 @@ class Workspace:
         return report
 
     def _index_apart(self) -> bool:
-        """A first index of enough files, in a process that should not keep its peak?"""
-        if self.index_apart_from is None or code.has_files(self.store.cursor()):
+        """A run that parses every file (a first index, or one over rows older rules made: after
+        an upgrade), of enough files, in a process that should not keep its peak? (The index the
+        older rules made would serve the editor meanwhile if the run stayed here.)"""
+        if self.index_apart_from is None:
+            return False
+        if code.has_files(self.store.cursor()) and self.store.meta("facts_version") == facts_version():
             return False
         candidates, _skipped = discover(self.root, self.settings)
         return len(candidates) >= self.index_apart_from
