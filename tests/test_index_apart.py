@@ -6,6 +6,7 @@ workspace is still indexed in the process."""
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 
@@ -136,6 +137,36 @@ def test_an_index_older_rules_made_is_made_again_in_a_child(two):
         usage = apart.apart_usage  # the rules are now the running code's: the next run is made here
         (apart_root / "lib/extra.py").write_text("def extra():\n    return 3\n")
         assert apart.index().parsed == 1 and apart.apart_usage is usage
+    finally:
+        here.close()
+        apart.close()
+
+
+def test_a_reader_of_the_last_snapshot_waits_for_the_childs_file(two):
+    """A lens on the snapshot from before the run (the older rules' index) asks for the graph
+    while the child indexes: it waits, and counts on the file the child leaves."""
+    here_root, apart_root = two
+    here = Workspace.open(here_root)
+    here.index(workers=0)
+    old = Workspace.open(apart_root)
+    old.index(workers=0)
+    old.store.set_meta("facts_version", "made by an older memory-lsp")
+    old.close()
+    apart = Workspace.open(apart_root, memory_limit_mb=256, index_apart_from=0)
+    last = apart.snapshot()
+    counted: list = []
+    reader = threading.Thread(target=lambda: counted.append(
+        last.impact_counts("lib/core.py::helper", "lib/core.py", 3, 0.0, wait=True)))
+
+    def progress(_done, _total):
+        if not reader.is_alive() and not counted:
+            reader.start()  # the child runs: the store is closed
+
+    try:
+        apart.index(progress=progress)
+        reader.join(60)
+        assert counted == [here.snapshot().impact_counts("lib/core.py::helper", "lib/core.py", 3, 0.0, wait=True)]
+        assert counted[0][0] > 0
     finally:
         here.close()
         apart.close()

@@ -84,20 +84,21 @@ class Workspace:
     def reopen(self) -> None:
         """After the store met damage (store.db.damaged): set the file aside and start an empty
         one; the next index run rebuilds it, and the memories come back from the event log."""
-        self.store.close()
-        self._open_store_again(set_aside=self.store.damage or "reopened")
+        with self._graph_lock:  # a graph load under way (a reader's) ends before the file closes
+            self.store.close()
+            self._open_store_again(set_aside=self.store.damage or "reopened")
 
     def _open_store_again(self, set_aside: str | None = None) -> None:
         """Open the closed store's file again (`set_aside`: a new one in its place); everything
-        read from the old connection is dropped and the snapshot is made from the file."""
+        read from the old connection is dropped and the snapshot is made from the file. The
+        caller holds the graph lock."""
         old = self.store
         self.store = Store.open(old.path, set_aside=set_aside)
         self.store.on_damage = old.on_damage
         if self.memory_limit_mb:
             self.store.set_memory_limit(self.memory_limit_mb)
-        with self._graph_lock:
-            self._retriever, self._graph, self._generation = None, None, self._generation + 1
-            self._graph_whole = True
+        self._retriever, self._graph, self._generation = None, None, self._generation + 1
+        self._graph_whole = True
         self._log_signature = self.store.meta("memory_log")
         self._snapshot = self._initial_snapshot()
 
@@ -152,14 +153,17 @@ class Workspace:
         """Close the store, let a child process index its file (apart.py), open it again.
         Meanwhile readers get a snapshot without the store: memories from the log, cited code
         from the files (as before any index), and reads of the index wait for the writer."""
-        self._snapshot = self._log_only_snapshot(store=None)
-        self.store.close()
-        try:
-            report, self.apart_usage = apart.run(self.root, self.store.path, self.settings, progress, workers)
-            log.info("indexed in a child process (pid %d), its peak RSS %.1f MB", self.apart_usage["pid"],
-                     self.apart_usage["peak_rss_mb"])
-        finally:  # stopped or failed too: the file as the child left it (a failed run rolled back)
-            self._open_store_again()
+        # a graph load under way (a lens on the last snapshot) ends before the file closes; one
+        # asked for meanwhile waits for the file the child leaves
+        with self._graph_lock:
+            self._snapshot = self._log_only_snapshot(store=None)
+            self.store.close()
+            try:
+                report, self.apart_usage = apart.run(self.root, self.store.path, self.settings, progress, workers)
+                log.info("indexed in a child process (pid %d), its peak RSS %.1f MB", self.apart_usage["pid"],
+                         self.apart_usage["peak_rss_mb"])
+            finally:  # stopped or failed too: the file as the child left it (a failed run rolled back)
+                self._open_store_again()
         self._code_changed(report, whole=True)
         return report
 
