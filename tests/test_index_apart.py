@@ -84,33 +84,44 @@ class Stop(Exception):
 
 
 def test_a_stopped_child_leaves_a_usable_file_and_no_process(tmp_path, write_files):
-    root = write_files(tmp_path, {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(40)})
-    ws = Workspace.open(root, memory_limit_mb=256, index_apart_from=0)
-    children_before = set(os.listdir("/proc"))
+    """Stopped while its two parse workers run: the child and the workers end (its process
+    group), the file opens again, and the next run makes the whole index."""
+    files = {f"pkg/m{i}.py": "".join(f"def f{i}_{j}():\n    return f{i}_{(j + 1) % 30}()\n\n" for j in range(30))
+             for i in range(200)}
+    ws = Workspace.open(write_files(tmp_path, files), memory_limit_mb=256, index_apart_from=0)
+    before = apart_processes()
+    calls = []
 
-    def stop(_done, _total):
-        raise Stop
+    def stop(done, _total):
+        calls.append(done)
+        if done > 0:  # the workers have sent a batch: they are under way
+            raise Stop
 
     try:
         with pytest.raises(Stop):
-            ws.index(progress=stop, workers=1)
+            ws.index(progress=stop, workers=2)
         assert ws.store.cursor().execute("SELECT count(*) FROM meta").fetchone() is not None  # open again
-        left = {p for p in set(os.listdir("/proc")) - children_before if p.isdigit() and alive(int(p))
-                and _parent(int(p)) == os.getpid()}
-        assert not left, f"child processes left behind: {left}"
+        assert apart_processes() - before == set(), "the child or its workers were left behind"
         report = ws.index()
-        assert report.files == 40 and ws.snapshot().indexed
-        assert len(ws.snapshot().symbols("pkg/m7.py")) == 1
+        assert report.files == 200 and ws.snapshot().indexed
+        assert len(ws.snapshot().symbols("pkg/m7.py")) == 30
     finally:
         ws.close()
 
 
-def _parent(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return int(fh.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
+def apart_processes() -> set[int]:
+    """Live processes running the child's code (its parse workers are forks of it)."""
+    found = set()
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if b"memory_lsp.workspace.apart" in fh.read():
+                    with open(f"/proc/{pid}/stat") as st:
+                        if st.read().rsplit(")", 1)[1].split()[0] != "Z":
+                            found.add(int(pid))
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 def test_a_small_workspace_is_indexed_here(tmp_path, write_files):

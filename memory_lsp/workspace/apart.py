@@ -12,8 +12,10 @@ exits.
 
 The child reads its job as one JSON object on stdin and writes JSON lines on stdout: `{"done",
 "total"}` per batch, then `{"report": ...}` or `{"error": ...}` (a UserError's line). Its log
-goes to the parent's stderr. It stops (rolling its run back) on SIGTERM, and when its parent is
-gone (the next progress line finds the pipe closed).
+goes to the parent's stderr. It runs in a process group of its own: stopping it sends SIGTERM to
+the group, so that its parse workers end with it (forked workers hold their queue's pipe ends
+and never see it close), and its run, never committed, leaves the file as the last commit did.
+When its parent is gone, the next line it writes finds the pipe closed and it ends.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from memory_lsp.index.indexer import IndexReport
 from memory_lsp.settings import Settings
 
 CHILD = "from memory_lsp.workspace.apart import main; main()"
-STOP_GRACE_SECONDS = 10  # a stopped child rolls back, then is killed if it has not exited by then
+STOP_GRACE_SECONDS = 10  # a stopped child that has not ended by then is killed
 
 
 def run(root: Path, db: str, settings: Settings, progress=None, workers: int | None = None) -> tuple[IndexReport, dict]:
@@ -41,7 +43,7 @@ def run(root: Path, db: str, settings: Settings, progress=None, workers: int | N
     raised by `progress` stops the child and is raised again here, once it has exited."""
     job = {"root": str(root), "db": db, "settings": asdict(settings), "workers": workers}
     proc = subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, encoding="utf-8")
+                            text=True, encoding="utf-8", start_new_session=True)
     answer: dict = {}
     try:
         proc.stdin.write(json.dumps(job))
@@ -75,12 +77,18 @@ def _message(line: str) -> dict:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()  # the child's handler raises SystemExit: its run rolls back, its workers stop
-    try:
-        proc.wait(STOP_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    """The child and its workers: SIGTERM to the group, SIGKILL if it has not ended by then."""
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, signum)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(STOP_GRACE_SECONDS)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait()
 
 
 def _reap(proc: subprocess.Popen) -> dict:
@@ -92,7 +100,6 @@ def _reap(proc: subprocess.Popen) -> dict:
 
 # -- the child ------------------------------------------------------------------------------------
 def main() -> None:
-    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(128 + signal.SIGTERM))
     job = json.loads(sys.stdin.read())
     # the run as `Workspace.index` makes it; the parent then resolves the memories against it
     from memory_lsp.graph.passes import PASSES
