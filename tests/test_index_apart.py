@@ -21,10 +21,10 @@ FILES = {
     "web/app.ts": "import { run } from './run';\nexport function main() { return run(); }\n",
     "web/run.ts": "export function run() { return 1; }\n",
 }
-TABLES = {  # every fact an index run writes, in a stable order (no times, no row ids)
-    "files": "SELECT path, lang, hash, is_test, reach, score FROM files ORDER BY ALL",
+TABLES = {  # every fact an index run writes, in a stable order (no times; scores decay with a file's age)
+    "files": "SELECT path, lang, hash, is_test, reach FROM files ORDER BY ALL",
     "symbols": "SELECT * FROM symbols ORDER BY ALL",
-    "edges": "SELECT * FROM edges ORDER BY ALL",
+    "edges": "SELECT * EXCLUDE (score) FROM edges ORDER BY ALL",
     "refs": "SELECT * FROM refs ORDER BY ALL",
     "imports": "SELECT * FROM imports ORDER BY ALL",
     "chunks": "SELECT * FROM chunks ORDER BY ALL",
@@ -132,7 +132,10 @@ def test_a_small_workspace_is_indexed_here(tmp_path, write_files):
         ws.close()
 
 
-def test_an_index_older_rules_made_is_made_again_in_a_child(two):
+@pytest.fixture
+def outdated(two):
+    """(a fresh index here, the other folder indexed by "older rules" and opened as a server
+    would open it): both closed at the end."""
     here_root, apart_root = two
     here = Workspace.open(here_root)
     here.index(workers=0)
@@ -141,29 +144,25 @@ def test_an_index_older_rules_made_is_made_again_in_a_child(two):
     old.store.set_meta("facts_version", "made by an older memory-lsp")
     old.close()
     apart = Workspace.open(apart_root, memory_limit_mb=256, index_apart_from=0)
-    try:
-        report = apart.index()
-        assert apart.apart_usage is not None and report.parsed == 5
-        assert facts(apart) == facts(here)
-        usage = apart.apart_usage  # the rules are now the running code's: the next run is made here
-        (apart_root / "lib/extra.py").write_text("def extra():\n    return 3\n")
-        assert apart.index().parsed == 1 and apart.apart_usage is usage
-    finally:
-        here.close()
-        apart.close()
+    yield here, apart
+    here.close()
+    apart.close()
 
 
-def test_a_reader_of_the_last_snapshot_waits_for_the_childs_file(two):
+def test_an_index_older_rules_made_is_made_again_in_a_child(outdated):
+    here, apart = outdated
+    report = apart.index()
+    assert apart.apart_usage is not None and report.parsed == 5
+    assert facts(apart) == facts(here)
+    usage = apart.apart_usage  # the rules are now the running code's: the next run is made here
+    (apart.root / "lib/extra.py").write_text("def extra():\n    return 3\n")
+    assert apart.index().parsed == 1 and apart.apart_usage is usage
+
+
+def test_a_reader_of_the_last_snapshot_waits_for_the_childs_file(outdated):
     """A lens on the snapshot from before the run (the older rules' index) asks for the graph
     while the child indexes: it waits, and counts on the file the child leaves."""
-    here_root, apart_root = two
-    here = Workspace.open(here_root)
-    here.index(workers=0)
-    old = Workspace.open(apart_root)
-    old.index(workers=0)
-    old.store.set_meta("facts_version", "made by an older memory-lsp")
-    old.close()
-    apart = Workspace.open(apart_root, memory_limit_mb=256, index_apart_from=0)
+    here, apart = outdated
     last = apart.snapshot()
     counted: list = []
     reader = threading.Thread(target=lambda: counted.append(
@@ -173,11 +172,7 @@ def test_a_reader_of_the_last_snapshot_waits_for_the_childs_file(two):
         if not reader.is_alive() and not counted:
             reader.start()  # the child runs: the store is closed
 
-    try:
-        apart.index(progress=progress)
-        reader.join(60)
-        assert counted == [here.snapshot().impact_counts("lib/core.py::helper", "lib/core.py", 3, 0.0, wait=True)]
-        assert counted[0][0] > 0
-    finally:
-        here.close()
-        apart.close()
+    apart.index(progress=progress)
+    reader.join(60)
+    assert counted == [here.snapshot().impact_counts("lib/core.py::helper", "lib/core.py", 3, 0.0, wait=True)]
+    assert counted[0][0] > 0
