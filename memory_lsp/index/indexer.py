@@ -26,6 +26,7 @@ from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
 from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_of, import_table_rows, inputs_changed
+from memory_lsp.index.lifeline import die_with_parent
 from memory_lsp.index.version import facts_version
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges, ingest, moved_lines
@@ -222,7 +223,9 @@ def _parse_all(root, to_parse, settings, overrides, workers, progress, redact=No
         method = "forkserver" if "forkserver" in methods else "spawn"
     done = 0
     merged = Batch()  # workers' batches go to the writer WRITE_FILES at a time (fewer inserts)
-    with multiprocessing.get_context(method).Pool(workers) as pool:
+    # forked workers end with this process (a fork server's children are the server's)
+    lifeline = (die_with_parent, (os.getpid(),)) if method == "fork" else (None, ())
+    with multiprocessing.get_context(method).Pool(workers, *lifeline) as pool:
         parts = pool.imap_unordered(_parse_batch, [(root, b, settings, redact) for b in batches])
         while True:
             try:

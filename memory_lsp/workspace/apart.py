@@ -15,7 +15,7 @@ The child reads its job as one JSON object on stdin and writes JSON lines on std
 goes to the parent's stderr. It runs in a process group of its own: stopping it sends SIGTERM to
 the group, so that its parse workers end with it (forked workers hold their queue's pipe ends
 and never see it close), and its run, never committed, leaves the file as the last commit did.
-When its parent is gone, the next line it writes finds the pipe closed and it ends.
+It and its workers end when their parent does (index/lifeline.py).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pathlib import Path
 
 from memory_lsp.errors import UserError
 from memory_lsp.index.indexer import IndexReport
+from memory_lsp.index.lifeline import die_with_parent
 from memory_lsp.settings import Settings
 
 CHILD = "from memory_lsp.workspace.apart import main; main()"
@@ -41,7 +42,7 @@ def run(root: Path, db: str, settings: Settings, progress=None, workers: int | N
     """Index `db` (closed by the caller) for `root` in a child process. Returns the run's report
     and the child's usage: its pid and peak RSS in MB (its parse workers' included). An exception
     raised by `progress` stops the child and is raised again here, once it has exited."""
-    job = {"root": str(root), "db": db, "settings": asdict(settings), "workers": workers}
+    job = {"root": str(root), "db": db, "settings": asdict(settings), "workers": workers, "parent": os.getpid()}
     proc = subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, encoding="utf-8", start_new_session=True)
     answer: dict = {}
@@ -101,6 +102,7 @@ def _reap(proc: subprocess.Popen) -> dict:
 # -- the child ------------------------------------------------------------------------------------
 def main() -> None:
     job = json.loads(sys.stdin.read())
+    die_with_parent(job["parent"])  # a server killed: its child must not keep the file
     # the run as `Workspace.index` makes it; the parent then resolves the memories against it
     from memory_lsp.graph.passes import PASSES
     from memory_lsp.index import indexer
