@@ -56,6 +56,7 @@ def test_a_first_index_in_a_child_equals_one_made_here(two):
     try:
         taught = run(apart, "memory.teach", {"text": "serve() wants a warm cache", "type": "gotcha",
                                             "cite": ["lib/api.py::Api.serve"]})
+        assert not apart.snapshot().indexed  # memories synced, code not indexed yet
         seen: list[tuple[int, int]] = []
         report = apart.index(progress=lambda done, total: seen.append((done, total)))
         assert apart.apart_usage["pid"] != os.getpid() and not alive(apart.apart_usage["pid"])

@@ -234,7 +234,8 @@ class Workspace:
         self.store.set_meta("memory_log", signature)
         self._log_signature = signature
         search_sql.mark_dirty(self.store)
-        self._publish(MemoryView(memories), indexed=True)
+        # a sync of memories alone does not index the code (a fresh index stays "not indexed yet")
+        self._publish(MemoryView(memories), indexed=self._snapshot.indexed or code_changed)
         return True
 
     def _settled(self, paths: set[str]) -> bool:
