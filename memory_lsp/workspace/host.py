@@ -160,8 +160,8 @@ class Workspace:
             self.store.close()
             try:
                 report, self.apart_usage = apart.run(self.root, self.store.path, self.settings, progress, workers)
-                log.info("indexed in a child process (pid %d), its peak RSS %.1f MB", self.apart_usage["pid"],
-                         self.apart_usage["peak_rss_mb"])
+                log.info("indexed %s in a child process (pid %d), its peak RSS %.1f MB", self.root,
+                         self.apart_usage["pid"], self.apart_usage["peak_rss_mb"])
             finally:  # stopped or failed too: the file as the child left it (a failed run rolled back)
                 self._open_store_again()
         self._code_changed(report, whole=True)
