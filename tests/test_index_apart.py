@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 import pytest
 
@@ -102,6 +103,10 @@ def test_a_stopped_child_leaves_a_usable_file_and_no_process(tmp_path, write_fil
         with pytest.raises(Stop):
             ws.index(progress=stop, workers=2)
         assert ws.store.cursor().execute("SELECT count(*) FROM meta").fetchone() is not None  # open again
+        # the group was sent SIGTERM and the child reaped; its workers end within moments
+        deadline = time.monotonic() + 10
+        while apart_processes() - before and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert apart_processes() - before == set(), "the child or its workers were left behind"
         report = ws.index()
         assert report.files == 200 and ws.snapshot().indexed
