@@ -54,8 +54,9 @@ class Workspace:
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
         self._graph_whole = True  # the next graph is read whole (after a full run), not followed from the last
         self.memory_limit_mb: int | None = None
-        # a long-lived process: a first index of at least this many files runs in a child process
-        # (apart.py), so that this one does not keep its peak; None: always here
+        # a long-lived process: a run that parses every file (a first index, after an upgrade) of at
+        # least this many files runs in a child process (apart.py), so that this one does not keep
+        # its peak; None: always here
         self.index_apart_from: int | None = None
         self.apart_usage: dict | None = None  # the last such child's pid and peak RSS
         self._log_signature = store.meta("memory_log")  # the log as the projection last saw it
