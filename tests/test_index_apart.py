@@ -13,6 +13,7 @@ import pytest
 
 from memory_lsp.commands import run
 from memory_lsp.workspace import Workspace
+from memory_lsp.workspace.lookup import IndexLookup
 
 FILES = {
     "lib/core.py": "class Base:\n    def go(self):\n        return helper()\n\n\ndef helper():\n    return 1\n",
@@ -138,47 +139,71 @@ def test_a_small_workspace_is_indexed_here(tmp_path, write_files):
         ws.close()
 
 
-@pytest.fixture
-def outdated(two):
-    """(a fresh index here, the other folder indexed by "older rules" and opened as a server
-    would open it): both closed at the end."""
-    here_root, apart_root = two
-    here = Workspace.open(here_root)
-    here.index(workers=0)
+def test_an_index_older_rules_made_is_made_again_here(two):
+    """After an upgrade the index serves the editor while it is made again: readers use its
+    connection all the while, and DuckDB must not close a connection another thread reads
+    through (an owner died of a corrupted heap), so that run stays in the process."""
+    _here_root, apart_root = two
     old = Workspace.open(apart_root)
     old.index(workers=0)
     old.store.set_meta("facts_version", "made by an older memory-lsp")
     old.close()
-    apart = Workspace.open(apart_root, memory_limit_mb=256, index_apart_from=0)
-    yield here, apart
-    here.close()
-    apart.close()
+    ws = Workspace.open(apart_root, memory_limit_mb=256, index_apart_from=0)
+    try:
+        assert ws.snapshot().indexed and ws.index().parsed == 5 and ws.apart_usage is None
+    finally:
+        ws.close()
 
 
-def test_an_index_older_rules_made_is_made_again_in_a_child(outdated):
-    here, apart = outdated
-    report = apart.index()
-    assert apart.apart_usage is not None and report.parsed == 5
-    assert facts(apart) == facts(here)
-    usage = apart.apart_usage  # the rules are now the running code's: the next run is made here
-    (apart.root / "lib/extra.py").write_text("def extra():\n    return 3\n")
-    assert apart.index().parsed == 1 and apart.apart_usage is usage
+def test_readers_never_touch_the_store_the_child_takes(two):
+    """Hovers asked all through a first index made by the child: a snapshot with no code indexed
+    reads nothing from the store, so no reader's query meets the connection as it closes."""
+    _here_root, apart_root = two
+    ws = Workspace.open(apart_root, memory_limit_mb=256, index_apart_from=0)
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def hover_all_the_time():
+        while not done.is_set():
+            snap = ws.snapshot()
+            try:
+                snap.symbols("lib/core.py")
+                snap.is_test("tests/test_api.py")
+                snap.find_symbols("help", 5)
+                snap.impact_counts("lib/core.py::helper", "lib/core.py", 3, wait=True)
+            except BaseException as exc:  # noqa: BLE001 - any error is the finding
+                errors.append(exc)
+
+    reader = threading.Thread(target=hover_all_the_time)
+    reader.start()
+    try:
+        run(ws, "memory.memories", {})  # a sync of the log before the index publishes a snapshot too
+        assert not ws.snapshot().indexed
+        ws.index()
+        assert ws.apart_usage is not None
+    finally:
+        done.set()
+        reader.join(30)
+        ws.close()
+    assert errors == []
 
 
-def test_a_reader_of_the_last_snapshot_waits_for_the_childs_file(outdated):
-    """A lens on the snapshot from before the run (the older rules' index) asks for the graph
-    while the child indexes: it waits, and counts on the file the child leaves."""
-    here, apart = outdated
-    last = apart.snapshot()
-    counted: list = []
-    reader = threading.Thread(target=lambda: counted.append(
-        last.impact_counts("lib/core.py::helper", "lib/core.py", 3, 0.0, wait=True)))
+def test_a_snapshot_with_no_code_indexed_queries_nothing(tmp_path, write_files, monkeypatch):
+    """What the readers test above depends on, pinned: no store query from such a snapshot."""
+    from memory_lsp.store import code
 
-    def progress(_done, _total):
-        if not reader.is_alive() and not counted:
-            reader.start()  # the child runs: the store is closed
+    def no_query(*_args, **_kwargs):
+        raise AssertionError("a snapshot with no code indexed queried the store")
 
-    apart.index(progress=progress)
-    reader.join(60)
-    assert counted == [here.snapshot().impact_counts("lib/core.py::helper", "lib/core.py", 3, 0.0, wait=True)]
-    assert counted[0][0] > 0
+    for name in ("symbols_of", "symbols_named_like", "file_row"):
+        monkeypatch.setattr(code, name, no_query)
+    ws = Workspace.open(write_files(tmp_path, FILES), memory_limit_mb=256, index_apart_from=0)
+    try:
+        snap = ws.snapshot()
+        assert not snap.indexed
+        assert snap.symbols("lib/core.py") == [] and snap.find_symbols("help", 5) == []
+        assert not snap.is_test("tests/test_api.py")
+        assert snap.impact_counts("lib/core.py::helper", "lib/core.py", 3, wait=True) is None
+        assert not isinstance(snap.lookup(), IndexLookup)
+    finally:
+        ws.close()

@@ -25,7 +25,7 @@ from memory_lsp.settings import Config
 log = logging.getLogger(__name__)
 
 DUCKDB_MEMORY_MB = 256
-INDEX_APART_FROM_FILES = 300  # a whole run over this many files is made by a child (workspace/apart.py)
+INDEX_APART_FROM_FILES = 300  # a first index of this many files is made by a child (workspace/apart.py)
 LOG_POLL_SECONDS = 1.0  # how often the memory log is checked for events written by other processes
 REINDEX = "memory.reindex"  # the one command that changes the index rather than the memories
 SEARCHES = ("memory.search", "memory.context")  # commands that read the full-text index

@@ -21,7 +21,6 @@ from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.graph.passes import PASSES
 from memory_lsp.index import indexer
 from memory_lsp.index.discover import discover
-from memory_lsp.index.version import facts_version
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
 from memory_lsp.memory.book import MemoryBook
@@ -54,9 +53,8 @@ class Workspace:
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
         self._graph_whole = True  # the next graph is read whole (after a full run), not followed from the last
         self.memory_limit_mb: int | None = None
-        # a long-lived process: a run that parses every file (a first index, after an upgrade) of at
-        # least this many files runs in a child process (apart.py), so that this one does not keep
-        # its peak; None: always here
+        # a long-lived process: a first index of at least this many files runs in a child process
+        # (apart.py), so that this one does not keep its peak; None: always here
         self.index_apart_from: int | None = None
         self.apart_usage: dict | None = None  # the last such child's pid and peak RSS
         self._log_signature = store.meta("memory_log")  # the log as the projection last saw it
@@ -140,12 +138,13 @@ class Workspace:
         return report
 
     def _index_apart(self) -> bool:
-        """A run that parses every file (a first index, or one over rows older rules made: after
-        an upgrade), of enough files, in a process that should not keep its peak? (The index the
-        older rules made would serve the editor meanwhile if the run stayed here.)"""
+        """A first index of enough files, in a process that should not keep its peak? Only then:
+        no reader holds the store (a fresh index's snapshots have none), and DuckDB must not
+        close a connection another thread is reading through (an owner died of a corrupted heap
+        when a run over an existing index handed its file to the child under a hover)."""
         if self.index_apart_from is None:
             return False
-        if code.has_files(self.store.cursor()) and self.store.meta("facts_version") == facts_version():
+        if code.has_files(self.store.cursor()):
             return False
         candidates, _skipped = discover(self.root, self.settings)
         return len(candidates) >= self.index_apart_from
@@ -154,10 +153,10 @@ class Workspace:
         """Close the store, let a child process index its file (apart.py), open it again.
         Meanwhile readers get a snapshot without the store: memories from the log, cited code
         from the files (as before any index), and reads of the index wait for the writer."""
-        # a graph load under way (a lens on the last snapshot) ends before the file closes; one
-        # asked for meanwhile waits for the file the child leaves
+        # no reader uses the connection closed here: a snapshot with no code indexed reads none
+        # (Snapshot._no_index), index commands wait for the writer, and no graph loads
         with self._graph_lock:
-            self._snapshot = self._log_only_snapshot(store=None)
+            self._snapshot = self._log_only_snapshot()
             self.store.close()
             try:
                 report, self.apart_usage = apart.run(self.root, self.store.path, self.settings, progress, workers)
@@ -322,17 +321,16 @@ class Workspace:
         if code.has_files(self.store.cursor()):
             memories = [Memory.from_json(d) for d in mem_rows.all_docs(self.store)]
             return self._make_snapshot(MemoryView(memories), indexed=True)
-        return self._log_only_snapshot(self.store)
+        return self._log_only_snapshot()
 
-    def _log_only_snapshot(self, store: Store | None) -> Snapshot:
+    def _log_only_snapshot(self) -> Snapshot:
         """Memories from the log, citations resolved from the files themselves: no code indexed."""
         lookup = cites.FileLookup(self.root)
         memories = list(self.book.load().memories.values())
         for m in memories:
             for c in m.citations:
                 cites.resolve(c, lookup)
-        return Snapshot(self.root, self.book, store, self._generation, MemoryView(memories), None,
-                        self.load_graph, retriever=self.retriever if store is not None else None, indexed=False)
+        return self._make_snapshot(MemoryView(memories), indexed=False)
 
     def _publish(self, memories: MemoryView, indexed: bool) -> None:
         self._snapshot = self._make_snapshot(memories, indexed)

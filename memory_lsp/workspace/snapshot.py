@@ -85,11 +85,17 @@ class Snapshot:
         self._lock = threading.Lock()
 
     # -- code facts ----------------------------------------------------------------------------------
+    def _no_index(self) -> bool:
+        """Nothing to read: the index is another process's, or no code is indexed yet. Readers
+        never query a store with no code in it: a first index may hand its file to a child
+        process (workspace/apart.py), and DuckDB must not close a connection being read."""
+        return self.store is None or not self.indexed
+
     def symbols(self, path: str) -> list[Symbol]:
         """The symbols defined in `path`, in file order."""
         found = self._symbols.get(path)
         if found is None:
-            if self.store is None:
+            if self._no_index():
                 return []
             found = code.symbols_of(self.store.cursor(), path)
             with self._lock:
@@ -108,7 +114,7 @@ class Snapshot:
 
     def find_symbols(self, query: str, limit: int) -> list[tuple]:
         """(path, name, qualname, kind, start_line) of symbols whose name contains `query`."""
-        if self.store is None:
+        if self._no_index():
             return []
         return code.symbols_named_like(self.store.cursor(), query, limit)
 
@@ -132,7 +138,7 @@ class Snapshot:
 
     def is_test(self, path: str) -> bool:
         """Is `path` a test file (by its language's test rules, as indexed)?"""
-        if self.store is None:
+        if self._no_index():
             return False
         if self.graph is not None and self.graph.has_file(path):  # no query per lens request
             return self.graph.is_test_file(path)
@@ -151,6 +157,6 @@ class Snapshot:
     # -- memories ------------------------------------------------------------------------------------
     def lookup(self) -> cites.CodeLookup:
         """Where cited code is now: the index when there is one, else the files themselves."""
-        if self.store is None:
+        if self._no_index():
             return cites.FileLookup(self.root)
         return IndexLookup(self.store, self.root)
