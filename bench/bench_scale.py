@@ -90,16 +90,6 @@ def plan_for(root: Path, files: int, seed: int) -> dict:
     return plan
 
 
-def descendants(pid: int) -> list[int]:
-    """Children and their children: the parse workers hang below a forkserver process."""
-    out, todo = [], [pid]
-    while todo:
-        kids = bench_server.children(todo.pop())
-        out += kids
-        todo += kids
-    return out
-
-
 def run_sampled(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
     """Run a process to its end; wall time and the peak RSS of it and of its largest child,
     sampled from /proc (VmHWM is a high-water mark: the last sample before exit is the peak)."""
@@ -112,7 +102,7 @@ def run_sampled(cmd: list[str], timeout: float, env: dict | None = None) -> dict
     def sample():
         while not done.is_set():
             peak["main"] = max(peak["main"], bench_server.proc_status(proc.pid, "VmHWM") or 0)
-            for c in descendants(proc.pid):
+            for c in bench_server.descendants(proc.pid):  # the parse workers hang below a forkserver
                 peak["child"] = max(peak["child"], bench_server.proc_status(c, "VmHWM") or 0)
             done.wait(0.2)
     sampler = threading.Thread(target=sample, daemon=True)

@@ -182,6 +182,7 @@ def children(pid: int) -> list[int]:
 
 
 def descendants(pid: int) -> list[int]:
+    """Children and their children (an index child's parse workers, a forkserver's)."""
     out, todo = [], children(pid)
     while todo:
         out.append(todo.pop())

@@ -154,7 +154,8 @@ class Workspace:
         Meanwhile readers get a snapshot without the store: memories from the log, cited code
         from the files (as before any index), and reads of the index wait for the writer."""
         # no reader uses the connection closed here: a snapshot with no code indexed reads none
-        # (Snapshot._no_index), index commands wait for the writer, and no graph loads
+        # (Snapshot._no_index), index commands wait for the writer, and a graph load asked for
+        # meanwhile (`impact_graph`) waits on this lock for the child's file
         with self._graph_lock:
             self._snapshot = self._log_only_snapshot()
             self.store.close()
