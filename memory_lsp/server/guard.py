@@ -1,8 +1,9 @@
 """One answer per request, whatever happens (`guarded`), and each handler's recent durations
 (`TIMINGS`, served by `memory/timings`).
 
-A user error becomes InvalidParams with its one line; a bug becomes InternalError without the
-traceback, which goes to the log.
+A user error becomes InvalidParams with its one line; a read that met its index closed under it
+(errors.IndexClosed) ContentModified, which editors do not show as an error; a bug becomes InternalError without
+the traceback, which goes to the log.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import logging
 import time
 from collections import deque
 
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
-from memory_lsp.errors import UserError
+from memory_lsp.errors import IndexClosed, UserError
 
 log = logging.getLogger("memory_lsp.server")
 
@@ -35,6 +36,8 @@ def guarded(fn):
             raise
         except UserError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
+        except IndexClosed as exc:  # the snapshot it read is gone: the next request reads the new one
+            raise JsonRpcContentModified(str(exc)) from None
         except Exception as exc:
             log.exception("%s failed", fn.__name__)
             raise JsonRpcInternalError(f"internal error in {fn.__name__}: {type(exc).__name__} "

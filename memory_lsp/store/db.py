@@ -25,7 +25,7 @@ from typing import Iterator
 import duckdb
 
 from memory_lsp.errors import IndexBusy
-from memory_lsp.store.cursor import ReadCursor
+from memory_lsp.store.cursor import Gate, ReadCursor
 from memory_lsp.store.ingest import insert_columns
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,8 @@ class Store:
         self.recovered = recovered  # why the database was rebuilt on open, if it was
         self._extensions = _load_extensions(conn, ("fts",))
         self._local = threading.local()
+        self._gate = Gate()  # the readers' calls, which a close waits out (store/cursor.py)
+        self._cursors: list[ReadCursor] = []  # closed with the connection: they keep the file open
         self._memory_base_mb = MEMORY_LIMIT_MB  # see memory_for_references
         self._memory_needs: list[int] = []
         self._memory_lock = threading.Lock()
@@ -217,10 +219,18 @@ class Store:
         """A cursor for the calling thread (DuckDB connections are not thread-safe)."""
         cur = getattr(self._local, "cursor", None)
         if cur is None:
-            cur = self._local.cursor = ReadCursor(self.conn.cursor(), self)
+            with self._gate.passing():  # a closed store hands out none
+                cur = self._local.cursor = ReadCursor(self.conn.cursor(), self, self._gate)
+                self._cursors.append(cur)
         return cur
 
     def close(self) -> None:
+        """Close the connection and every reader's cursor, once no read is under way; a read
+        asked afterwards fails with StoreClosed."""
+        self._gate.close()
+        for cur in self._cursors:
+            cur.close()
+        self._cursors.clear()
         try:
             self.conn.close()
         except duckdb.Error:
