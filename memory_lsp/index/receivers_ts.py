@@ -5,7 +5,8 @@ parameter, variable or class field), `constructor(private x: Foo)`, `this.x = ne
 parameter or variable (a local name, no function). A call's receiver is then typed from them:
   "Foo" (as written, generics and `| undefined` dropped): the class or interface is looked up and
       the method found in it or its bases (store/calls.py, as for Python);
-  "builtin": a primitive, array, tuple or standard library type, a literal, or one of the
+  "builtin": a primitive, array, tuple, function or standard library type (annotated, or made
+      by `new Set()`, `new Map()`...), a literal, or one of the
       language's globals (`Object.keys`, `JSON.parse`, `Math.max`...) not rebound in the file:
       never linked to a workspace method by name;
   "super": `super.f()`; "local": a bare `f()` where f is a parameter or a variable that is not a
@@ -38,6 +39,7 @@ GLOBALS = frozenset(
     "Intl Atomics BigInt".split())
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _LITERAL_START = re.compile(r"""^(?:['"`\[{]|\d)""")
+_FUNCTION_TYPE = re.compile(r"^(?:new\s*)?(?:<[^>]*>\s*)?\(.*\)\s*=>", re.S)
 _NEW = re.compile(r"^new\s+([A-Za-z_$][\w$.]*)\s*(?:<.*>)?\s*\(.*\)$", re.S)
 
 
@@ -53,6 +55,8 @@ def annotation_type(text: str) -> str | None:
         t = t[len("readonly "):].strip()
     if t.endswith("[]") or t.startswith("[") or (t[:1] in "'\"`" or t[:1].isdigit()):
         return "builtin"  # arrays, tuples, literal types
+    if _FUNCTION_TYPE.match(t):
+        return "builtin"  # `(value: T) => R`: its only methods are Function's (`project.call(...)`)
     base = t.split("<", 1)[0].strip()
     if not _NAME.fullmatch(base):
         return None  # function types, object types, keyof/typeof, intersections...
@@ -67,8 +71,8 @@ def annotation_type(text: str) -> str | None:
 def binding_type(kind: str, text: str | None) -> str | None:
     if kind == "type":
         return annotation_type(text or "")
-    if kind == "call":  # the constructor of `new Foo(...)`
-        return None if not text or text in GLOBALS or text in BUILTIN_TYPES else text
+    if kind == "call":  # the constructor of `new Foo(...)`; `new Set()`, `new Map()`: the standard library's
+        return None if not text else "builtin" if text in GLOBALS or text in BUILTIN_TYPES else text
     if kind == "literal":
         return "builtin"
     return None

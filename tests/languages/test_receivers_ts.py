@@ -219,3 +219,27 @@ def test_a_return_annotation_changed_in_another_file_equals_a_fresh_index(tmp_pa
     at_12 = {(dst, strategy) for _s, dst, kind, src_path, _dp, line, _c, strategy, *_ in edges
              if kind == "CALLS" and src_path == "src/foo.ts" and line == 12}
     assert ("src/bar.ts::Bar.go", "returned") not in at_12 and not any(d.startswith("src/other.ts") for d, _s in at_12)
+
+
+def test_functions_and_standard_collections_are_never_guessed(tmp_path, index_files):
+    """rxjs: `project.call(thisArg, value)` on a parameter typed `(value: T) => R`, and
+    `distinctKeys.add(key)` on `new Set()`, were linked to the one workspace `call` / `add`."""
+    files = {
+        "src/bag.ts": "export class Bag {\n  add(v: number): void {}\n  call(): void {}\n  get(): void {}\n}\n",
+        "src/use.ts": ("import { Bag } from './bag';\n"                                    # 1
+                       "export function map<T, R>(project: (value: T) => R, bag: Bag) {\n"  # 2
+                       "  project.call(null, 1);\n"                                          # 3
+                       "  const keys = new Set<number>();\n"                                 # 4
+                       "  keys.add(1);\n"                                                    # 5
+                       "  const seen = new Map();\n"                                         # 6
+                       "  seen.get(1);\n"                                                    # 7
+                       "  bag.add(1);\n"                                                     # 8
+                       "}\n"),
+    }
+    ws = index_files(tmp_path, files)
+    calls = _calls(ws)
+    ws.close()
+    assert ("src/use.ts", 3) not in calls
+    assert ("src/use.ts", 5) not in calls
+    assert ("src/use.ts", 7) not in calls
+    assert calls[("src/use.ts", 8)] == {"src/bag.ts::Bag.add"}  # a typed workspace receiver still is
