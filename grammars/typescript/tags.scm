@@ -42,6 +42,9 @@
 (optional_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind
 (required_parameter pattern: (identifier) @bind.name) @bind
 (optional_parameter pattern: (identifier) @bind.name) @bind
+; a callback's parameter: what the function it is passed to declares (index/receivers_ts.py callback_slot)
+(call_expression function: (identifier) @bind.callee arguments: (arguments [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @bind.name))) (arrow_function parameter: (identifier) @bind.name) (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @bind.name)))])) @bind
+(new_expression constructor: (identifier) @bind.callee arguments: (arguments [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @bind.name))) (arrow_function parameter: (identifier) @bind.name) (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @bind.name)))])) @bind
 ; constructor(private x: Foo): a field of the instance
 (required_parameter (accessibility_modifier) pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind @bind.member
 (public_field_definition name: (property_identifier) @bind.name type: (type_annotation (_) @bind.type)) @bind @bind.member

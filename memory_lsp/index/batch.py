@@ -95,7 +95,7 @@ def shape_of(f: FileFacts) -> code.FileShape:
     """A parsed file's shape, as store/code.py reads it back from the rows."""
     inherits = [(f"{f.path}::{r.src}" if r.src else f.path, r.src_class, r.name, r.receiver, r.rtype)
                 for r in f.refs if r.kind == "inherit"]
-    returns = [code.shape_return(r.kind, f"{f.path}::{r.src}" if r.src else f.path, r.name, r.rtype)
+    returns = [code.shape_return(r.kind, f"{f.path}::{r.src}" if r.src else f.path, r.name, r.rtype, r.receiver)
                for r in f.refs if r.kind in code.SHAPE_RETURNS]
     return code.FileShape(frozenset((i.module, i.name, i.alias) for i in f.imports), f.is_test, f.mutations > 0,
                           code.shape_rows((s.qualname, s.name, s.kind, s.parent) for s in f.symbols),

@@ -121,7 +121,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             elif "bind.member" in caps:  # a class field or constructor parameter property (TS)
                 bind_name = "self." + bind_name
             value = kind[1]
-            text = _text(caps["bind." + value][0]) if value else None
+            text = _text(caps["bind." + value][0]) if value not in (None, "callee") else \
+                receivers_ts.callback_slot(caps["bind"][0], name_node) if value else None  # a callback's parameter
             binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, value or kind[2], text,
                                            name_node.start_point[0] + 1))
         elif what == "mutation":
@@ -288,6 +289,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
         atype = typer.applied(s.qualname) if s.kind in ("function", "method") else None  # for `->f()` marks
         if returns.names_class(atype):
             facts.refs.append(Ref("appliedtype", s.qualname, s.parent, s.name, None, s.start_line, atype))
+    facts.refs += receivers_ts.callback_refs(syms, defs) if rules is receivers_ts else []  # what callbacks get
     # what each class's typed attributes are, read like a method's return (`->Flask.json`: returns.py)
     for s in syms if rules is receivers else ():
         for attr, atype in typer.attributes(s.qualname) if s.kind in classes else ():
@@ -341,7 +343,7 @@ def _pattern_kind(caps: dict) -> tuple:
     if "returns" in caps:
         return ("returns",)
     if "bind" in caps:
-        value = next((k for k in ("type", "call", "literal", "alias", "iter", "held", "either") if "bind." + k in caps), None)
+        value = next((k for k in ("type", "call", "literal", "alias", "iter", "held", "either", "callee") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:
         return ("mutation",)

@@ -11,6 +11,12 @@ parameter or variable (a local name, no function). A call's receiver is then typ
       never linked to a workspace method by name;
   "super": `super.f()`; "local": a bare `f()` where f is a parameter or a variable that is not a
       function; None: nothing known.
+A callback's parameter is what the function it is passed to declares it to be: in
+`operate((source, subscriber) => subscriber.next())`, where `operate(init: (source: Observable<T>,
+subscriber: Subscriber<R>) => void)`, subscriber is a Subscriber (a mark `->operate(0,1)`: the
+second parameter of the first argument; `new Foo(cb)` marks `->Foo.constructor(0,0)`); each
+function writes what its function-typed parameters give their callbacks (`paramtype` rows,
+`callback_parameters`), read by store/return_calls.py as a return type is.
 What a function or method returns, as annotated, types one step: `foo.bar().go()` (a mark
 `->Foo.bar`, `this.bar()` `->Cls.bar`, `makeBar()` `->makeBar` or, for the file's own function,
 its annotation), resolved by store/return_calls.py as Python's are; a longer chain stays untyped
@@ -22,6 +28,7 @@ from __future__ import annotations
 import re
 
 from memory_lsp.index import receivers
+from memory_lsp.index.facts import Ref
 
 LANGS = frozenset(("typescript", "tsx", "javascript"))
 BUILTIN_TYPES = frozenset(
@@ -69,6 +76,8 @@ def annotation_type(text: str) -> str | None:
 
 
 def binding_type(kind: str, text: str | None) -> str | None:
+    if kind == "callee":  # a callback's parameter: `callback_slot`'s text
+        return None if not text else receivers.RETURNED + text
     if kind == "type":
         return annotation_type(text or "")
     if kind == "call":  # the constructor of `new Foo(...)`; `new Set()`, `new Map()`: the standard library's
@@ -141,3 +150,60 @@ def _returned(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: 
     if typ == "builtin":
         return "builtin"
     return receivers.member_mark(typ, name)
+
+
+def callback_slot(passed_to, name) -> str | None:
+    """The mark (without its prefix) of the callback parameter `name` (a tree-sitter node) in a
+    call or `new` (`passed_to`): `operate(0,1)`, `Foo.constructor(0,0)`; None when the callee is
+    no plain name."""
+    callee = passed_to.child_by_field_name("constructor" if passed_to.type == "new_expression" else "function")
+    if callee is None or callee.type != "identifier":
+        return None
+    param = name.parent
+    function = param if param.type == "arrow_function" else param.parent.parent  # x => ... / (a, x) => ...
+    j = 0 if function is param else _index(param.parent.named_children, param)
+    k = _index(function.parent.named_children, function)
+    text = callee.text.decode("utf-8", "replace")
+    owner = ".constructor" if passed_to.type == "new_expression" else ""
+    return None if j is None or k is None else f"{text}{owner}({k},{j})"
+
+
+def callback_refs(symbols: list, defs: list) -> list[Ref]:
+    """The `paramtype` rows of a file's functions and methods (`defs[i]` holds symbol i's node)."""
+    return [Ref("paramtype", s.qualname, s.parent, s.name, slot, s.start_line, ptype)
+            for s, d in zip(symbols, defs) if s.kind in ("function", "method")
+            for slot, ptype in callback_parameters(d[4])]
+
+
+def callback_parameters(definition) -> list[tuple[str, str]]:
+    """What a function or method (its definition's node) declares its callbacks' parameters to
+    be: ("k,j", type) for the j-th parameter of the k-th parameter's function type, when
+    `annotation_type` makes a class or "builtin" of it. `this:` parameters are not counted."""
+    if definition.type in ("variable_declarator", "public_field_definition"):
+        definition = definition.child_by_field_name("value")
+    params = definition.child_by_field_name("parameters") if definition is not None else None
+    if params is None or b"=>" not in params.text:
+        return []
+    out = []
+    for k, param in enumerate(_counted(params)):
+        typ = param.child_by_field_name("type")
+        fn = typ.named_children[0] if typ is not None and typ.named_children else None
+        inner = fn.child_by_field_name("parameters") if fn is not None and fn.type == "function_type" else None
+        for j, p in enumerate(_counted(inner) if inner is not None else ()):
+            ann = p.child_by_field_name("type")
+            t = annotation_type(ann.named_children[0].text.decode("utf-8", "replace")) \
+                if ann is not None and ann.named_children else None
+            if t is not None:
+                out.append((f"{k},{j}", t))
+    return out
+
+
+def _counted(params) -> list:
+    """The parameters a caller counts: not `this: T`, not comments."""
+    return [p for p in params.named_children if p.type in ("required_parameter", "optional_parameter")
+            and (p.child_by_field_name("pattern") is None or p.child_by_field_name("pattern").type != "this")]
+
+
+def _index(nodes: list, node) -> int | None:
+    ids = [n.id for n in nodes if n.type != "comment"]
+    return ids.index(node.id) if node.id in ids else None

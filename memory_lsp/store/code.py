@@ -61,14 +61,16 @@ class FileShape(NamedTuple):
     returns: tuple = ()  # sorted (src, name, rtype) of what its functions return and its variables are
 
 
-RETURN_KINDS = ("returntype", "appliedtype")  # refs of what a function returns / what calling its result gives
+# refs of what a function returns / what calling its result gives / what it gives its callbacks
+RETURN_KINDS = ("returntype", "appliedtype", "paramtype")
 SHAPE_RETURNS = RETURN_KINDS + ("vartype",)  # and what a module-level variable is (store/var_calls.py)
 
 
-def shape_return(kind: str, src: str, name: str, rtype: str) -> tuple:
-    """A FileShape `returns` row: an applied type (`appliedtype`) after "()", a variable's after "=",
-    so that any changing is seen."""
-    return (src, name, rtype if kind == "returntype" else ("=" if kind == "vartype" else "()") + rtype)
+def shape_return(kind: str, src: str, name: str, rtype: str, slot: str | None = None) -> tuple:
+    """A FileShape `returns` row: an applied type (`appliedtype`) after "()", a callback's
+    parameter after its slot, a variable's after "=", so that any changing is seen."""
+    mark = {"returntype": "", "appliedtype": "()", "vartype": "=", "paramtype": f"({slot})"}[kind]
+    return (src, name, mark + rtype)
 
 
 IMPORTS_VERSION = "imports_version"  # meta: a new value whenever a run may have changed an import row
@@ -201,7 +203,7 @@ def _file_shapes(cur, temp: str) -> tuple[dict[str, FileShape], dict[str, frozen
         if kind == "inherit":
             shapes[path][4].append(tuple(ref))
         else:
-            shapes[path][5].append(shape_return(kind, ref[0], ref[2], ref[4]))
+            shapes[path][5].append(shape_return(kind, ref[0], ref[2], ref[4], ref[3]))
     return ({p: FileShape(frozenset(v[0]), v[1], v[2], shape_rows(v[3]), shape_rows(v[4]), shape_rows(v[5]))
              for p, v in shapes.items()},
             {p: frozenset(rows) for p, rows in import_rows.items()})

@@ -5,7 +5,8 @@ index/returns.py marks such a call's rtype with the function as the calling file
 (`->Environment.from_string`: a method of the class the file names Environment, or of a
 fixture's or module variable's class, or a function of an imported module; `->make_env`: an
 imported function), and index/extract.py writes each function's return type as its own file
-names it (a `returntype` row of refs). `OWNERS` and `returned_types` make `_rt` (path, src,
+names it (a `returntype` row of refs; what a function-typed parameter gives its callback's
+parameters, a `paramtype` row whose receiver is the slot "k,j": index/receivers_ts.py). `OWNERS` and `returned_types` make `_rt` (path, src,
 rtype, cid): for the marked calls of `_refs`, the class the marked function returns (the method
 found in the owner's class or its nearest base, as a typed call finds it: store/calls.py).
 store/calls.py `_resolve_typed` resolves those calls in that class (strategy `returned`).
@@ -22,10 +23,12 @@ from memory_lsp.store.receiver_classes import JAVA_CLASS
 MARK = "->"
 # the mark without its prefix, its function's name (after the last dot, without the "()" of a mark
 # of what calling its result gives: `->click.group()`) and its owner (before it, or '')
-MARK_FUNCTION = "regexp_replace(regexp_extract(rtype, '[^.>]*$'), '[(][)]$', '')"
+MARK_FUNCTION = "regexp_replace(regexp_extract(rtype, '[^.>]*$'), '[(]([0-9]+,[0-9]+)?[)]$', '')"
+# a callback's parameter: `->operate(0,1)` is the second parameter of the callback passed first to operate
+SLOT = "regexp_extract({0}, '[(]([0-9]+,[0-9]+)[)]$', 1)"
 PARTS = f"""substr(rtype, 3) AS mark, {MARK_FUNCTION} AS fname,
             CASE WHEN contains(substr(rtype, 3), '.') THEN regexp_extract(substr(rtype, 3), '^(.*)[.][^.]*$', 1)
-                 ELSE '' END AS owner, ends_with(rtype, '()') AS applied"""
+                 ELSE '' END AS owner, ends_with(rtype, '()') AS applied, {SLOT.format('rtype')} AS slot"""
 
 # the marked calls with an owner, as calls of `fname` on a receiver named `owner` (rtype NULL: a
 # fixture's or a module variable's class is found as for any call on it); store/calls.py `_classes`
@@ -88,10 +91,10 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
         member AS (SELECT id FROM symbols WHERE kind = 'method' AND name IN {wanted}
                    UNION SELECT src FROM refs WHERE kind = 'returntype' AND name IN {wanted}),
         meth AS (SELECT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name || CASE WHEN k.applied THEN '()' ELSE '' END
-                        AS rtype, m.id AS fn, a.d
+                        || CASE WHEN k.slot <> '' THEN '(' || k.slot || ')' ELSE '' END AS rtype, m.id AS fn, a.d
                  FROM _mcls k JOIN anc a ON a.cid = k.cid
                  JOIN member m ON m.id = a.base || '.' || k.name
-                 QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name, k.applied)),
+                 QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name, k.applied, k.slot)),
         m AS (SELECT DISTINCT path, src, rtype, {PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
         SELECT path, src, rtype, fn FROM meth
         UNION SELECT m.path, m.src, m.rtype, e.id FROM m  -- joins on equal keys each: one OR of both ran 0.15 s
@@ -108,8 +111,9 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rfv AS
         SELECT f.path AS site, f.src, f.rtype AS mark, t.path, t.rtype FROM _rfn f
-        JOIN refs t ON t.kind = CASE WHEN ends_with(f.rtype, '()') THEN 'appliedtype' ELSE 'returntype' END
-             AND t.src = f.fn
+        JOIN refs t ON t.kind = CASE WHEN ends_with(f.rtype, '()') THEN 'appliedtype'
+                                     WHEN {SLOT.format('f.rtype')} <> '' THEN 'paramtype' ELSE 'returntype' END
+             AND t.src = f.fn AND (t.kind <> 'paramtype' OR t.receiver = {SLOT.format('f.rtype')})
         WHERE t.name IN {functions}""")
     # a function returning Python's own type (`-> dict`): cid NULL, a type no workspace method is guessed on
     cur.execute("CREATE OR REPLACE TEMP TABLE _rt AS SELECT site AS path, src, mark AS rtype, cid FROM ("

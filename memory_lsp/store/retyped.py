@@ -44,7 +44,7 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
     # (an owner named like a receiver is a fixture's parameter or a module's name: the first only
     # changes with a test file, which the run then re-reads; a module renamed re-resolves everything)
     where, files = "", None
-    if not classes:
+    if not classes and "constructor" not in fns:  # `new Foo(cb)`'s mark names Foo's constructor: no call does
         files = {r[0] for r in cur.execute(f"SELECT DISTINCT path FROM refs WHERE name IN {functions} AND kind = 'call'").fetchall()}
         # an attribute's mark (`->Flask.json` for `app.json.dumps()`) names no call: the receivers ending in it
         files |= {r[0] for r in cur.execute(f"""SELECT DISTINCT path FROM refs WHERE kind = 'call' AND contains(receiver, '.')
@@ -68,7 +68,7 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
         var AS (SELECT DISTINCT i.path, i.binding FROM imports i
                 JOIN refs v ON v.kind = 'vartype' AND v.path = i.target AND v.name = i.name
                 WHERE NOT i.is_module AND i.path IN (SELECT path FROM c))
-        SELECT r.* EXCLUDE (mark, fname, owner, applied) FROM m r  -- a mark whose function, owner or returned class changed
+        SELECT r.* EXCLUDE (mark, fname, owner, applied, slot) FROM m r  -- a mark whose function, owner or returned class changed
         WHERE r.fname IN {functions} OR split_part(r.owner, '.', -1) IN {named}
         UNION SELECT r.* FROM c r  -- a receiver typed by a class so named
         WHERE NOT starts_with(r.rtype, '{MARK}') AND r.rtype NOT IN ('builtin', 'local', 'super')

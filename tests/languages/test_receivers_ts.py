@@ -243,3 +243,64 @@ def test_functions_and_standard_collections_are_never_guessed(tmp_path, index_fi
     assert ("src/use.ts", 5) not in calls
     assert ("src/use.ts", 7) not in calls
     assert calls[("src/use.ts", 8)] == {"src/bag.ts::Bag.add"}  # a typed workspace receiver still is
+
+
+CALLBACKS = {
+    "src/subscriber.ts": ("export class Subscriber<T> {\n  next(value: T): void {}\n  complete(): void {}\n}\n"
+                          "export class Other {\n  next(): void {}\n  complete(): void {}\n}\n"),
+    "src/observable.ts": ("import { Subscriber, Other } from './subscriber';\n"
+                          "export class Observable<T> {\n"
+                          "  constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => void) {}\n"
+                          "  subscribe(): void {}\n"
+                          "}\n"),
+    "src/lift.ts": ("import { Subscriber, Other } from './subscriber';\n"
+                    "import { Observable } from './observable';\n"
+                    "export function operate<T, R>(init: (source: Observable<T>, subscriber: Subscriber<R>) => void): void {}\n"),
+    "src/map.ts": ("import { operate } from './lift';\n"                                  # 1
+                   "import { Observable } from './observable';\n"                         # 2
+                   "export function map() {\n"                                            # 3
+                   "  return operate((source, subscriber) => {\n"                         # 4
+                   "    source.subscribe();\n"                                            # 5
+                   "    subscriber.next(1);\n"                                            # 6
+                   "  });\n"                                                              # 7
+                   "}\n"                                                                  # 8
+                   "export function make() {\n"                                           # 9
+                   "  return new Observable<number>(subscriber => subscriber.complete());\n"  # 10
+                   "}\n"                                                                  # 11
+                   "export function other() {\n"                                          # 12
+                   "  return operate(function (source, subscriber) { subscriber.complete(); });\n"  # 13
+                   "}\n"),
+}
+
+
+def test_a_callback_s_parameters_are_what_the_function_it_is_passed_to_declares(tmp_path, write_files):
+    """rxjs: `operate((source, subscriber) => subscriber.next(v))` (191 call sites of rxjs had no
+    edge; `source.subscribe()` was guessed to an interface's method): the callback's parameters are
+    typed by operate's declaration in another file, `this:` parameters not counted, `new
+    Observable(subscriber => ...)` by the constructor's. A declaration changed in its file gives
+    the same graph as a fresh index."""
+    from test_call_returns import _edited_equals_fresh
+
+    root = write_files(tmp_path / "ws", CALLBACKS)
+    lift = CALLBACKS["src/lift.ts"]
+    edges = _edited_equals_fresh(tmp_path, root, "src/lift.ts", lift + "\n")["edges"]
+    calls = {(line, dst) for _src, dst, kind, sp, _dp, line, _conf, how, *_ in edges
+             if kind == "CALLS" and sp == "src/map.ts" and how == "returned"}  # typed, not guessed by name
+    assert (5, "src/observable.ts::Observable.subscribe") in calls
+    assert (6, "src/subscriber.ts::Subscriber.next") in calls
+    assert (10, "src/subscriber.ts::Subscriber.complete") in calls
+    assert (13, "src/subscriber.ts::Subscriber.complete") in calls
+    assert not any(dst.startswith("src/subscriber.ts::Other") for _line, dst in calls)
+    edges = _edited_equals_fresh(tmp_path / "again", root, "src/lift.ts",
+                                 lift.replace("subscriber: Subscriber<R>", "subscriber: Other"))["edges"]
+    calls = {(line, dst) for _src, dst, kind, sp, _dp, line, _conf, how, *_ in edges
+             if kind == "CALLS" and sp == "src/map.ts" and how == "returned"}
+    assert (6, "src/subscriber.ts::Other.next") in calls and (13, "src/subscriber.ts::Other.complete") in calls
+    assert (6, "src/subscriber.ts::Subscriber.next") not in calls
+    # a constructor's parameter: no call in map.ts names `constructor` (store/retyped.py looks further)
+    observable = CALLBACKS["src/observable.ts"]
+    edges = _edited_equals_fresh(tmp_path / "third", root, "src/observable.ts",
+                                 observable.replace("subscriber: Subscriber<T>", "subscriber: Other"))["edges"]
+    calls = {(line, dst) for _src, dst, kind, sp, _dp, line, _conf, how, *_ in edges
+             if kind == "CALLS" and sp == "src/map.ts" and how == "returned"}
+    assert (10, "src/subscriber.ts::Other.complete") in calls
