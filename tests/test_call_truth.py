@@ -591,3 +591,23 @@ def test_e_import_of_a_submodule_binds_its_package(tmp_path, write_files):
     calls = {(line, dst, strategy) for _src, dst, kind, sp, _dp, line, _c, strategy, *_ in incremental["edges"]
              if sp == "tests/test_t.py" and kind == "CALLS"}
     assert calls == {(3, "src/clk/other.py::command", "module_attr"), (4, "src/clk/termui.py::echo", "module_attr")}
+
+
+STAR_PACKAGE = {
+    "src/shapes/__init__.py": "from .core import *\n",
+    "src/shapes/core.py": "def area(x):\n    return x\n",
+    "tests/test_s.py": "import shapes\ndef test_area():\n    shapes.area(1)\n",
+}
+
+
+def test_e_names_a_package_imports_with_a_star_are_its_names(tmp_path, write_files):
+    # `from .core import *` in a package's __init__: `shapes.area()` is core's (as TypeScript's
+    # `export * from`); an edit of core.py ends where a fresh index does
+    from test_call_returns import _edited_equals_fresh
+
+    root = write_files(tmp_path / "ws", STAR_PACKAGE)
+    incremental = _edited_equals_fresh(tmp_path, root, "src/shapes/core.py",
+                                       "def area(x):\n    return x * 2\n")
+    calls = {(line, dst, strategy) for _src, dst, kind, sp, _dp, line, _c, strategy, *_ in incremental["edges"]
+             if sp == "tests/test_s.py" and kind == "CALLS"}
+    assert calls == {(3, "src/shapes/core.py::area", "module_attr")}

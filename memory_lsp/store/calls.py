@@ -11,7 +11,7 @@ import builtins
 from memory_lsp.store import fixture_calls, receiver_classes, retyped, return_calls, var_calls
 from memory_lsp.store.code import RETURN_KINDS, value_set
 from memory_lsp.store.db import Store
-from memory_lsp.store.edges import _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
+from memory_lsp.store.edges import STAR_EXPORT, _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
 from memory_lsp.store.return_calls import MARK
 
 # bases from outside that give a class no method a workspace defines: a call on a HookspecOpts
@@ -78,23 +78,31 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     # what a module offers: its own top-level definitions and the names it imports (a package's __init__ re-exporting
     # `from .api import get`), followed through modules that import them in turn (`attrs` re-exports attr's, which
     # imports them from attr._next_gen) up to REEXPORT_HOPS, for the modules the references import
+    # A module re-exporting others whole (`export * from './schemas'`: zod's `z.string()` goes through three such
+    # barrels) offers their names too (`star`: each module with the modules it re-exports, itself at depth 0)
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _exports AS
         WITH RECURSIVE wanted AS (SELECT DISTINCT target AS path FROM _imports WHERE target IS NOT NULL),
-        chain(path, binding, target, name, d) AS (
-            SELECT path, binding, target, name, 1 FROM imports
-            WHERE path IN (SELECT path FROM wanted) AND NOT is_module AND binding IS NOT NULL AND target IS NOT NULL
+        star(path, via, d) AS (
+            SELECT path, path, 0 FROM (SELECT path FROM wanted UNION SELECT target FROM imports WHERE target IS NOT NULL)
             UNION ALL
-            SELECT c.path, c.binding, j.target, j.name, c.d + 1
-            FROM chain c JOIN imports j ON j.path = c.target AND j.binding = c.name AND NOT j.is_module
-                 AND j.target IS NOT NULL
+            SELECT s.path, j.target, s.d + 1 FROM star s JOIN (SELECT * FROM imports WHERE {STAR_EXPORT}) j ON j.path = s.via
+            WHERE s.d < {REEXPORT_HOPS}),
+        chain(path, binding, target, name, d) AS (
+            SELECT s.path, i.binding, i.target, i.name, s.d + 1 FROM star s JOIN imports i ON i.path = s.via
+            WHERE s.path IN (SELECT path FROM wanted) AND NOT i.is_module AND i.binding IS NOT NULL AND i.target IS NOT NULL
+            UNION ALL
+            SELECT c.path, c.binding, j.target, j.name, c.d + t.d + 1
+            FROM chain c JOIN star t ON t.path = c.target JOIN imports j ON j.path = t.via AND j.binding = c.name
+                 AND NOT j.is_module AND j.target IS NOT NULL
             WHERE c.d < {REEXPORT_HOPS})
-        SELECT path, name, id, kind, path AS dst_path FROM symbols WHERE parent IS NULL AND path IN (SELECT path FROM wanted)
-        UNION ALL
-        SELECT path, binding, id, kind, dst_path FROM (
-            SELECT c.path, c.binding, s.id, s.kind, s.path AS dst_path, c.d
-            FROM chain c JOIN symbols s ON s.path = c.target AND s.name = c.name AND s.parent IS NULL
-            QUALIFY c.d = min(c.d) OVER (PARTITION BY c.path, c.binding))""")
+        SELECT path, name, id, kind, dst_path FROM (
+            SELECT s.path, y.name, y.id, y.kind, y.path AS dst_path, s.d FROM star s
+            JOIN symbols y ON y.path = s.via AND y.parent IS NULL WHERE s.path IN (SELECT path FROM wanted)
+            UNION ALL
+            SELECT c.path, c.binding, y.id, y.kind, y.path, c.d + t.d FROM chain c JOIN star t ON t.path = c.target
+            JOIN symbols y ON y.path = t.via AND y.name = c.name AND y.parent IS NULL)
+        QUALIFY d = min(d) OVER (PARTITION BY path, name)""")
     free = "coalesce(r.rtype, '') <> 'local'"  # a local name (a parameter) is no function of that name
     # names a function binds itself, which shadow the module's in it and in functions nested in it:
     # its imports (`from pprint import pformat`) and the classes and functions defined in it

@@ -102,14 +102,22 @@ def importers_of(store: Store, cur, paths) -> set[str]:
     return {r[0] for r in cur.execute(f"SELECT DISTINCT path FROM ({rows}) WHERE target IN {temp}").fetchall()}
 
 
+# an import row that re-exports a module's names whole: `export * from`, `from m import *` (Java's
+# `import a.b.*` only brings a package's classes into the file)
+STAR_EXPORT = "name = '*' AND is_module AND target IS NOT NULL AND NOT ends_with(path, '.java')"
+
+
 def bindings_into(store: Store, cur, paths, names) -> set[tuple[str, str]]:
     """(file, local name) of the imports binding one of `names` defined in `paths` (`from m import
     f as g` binds g): the names the references resolved through those imports carry, and the
     files that offer them on (a package's __init__)."""
     targets, wanted = value_set(store, cur, "_targets", paths), value_set(store, cur, "_names", names)
-    return set(cur.execute(
+    found = set(cur.execute(
         f"SELECT DISTINCT path, binding FROM imports WHERE target IN {targets} "
         f"AND name IN {wanted} AND binding IS NOT NULL").fetchall())
+    # a module re-exporting another whole (`export * from './schemas'`, `from .mod import *`) offers its names as they are
+    stars = {r[0] for r in cur.execute(f"SELECT DISTINCT path FROM imports WHERE target IN {targets} AND {STAR_EXPORT}").fetchall()}
+    return found | {(path, name) for path in stars for name in names}
 
 
 def names_resolved_by_name(store: Store, cur, names) -> set[str]:

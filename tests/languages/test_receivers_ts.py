@@ -304,3 +304,36 @@ def test_a_callback_s_parameters_are_what_the_function_it_is_passed_to_declares(
     calls = {(line, dst) for _src, dst, kind, sp, _dp, line, _conf, how, *_ in edges
              if kind == "CALLS" and sp == "src/map.ts" and how == "returned"}
     assert (10, "src/subscriber.ts::Other.complete") in calls
+
+
+BARRELS = {
+    "src/deep.ts": "export function deepFn(): void {}\nexport class Deep {\n  go(): void {}\n}\n",
+    "src/inner.ts": "export * from './deep';\nexport function shallow(): void {}\n",
+    "src/barrel.ts": "export * from './inner';\n",
+    "src/use.ts": ("import * as z from './barrel';\n"   # 1
+                   "export function u() {\n"           # 2
+                   "  z.deepFn();\n"                   # 3
+                   "  z.shallow();\n"                  # 4
+                   "  new z.Deep().go();\n"            # 5
+                   "  z.later();\n"                    # 6
+                   "}\n"),
+}
+
+
+def test_names_re_exported_whole_through_barrels_are_followed(tmp_path, write_files, monkeypatch):
+    """zod: `import * as z from "zod/v4"; z.string()` reaches `string` through three `export *
+    from` barrels (6,278 of its calls had no edge). A function added behind them is found by an
+    incremental run as by a fresh index, through the barrels' importers (as for a common name:
+    a rare one is looked up everywhere anyway)."""
+    from test_call_returns import _edited_equals_fresh
+
+    from memory_lsp.graph import resolution
+
+    monkeypatch.setattr(resolution, "RARE_NAME_LIMIT", 0)
+    root = write_files(tmp_path / "ws", BARRELS)
+    edges = _edited_equals_fresh(tmp_path, root, "src/deep.ts",
+                                 BARRELS["src/deep.ts"] + "export function later(): void {}\n")["edges"]
+    calls = {(line, dst, how) for _src, dst, kind, sp, _dp, line, _conf, how, *_ in edges
+             if kind == "CALLS" and sp == "src/use.ts"}
+    assert {(3, "src/deep.ts::deepFn", "module_attr"), (4, "src/inner.ts::shallow", "module_attr"),
+            (5, "src/deep.ts::Deep", "module_attr"), (6, "src/deep.ts::later", "module_attr")} <= calls
