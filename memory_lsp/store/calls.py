@@ -79,28 +79,41 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     # `from .api import get`), followed through modules that import them in turn (`attrs` re-exports attr's, which
     # imports them from attr._next_gen) up to REEXPORT_HOPS, for the modules the references import
     # A module re-exporting others whole (`export * from './schemas'`: zod's `z.string()` goes through three such
-    # barrels) offers their names too (`star`: each module with the modules it re-exports, itself at depth 0)
+    # barrels) offers their names too (`_star`: each such module with the modules it re-exports, at their depth)
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _star AS
+        WITH RECURSIVE s(path, via, d) AS (
+            SELECT path, target, 1 FROM imports WHERE {STAR_EXPORT}
+            UNION ALL
+            SELECT s.path, j.target, s.d + 1 FROM s JOIN (SELECT * FROM imports WHERE {STAR_EXPORT}) j ON j.path = s.via
+            WHERE s.d < {REEXPORT_HOPS})
+        SELECT path, via, min(d) AS d FROM s GROUP BY ALL""")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _exports AS
         WITH RECURSIVE wanted AS (SELECT DISTINCT target AS path FROM _imports WHERE target IS NOT NULL),
-        star(path, via, d) AS (
-            SELECT path, path, 0 FROM (SELECT path FROM wanted UNION SELECT target FROM imports WHERE target IS NOT NULL)
-            UNION ALL
-            SELECT s.path, j.target, s.d + 1 FROM star s JOIN (SELECT * FROM imports WHERE {STAR_EXPORT}) j ON j.path = s.via
-            WHERE s.d < {REEXPORT_HOPS}),
+        reach AS (SELECT path, path AS via, 0 AS d FROM wanted
+                  UNION ALL SELECT * FROM _star WHERE path IN (SELECT path FROM wanted)),
         chain(path, binding, target, name, d) AS (
-            SELECT s.path, i.binding, i.target, i.name, s.d + 1 FROM star s JOIN imports i ON i.path = s.via
-            WHERE s.path IN (SELECT path FROM wanted) AND NOT i.is_module AND i.binding IS NOT NULL AND i.target IS NOT NULL
+            SELECT r.path, i.binding, i.target, i.name, r.d + 1 FROM reach r JOIN imports i ON i.path = r.via
+            WHERE NOT i.is_module AND i.binding IS NOT NULL AND i.target IS NOT NULL
             UNION ALL
-            SELECT c.path, c.binding, j.target, j.name, c.d + t.d + 1
-            FROM chain c JOIN star t ON t.path = c.target JOIN imports j ON j.path = t.via AND j.binding = c.name
-                 AND NOT j.is_module AND j.target IS NOT NULL
-            WHERE c.d < {REEXPORT_HOPS})
+            (SELECT c.path, c.binding, j.target, j.name, c.d + 1
+             FROM chain c JOIN imports j ON j.path = c.target AND j.binding = c.name AND NOT j.is_module
+                  AND j.target IS NOT NULL
+             WHERE c.d < {REEXPORT_HOPS}
+             UNION ALL
+             SELECT c.path, c.binding, j.target, j.name, c.d + t.d + 1
+             FROM chain c JOIN _star t ON t.path = c.target JOIN imports j ON j.path = t.via AND j.binding = c.name
+                  AND NOT j.is_module AND j.target IS NOT NULL
+             WHERE c.d < {REEXPORT_HOPS}))
         SELECT path, name, id, kind, dst_path FROM (
-            SELECT s.path, y.name, y.id, y.kind, y.path AS dst_path, s.d FROM star s
-            JOIN symbols y ON y.path = s.via AND y.parent IS NULL WHERE s.path IN (SELECT path FROM wanted)
+            SELECT r.path, y.name, y.id, y.kind, y.path AS dst_path, r.d FROM reach r
+            JOIN symbols y ON y.path = r.via AND y.parent IS NULL
             UNION ALL
-            SELECT c.path, c.binding, y.id, y.kind, y.path, c.d + t.d FROM chain c JOIN star t ON t.path = c.target
+            SELECT c.path, c.binding, y.id, y.kind, y.path, c.d FROM chain c
+            JOIN symbols y ON y.path = c.target AND y.name = c.name AND y.parent IS NULL
+            UNION ALL
+            SELECT c.path, c.binding, y.id, y.kind, y.path, c.d + t.d FROM chain c JOIN _star t ON t.path = c.target
             JOIN symbols y ON y.path = t.via AND y.name = c.name AND y.parent IS NULL)
         QUALIFY d = min(d) OVER (PARTITION BY path, name)""")
     free = "coalesce(r.rtype, '') <> 'local'"  # a local name (a parameter) is no function of that name
@@ -172,7 +185,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     _resolve_typed(store, cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", syms, builtin_methods)
     cur.execute(f"DROP {'VIEW' if scope is None else 'TABLE'} _refs")
-    for temp in ("_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt", "_ft", "_rt") + (("_syms",) if scope else ()):
+    for temp in ("_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_star", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt", "_ft", "_rt") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
