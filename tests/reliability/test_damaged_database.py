@@ -172,7 +172,7 @@ def test_the_full_read_leaves_nothing_in_duckdbs_cache(tmp_path):
 
     store = Store.open(db)
     try:
-        assert cached(store) < 1 << 20
+        assert cached(store) <= 1 << 20  # the 1 MiB the eviction's limit leaves (a whole-suite run met exactly that)
         store.conn.execute("SELECT count(*), max(h) FROM big").fetchall()  # and the cache still works
         assert cached(store) > 1 << 20
         assert store.conn.execute("SELECT current_setting('memory_limit')").fetchone()[0] != "1.0 MiB"
