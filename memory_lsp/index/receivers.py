@@ -127,9 +127,17 @@ def first_step(receiver: str) -> tuple[str, str, bool] | None:
 
 
 def own_call(receiver: str) -> str | None:
-    """`make(...)` and nothing more: make (a function or method the caller sees by name)."""
+    """`make(...)` and nothing more: make (a function or method the caller sees by name); not
+    `make()(x)`, a call of what make returns."""
     m = _OWN_CALL.match(receiver)
-    return m.group(1) if m and len(top_split(receiver, ".")) == 1 else None
+    if not m or len(top_split(receiver, ".")) != 1:
+        return None
+    depth = 0
+    for i in range(receiver.index("("), len(receiver)):
+        depth += {"(": 1, ")": -1}.get(receiver[i], 0)
+        if depth == 0:
+            return m.group(1) if i == len(receiver) - 1 else None
+    return None
 
 
 def _members(text: str) -> list[str]:

@@ -145,8 +145,10 @@ def _returned(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: 
         typ = cls
     else:
         typ = rtype(scopes, chain, cls, "", root, False)
-        if typ is None and root[:1].isupper() and _NAME.fullmatch(root) and scopes.lookup(chain, root) is None:
-            typ = root  # a class named for a static call: `Foo.instance()`
+        if typ is None and _NAME.fullmatch(root) and "." not in root and scopes.lookup(chain, root) is None:
+            # a class named for a static call (`Foo.instance()`), or a module imported whole
+            # (`import * as z`; `z.string().min()`: store/return_calls.py finds the module's function)
+            typ = root
     if typ == "builtin":
         return "builtin"
     return receivers.member_mark(typ, name)

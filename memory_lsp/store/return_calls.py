@@ -21,6 +21,9 @@ from memory_lsp.store.code import value_set
 from memory_lsp.store.receiver_classes import JAVA_CLASS
 
 MARK = "->"
+# what an annotated return (or a callback's parameter) may name: a TypeScript or Java interface's
+# method signatures are what its callers reach, as for a parameter annotated with it (store/calls.py)
+RETURNED_KINDS = "('class', 'interface')"
 # the mark without its prefix, its function's name (after the last dot, without the "()" of a mark
 # of what calling its result gives: `->click.group()`) and its owner (before it, or '')
 MARK_FUNCTION = "regexp_replace(regexp_extract(rtype, '[^.>]*$'), '[(]([0-9]+,[0-9]+)?[)]$', '')"
@@ -41,28 +44,29 @@ OWNERS = f"""
     FROM m WHERE owner <> ''"""
 
 
-def class_named(typed: str, keys: str) -> str:
+def class_named(typed: str, keys: str, kinds: str = "('class')") -> str:
     """A query of (`keys`, cid) for the rows of the table `typed` (`keys`, path, rtype): the
     class `rtype` names in the file `path`, defined there, imported there (also re-exported by
-    a package __init__ it imports from), or `module.Class` through a module it imports."""
+    a package __init__ it imports from), or `module.Class` through a module it imports; `kinds`:
+    the symbol kinds it may be (SQL after IN)."""
     return f"""
         WITH imp AS (SELECT k.path, k.binding, k.name, k.target, k.is_module FROM imports k
                      WHERE k.path IN (SELECT DISTINCT path FROM {typed}) AND k.target IS NOT NULL)
         SELECT {keys}, s.id AS cid FROM {typed} v
-               JOIN symbols s ON s.path = v.path AND s.name = v.rtype AND s.parent IS NULL AND s.kind = 'class'
+               JOIN symbols s ON s.path = v.path AND s.name = v.rtype AND s.parent IS NULL AND s.kind IN {kinds}
         UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
                JOIN symbols s ON s.path = k.target AND s.name = coalesce(k.name, {JAVA_CLASS.replace("i.", "k.")})
-               AND s.parent IS NULL AND s.kind = 'class'
+               AND s.parent IS NULL AND s.kind IN {kinds}
         UNION SELECT {keys}, s.id FROM {typed} v  -- Java: a nested class of the file, a class of its package
-               JOIN symbols s ON ends_with(v.path, '.java') AND s.name = v.rtype AND s.kind = 'class'
+               JOIN symbols s ON ends_with(v.path, '.java') AND s.name = v.rtype AND s.kind IN {kinds}
                AND (s.path = v.path OR s.parent IS NULL AND s.path = regexp_replace(v.path, '[^/]*$', '') || v.rtype || '.java')
         UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
                JOIN imports j ON j.path = k.target AND j.binding = k.name AND NOT j.is_module  -- a package's re-export
-               JOIN symbols s ON s.path = j.target AND s.name = j.name AND s.parent IS NULL AND s.kind = 'class'
+               JOIN symbols s ON s.path = j.target AND s.name = j.name AND s.parent IS NULL AND s.kind IN {kinds}
         UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND k.is_module
                AND starts_with(v.rtype, k.binding || '.')
                JOIN symbols s ON s.path = k.target AND v.rtype = k.binding || '.' || s.name AND s.parent IS NULL
-               AND s.kind = 'class'"""
+               AND s.kind IN {kinds}"""
 
 
 def marked_names(cur) -> list[str]:
@@ -117,7 +121,7 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
         WHERE t.name IN {functions}""")
     # a function returning Python's own type (`-> dict`): cid NULL, a type no workspace method is guessed on
     cur.execute("CREATE OR REPLACE TEMP TABLE _rt AS SELECT site AS path, src, mark AS rtype, cid FROM ("
-                + class_named("_rfv", "v.site, v.src, v.mark") + ") UNION ALL "
+                + class_named("_rfv", "v.site, v.src, v.mark", RETURNED_KINDS) + ") UNION ALL "
                 "SELECT site, src, mark, NULL FROM _rfv WHERE rtype = 'builtin'")
     for temp in ("_rfn", "_rfv"):
         cur.execute(f"DROP TABLE {temp}")

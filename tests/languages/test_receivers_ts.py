@@ -337,3 +337,34 @@ def test_names_re_exported_whole_through_barrels_are_followed(tmp_path, write_fi
              if kind == "CALLS" and sp == "src/use.ts"}
     assert {(3, "src/deep.ts::deepFn", "module_attr"), (4, "src/inner.ts::shallow", "module_attr"),
             (5, "src/deep.ts::Deep", "module_attr"), (6, "src/deep.ts::later", "module_attr")} <= calls
+
+
+NAMESPACE_RETURNS = {
+    "src/schemas.ts": ("export interface ZodString {\n  min(n: number): ZodString;\n}\n"
+                       "export class Other {\n  min(): void {}\n}\n"
+                       "export function string(): ZodString { return null as any; }\n"),
+    "src/index.ts": "export * from './schemas';\n",
+    "src/ops.ts": ("export interface Op {\n  (x: number): Obs;\n}\n"
+                   "export class Obs {\n  subscribe(): void {}\n}\n"
+                   "export function concatAll(): Op { return null as any; }\n"),
+    "src/use.ts": ("import * as z from './index';\n"     # 1
+                   "import { concatAll } from './ops';\n"  # 2
+                   "export function u() {\n"             # 3
+                   "  z.string().min(1);\n"              # 4
+                   "  concatAll()(1).subscribe();\n"     # 5
+                   "}\n"),
+}
+
+
+def test_what_a_module_s_function_returns_an_interface_included(tmp_path, index_files):
+    """zod: `z.string().min(1)`, where `string(): ZodString` sits behind a barrel of the module `z`
+    names and ZodString is an interface: its method signature, as TypeScript's checker says.
+    `concatAll()(source).subscribe()` calls what concatAll's result returns: not typed as
+    concatAll's result (an interface without `subscribe`, which closed the call to any guess)."""
+    ws = index_files(tmp_path, NAMESPACE_RETURNS)
+    rows = ws.store.cursor().execute(
+        "SELECT line, dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = 'src/use.ts'").fetchall()
+    ws.close()
+    assert (4, "src/schemas.ts::ZodString.min", "returned") in rows
+    assert not any(line == 4 and dst.endswith("Other.min") for line, dst, _ in rows)
+    assert any(line == 5 and dst == "src/ops.ts::Obs.subscribe" for line, dst, _ in rows)
