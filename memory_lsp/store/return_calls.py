@@ -6,10 +6,11 @@ index/returns.py marks such a call's rtype with the function as the calling file
 fixture's or module variable's class, or a function of an imported module; `->make_env`: an
 imported function), and index/extract.py writes each function's return type as its own file
 names it (a `returntype` row of refs; what a function-typed parameter gives its callback's
-parameters, a `paramtype` row whose receiver is the slot "k,j": index/receivers_ts.py). `OWNERS` and `returned_types` make `_rt` (path, src,
-rtype, cid): for the marked calls of `_refs`, the class the marked function returns (the method
-found in the owner's class or its nearest base, as a typed call finds it: store/calls.py).
-store/calls.py `_resolve_typed` resolves those calls in that class (strategy `returned`).
+parameters, a `paramtype` row whose receiver is the slot "k,j": index/receivers_ts.py). `OWNERS`
+and `returned_types` make `_rt` (path, src, rtype, cid): for the marked calls of `_refs`, the
+class (or interface) the marked function returns (the method found in the owner's class or its
+nearest base, as a typed call finds it: store/calls.py). store/calls.py `_resolve_typed`
+resolves those calls in that class (strategy `returned`).
 
 A scoped run re-resolves the marked calls of other files when the function, its owner's class
 or the returned class changes name or a return type changes (store/retyped.py).
