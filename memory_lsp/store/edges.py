@@ -116,7 +116,8 @@ def bindings_into(store: Store, cur, paths, names) -> set[tuple[str, str]]:
         f"SELECT DISTINCT path, binding FROM imports WHERE target IN {targets} "
         f"AND name IN {wanted} AND binding IS NOT NULL").fetchall())
     # a module re-exporting another whole (`export * from './schemas'`, `from .mod import *`) offers its names as they are
-    stars = {r[0] for r in cur.execute(f"SELECT DISTINCT path FROM imports WHERE target IN {targets} AND {STAR_EXPORT}").fetchall()}
+    stars = {r[0] for r in cur.execute(
+        f"SELECT DISTINCT path FROM imports WHERE target IN {targets} AND {STAR_EXPORT}").fetchall()}
     return found | {(path, name) for path in stars for name in names}
 
 
