@@ -611,3 +611,22 @@ def test_e_names_a_package_imports_with_a_star_are_its_names(tmp_path, write_fil
     calls = {(line, dst, strategy) for _src, dst, kind, sp, _dp, line, _c, strategy, *_ in incremental["edges"]
              if sp == "tests/test_s.py" and kind == "CALLS"}
     assert calls == {(3, "src/shapes/core.py::area", "module_attr")}
+
+
+def test_e_a_star_import_binds_no_name_of_its_own(tmp_path, index_files):
+    # `from pkg.constants import *` binds the module's names, not `pkg` (it bound "pkg.constants",
+    # and so `pkg` through the package rows: `pkg.helper()` resolved as if `import pkg` were
+    # there); TypeScript's `export * from "./deep.js"` bound `js`
+    ws = index_files(tmp_path / "ws", {
+        "src/pkg/__init__.py": "def helper():\n    return 1\n",
+        "src/pkg/constants.py": "X = 1\n",
+        "src/use.py": "from pkg.constants import *\ndef f():\n    pkg.helper()\n",
+        "web/deep.ts": "export function deep(): void {}\n",
+        "web/barrel.ts": "export * from './deep.js';\n",
+    })
+    cur = ws.store.cursor()
+    stars = cur.execute("SELECT path, binding FROM imports WHERE name = '*' ORDER BY path").fetchall()
+    calls = cur.execute("SELECT strategy FROM edges WHERE kind = 'CALLS' AND src_path = 'src/use.py'").fetchall()
+    ws.close()
+    assert stars == [("src/use.py", None), ("web/barrel.ts", None)]
+    assert ("module_attr",) not in calls

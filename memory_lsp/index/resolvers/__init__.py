@@ -120,8 +120,9 @@ def import_table_rows(raw: list[ImportRow], ctx: ResolveContext) -> list[tuple]:
             log.exception("resolving %s imports failed", family)
             targets = [[] for _ in rows]
         for row, found in zip(rows, targets):
-            binding = row.alias or (row.name if row.name and row.name != "*" else None) \
-                or default_binding(family, row.module)
+            # `from m import *`, `export * from './m'`, Java's `import a.b.*`: no name of the module's
+            # own (`export * from "./x.js"` bound `js`; its names are offered whole: store/calls.py `_star`)
+            binding = row.alias or (None if row.name == "*" else row.name or default_binding(family, row.module))
             if not found:
                 out.append((row.path, row.line, row.module, row.name, row.alias, binding, None, None, "unresolved"))
             for t in found:
