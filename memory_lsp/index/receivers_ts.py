@@ -103,7 +103,7 @@ def scopes() -> receivers.Scopes:
 def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, name: str, receiver: str | None,
           defined_here: bool, returns=None, line: int | None = None) -> str | None:
     """The receiver type of one call reference (module docstring); same signature as
-    receivers.rtype (`returns` and `line` unused: no return types for this family yet)."""
+    receivers.rtype (`line` unused)."""
     if receiver is None:
         hit = scopes.lookup(chain, name)
         return "local" if hit is not None and not defined_here else None

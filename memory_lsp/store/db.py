@@ -81,7 +81,7 @@ class Store:
         self._extensions = _load_extensions(conn, ("fts",))
         self._local = threading.local()
         self._gate = Gate()  # the readers' calls, which a close waits out (store/cursor.py)
-        self._cursors: list[ReadCursor] = []  # closed with the connection: they keep the file open
+        self._cursors: list[ReadCursor] = []  # closed with the connection (one left open answered reads after it)
         self._memory_base_mb = MEMORY_LIMIT_MB  # see memory_for_references
         self._memory_needs: list[int] = []
         self._memory_lock = threading.Lock()
@@ -226,7 +226,7 @@ class Store:
 
     def close(self) -> None:
         """Close the connection and every reader's cursor, once no read is under way; a read
-        asked afterwards fails with StoreClosed."""
+        asked afterwards fails with StoreClosed (a cursor left open went on answering reads)."""
         self._gate.close()
         for cur in self._cursors:
             cur.close()

@@ -139,9 +139,8 @@ class Workspace:
 
     def _index_apart(self) -> bool:
         """A first index of enough files, in a process that should not keep its peak? Only then:
-        no reader holds the store (a fresh index's snapshots have none), and DuckDB must not
-        close a connection another thread is reading through (an owner died of a corrupted heap
-        when a run over an existing index handed its file to the child under a hover)."""
+        a fresh index's snapshots read nothing from the store, while the readers of an existing
+        index would meet it closed (StoreClosed: store/cursor.py) for the whole of the child's run."""
         if self.index_apart_from is None:
             return False
         if code.has_files(self.store.cursor()):

@@ -88,7 +88,7 @@ class Snapshot:
     def _no_index(self) -> bool:
         """Nothing to read: the index is another process's, or no code is indexed yet. Readers
         never query a store with no code in it: a first index may hand its file to a child
-        process (workspace/apart.py), and DuckDB must not close a connection being read."""
+        process (workspace/apart.py), and reads of the closed store would fail (StoreClosed)."""
         return self.store is None or not self.indexed
 
     def symbols(self, path: str) -> list[Symbol]:
