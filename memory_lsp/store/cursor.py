@@ -85,13 +85,6 @@ class ReadCursor:
             rows = self._conn.fetchall()
         return rows[0] if rows else None
 
-    def close(self) -> None:
-        """Called by the store's close, inside the closed gate (no call of this cursor is running)."""
-        try:
-            self._conn.close()
-        except duckdb.Error:
-            pass
-
     def __getattr__(self, name):  # fetchall, fetchnumpy, register... as they are, through the gate
         value = getattr(self._conn, name)
         if not callable(value):

@@ -81,7 +81,6 @@ class Store:
         self._extensions = _load_extensions(conn, ("fts",))
         self._local = threading.local()
         self._gate = Gate()  # the readers' calls, which a close waits out (store/cursor.py)
-        self._cursors: list[ReadCursor] = []  # closed with the connection (one left open answered reads after it)
         self._memory_base_mb = MEMORY_LIMIT_MB  # see memory_for_references
         self._memory_needs: list[int] = []
         self._memory_lock = threading.Lock()
@@ -221,16 +220,12 @@ class Store:
         if cur is None:
             with self._gate.passing():  # a closed store hands out none
                 cur = self._local.cursor = ReadCursor(self.conn.cursor(), self, self._gate)
-                self._cursors.append(cur)
         return cur
 
     def close(self) -> None:
-        """Close the connection and every reader's cursor, once no read is under way; a read
-        asked afterwards fails with StoreClosed (a cursor left open went on answering reads)."""
+        """Close the connection once no read is under way (DuckDB closes the readers' cursors
+        with it); a read asked afterwards fails with StoreClosed."""
         self._gate.close()
-        for cur in self._cursors:
-            cur.close()
-        self._cursors.clear()
         try:
             self.conn.close()
         except duckdb.Error:
