@@ -51,10 +51,11 @@ def discover(root: Path, settings: Settings) -> tuple[list[Candidate], list[tupl
     paths = _outside_environments(listed) if listed is not None else _walk(root, skipped, defaults)
     skipped = [s for s in skipped if not (defaults.ignored(s[0], is_dir=True) or user.ignored(s[0], is_dir=True))]
     candidates = []
+    base = str(root)
     for rel in paths:
         if defaults.ignored(rel, is_dir=False):
             continue
-        full = root / rel
+        full = os.path.join(base, rel)  # a string: pathlib's joins cost more than the lstat
         try:
             st = os.lstat(full)
         except OSError:
@@ -140,6 +141,12 @@ def _is_environment(folder: Path) -> bool:
     return any(os.path.exists(folder / marker) for marker in ENVIRONMENT_MARKERS)
 
 
+def _lists_environment(dirpath: str, dirnames: list[str], filenames: list[str]) -> bool:
+    """_is_environment from a folder's listing (the walk has it: no stat per folder); a marker listed
+    is still asked about (a broken link is listed but does not exist)."""
+    return any(m in filenames or m in dirnames for m in ENVIRONMENT_MARKERS) and _is_environment(Path(dirpath))
+
+
 def _outside_environments(paths: list[str]) -> list[str]:
     """The listed paths less those under a folder that holds an environment marker (a tracked
     or un-ignored environment: git lists its files like any others)."""
@@ -220,6 +227,9 @@ def _walk(root: Path, skipped: list, defaults: "_Ignore") -> list[str]:
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir
+        if rel_dir and _lists_environment(dirpath, dirnames, filenames):
+            dirnames[:] = []  # an environment is not indexed: none of its files, nothing below
+            continue
         gitignore = os.path.join(dirpath, ".gitignore")
         if os.path.isfile(gitignore):
             try:
@@ -244,10 +254,9 @@ def _walk(root: Path, skipped: list, defaults: "_Ignore") -> list[str]:
             rel = f"{rel_dir}/{d}" if rel_dir else d
             if d == ".git" or defaults.ignored(rel, True) or ignored(rel, True):  # never walked
                 continue
-            if _is_environment(Path(dirpath) / d):
-                continue
             if os.path.islink(os.path.join(dirpath, d)):
-                out.append(rel)  # not walked; `discover` names it a symlink not followed
+                if not _is_environment(Path(dirpath) / d):
+                    out.append(rel)  # not walked; `discover` names it a symlink not followed
                 continue
             keep.append(d)
         dirnames[:] = keep
@@ -263,6 +272,13 @@ class _Ignore:
 
     def __init__(self, rules: list[tuple[re.Pattern, bool, bool]]):
         self.rules = rules  # (regex, negated, dir_only)
+        # Without a `!` rule the last match is any match: one regex for a folder, one for a file,
+        # and each folder's verdict kept (a workspace's paths share their folders). Asking rule
+        # by rule and prefix by prefix cost ~0.5 s of Django's discovery (3,663 files).
+        plain = bool(rules) and not any(negated for _, negated, _ in rules)
+        self._folder_rule = _union([regex for regex, _, _ in rules]) if plain else None
+        self._file_rule = _union([regex for regex, _, dir_only in rules if not dir_only]) if plain else None
+        self._folders: dict[str, bool] = {}
 
     @classmethod
     def from_lines(cls, lines: list[str]) -> "_Ignore":
@@ -283,6 +299,12 @@ class _Ignore:
 
     def verdict(self, rel: str, is_dir: bool) -> bool | None:
         """True = ignored, False = re-included, None = no rule speaks (the last match wins)."""
+        if self._folder_rule is not None:
+            return self._any_verdict(rel, is_dir)
+        return self._verdict_in_order(rel, is_dir)
+
+    def _verdict_in_order(self, rel: str, is_dir: bool) -> bool | None:
+        """verdict() rule by rule, each against the path and every folder above it."""
         result = None
         parts = rel.split("/")
         for regex, negated, dir_only in self.rules:
@@ -297,8 +319,26 @@ class _Ignore:
                     break
         return result
 
+    def _any_verdict(self, rel: str, is_dir: bool) -> bool | None:
+        """verdict() for rules none of which is negated: True if one matches the path or a folder above it."""
+        folder = ""
+        for part in rel.split("/")[:-1]:
+            folder = f"{folder}/{part}" if folder else part
+            hit = self._folders.get(folder)
+            if hit is None:
+                hit = self._folders[folder] = self._folder_rule.fullmatch(folder) is not None
+            if hit:
+                return True
+        rule = self._folder_rule if is_dir else self._file_rule
+        return True if rule is not None and rule.fullmatch(rel) else None
+
     def ignored(self, rel: str, is_dir: bool) -> bool:
         return bool(self.verdict(rel, is_dir))
+
+
+def _union(regexes: list[re.Pattern]) -> re.Pattern | None:
+    """One regex that fully matches what any of `regexes` fully matches (None: no regex)."""
+    return re.compile("|".join(f"(?:{r.pattern})" for r in regexes)) if regexes else None
 
 
 def _glob_to_regex(pattern: str, anchored: bool) -> str:

@@ -9,7 +9,6 @@ Offsets, lines and columns count Python characters (code points), not UTF-16 uni
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 import unicodedata
@@ -156,8 +155,11 @@ def redact(text: str, findings: list[Finding] | None = None) -> str:
 
 # A line can hold a secret only if it has a long token-like run with a digit or both cases, a URL,
 # or a key word; a multi-line secret (PEM, service-account JSON) names itself in the text.
-_HINT_RUN = re.compile(rb"[A-Za-z0-9_+/=-]{16,}")
+_HINT_RUN = re.compile(rb"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{16,}")  # whole runs: no try inside a word
+# a run that is no hint: no digit, and its letters all lower or all upper case (snake_case, CONSTANT)
+_PLAIN_RUN = re.compile(rb"[_+/=-]*(?:[a-z][a-z_+/=-]*|[A-Z][A-Z_+/=-]*)")
 _HINT_WORD = re.compile(rb"://|passw|pwd|secret|token|eyj|(?:api|access|private|auth)[_-]?key")
+_HINT_WORD_PARTS = (b"://", b"passw", b"pwd", b"secret", b"token", b"eyj", b"key")  # one in each of its matches
 _MULTILINE_MARKS = ("PRIVATE KEY", "service_account")
 
 
@@ -167,17 +169,19 @@ def redact_file_text(text: str) -> str:
     if any(mark in text for mark in _MULTILINE_MARKS):
         return redact(text)
     data = text.encode("utf-8", "surrogatepass")  # offsets only pick lines: bytes are enough
-    hits = [m.start() for m in _HINT_WORD.finditer(data.lower())]
-    for m in _HINT_RUN.finditer(data):
-        run = m.group()
-        if any(48 <= c <= 57 for c in run) or not (run.islower() or run.isupper()):
-            hits.append(m.start())
+    lower = data.lower()  # a substring search is much faster than the regex, which most chunks need not run
+    hits = [m.start() for m in _HINT_WORD.finditer(lower)] if any(w in lower for w in _HINT_WORD_PARTS) else []
+    hits += [m.start() for m in _HINT_RUN.finditer(data) if not _PLAIN_RUN.fullmatch(m.group())]
     if not hits:
         return text
-    newlines = [m.start() for m in re.finditer(rb"\n", data)]
     lines = text.split("\n")
-    for number in {bisect.bisect_left(newlines, h) for h in hits}:
-        lines[number] = redact(lines[number])
+    number, pos, done = 0, 0, -1
+    for h in sorted(hits):  # a hit's line: the newlines before it, counted on from the last hit
+        number += data.count(b"\n", pos, h)
+        pos = h
+        if number != done:
+            lines[number] = redact(lines[number])
+            done = number
     return "\n".join(lines)
 
 
