@@ -53,8 +53,8 @@
 ; ---- ES imports
 ; import x from './a'   (default: no name, alias = local binding)
 (import_statement (import_clause (identifier) @import.alias) source: (string) @import.module) @import
-; import * as ns from './a'
-(import_statement (import_clause (namespace_import (identifier) @import.alias)) source: (string) @import.module) @import
+; import * as ns from './a'   (name "*": the module whole, bound to ns)
+(import_statement (import_clause (namespace_import "*" @import.name (identifier) @import.alias)) source: (string) @import.module) @import
 ; import { a } from './a' / import { a as b } from './a'
 (import_statement (import_clause (named_imports (import_specifier name: (_) @import.name alias: (identifier)? @import.alias))) source: (string) @import.module) @import
 ; import './a'   (side effect only: the source is the first named child)
@@ -62,7 +62,7 @@
 ; export { a, b as c } from './a' / export * from './a' / export * as ns from './a'
 (export_statement (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias)) source: (string) @import.module) @import
 (export_statement "*" @import.name source: (string) @import.module) @import
-(export_statement (namespace_export (_) @import.alias) source: (string) @import.module) @import
+(export_statement (namespace_export "*" @import.name (_) @import.alias) source: (string) @import.module) @import
 ; import x = require('./a')
 (import_statement (import_require_clause (identifier) @import.alias source: (string) @import.module)) @import
 ; import('./a')

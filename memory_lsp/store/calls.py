@@ -11,7 +11,7 @@ import builtins
 from memory_lsp.store import fixture_calls, receiver_classes, retyped, return_calls, var_calls
 from memory_lsp.store.code import RETURN_KINDS, value_set
 from memory_lsp.store.db import Store
-from memory_lsp.store.edges import STAR_EXPORT, _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
+from memory_lsp.store.edges import NAMESPACE_IMPORT, STAR_EXPORT, _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
 from memory_lsp.store.return_calls import MARK
 
 # bases from outside that give a class no method a workspace defines: a call on a HookspecOpts
@@ -236,11 +236,15 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
         WITH external AS (SELECT DISTINCT path, split_part(binding, '.', 1) AS binding FROM imports  -- `import a.b` binds a
                           WHERE target IS NULL AND path IN (SELECT path FROM _refs)),
         outside AS (SELECT DISTINCT path, binding FROM imports
-                    WHERE strategy = 'external' AND path IN (SELECT path FROM _refs))
+                    WHERE strategy = 'external' AND path IN (SELECT path FROM _refs)),
+        -- `z.object()` through `import * as z`: the module's exports were asked (module_attr); what they
+        -- do not offer is no function of that name elsewhere (a variable, a name renamed on export)
+        namespace AS (SELECT DISTINCT path, binding FROM imports WHERE {NAMESPACE_IMPORT} AND path IN (SELECT path FROM _refs))
         SELECT r.* FROM _refs r
         ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
              ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
         ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
+        ANTI JOIN namespace n ON n.path = r.path AND n.binding = r.receiver
         ANTI JOIN _bound_outside xb ON xb.path = r.path AND xb.src = r.src AND xb.name = CASE WHEN r.receiver IS NULL THEN r.name END
         LEFT JOIN outside o ON o.path = r.path  -- the type's first name, a mark's function imported from outside by name
              -- (`->deque`; not `->typing.cast`: a module's function may return ours), an outside class's method (`->ssl.SSLContext.wrap_bio`)

@@ -103,8 +103,10 @@ def importers_of(store: Store, cur, paths) -> set[str]:
 
 
 # an import row that re-exports a module's names whole: `export * from`, `from m import *` (Java's
-# `import a.b.*` only brings a package's classes into the file)
-STAR_EXPORT = "name = '*' AND is_module AND target IS NOT NULL AND NOT ends_with(path, '.java')"
+# `import a.b.*` only brings a package's classes into the file; `import * as ns` binds ns alone)
+STAR_EXPORT = "name = '*' AND alias IS NULL AND is_module AND target IS NOT NULL AND NOT ends_with(path, '.java')"
+# a TS/JS namespace import of a workspace module (`import * as z from "./zod"`): its names are what the module exports
+NAMESPACE_IMPORT = "name = '*' AND alias IS NOT NULL AND is_module AND target IS NOT NULL"
 
 
 def bindings_into(store: Store, cur, paths, names) -> set[tuple[str, str]]:

@@ -18,12 +18,12 @@ def facts(source: str, path: str = "src/a.js", lang: str = "javascript"):
 IMPORT_CASES = [
     ("import x from './a';", [(1, "'./a'", None, "x")]),
     ("import {a as b, c} from './a';", [(1, "'./a'", "a", "b"), (1, "'./a'", "c", None)]),
-    ("import * as ns from './a';", [(1, "'./a'", None, "ns")]),
+    ("import * as ns from './a';", [(1, "'./a'", "*", "ns")]),  # the module whole, bound to ns
     ("import './side';", [(1, "'./side'", None, None)]),
     ("import d, {e} from \"./a\";", [(1, '"./a"', None, "d"), (1, '"./a"', "e", None)]),
     ("export {f, g as h} from './b';", [(1, "'./b'", "f", None), (1, "'./b'", "g", "h")]),
     ("export * from './c';", [(1, "'./c'", "*", None)]),
-    ("export * as nn from './d';", [(1, "'./d'", None, "nn")]),
+    ("export * as nn from './d';", [(1, "'./d'", "*", "nn")]),
     ("const m = require('./m');", [(1, "'./m'", None, "m")]),
     ("const {p, q: r} = require('./p');", [(1, "'./p'", "p", None), (1, "'./p'", "q", "r")]),
     ("require('./s');", [(1, "'./s'", None, None)]),

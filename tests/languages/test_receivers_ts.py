@@ -339,6 +339,40 @@ def test_names_re_exported_whole_through_barrels_are_followed(tmp_path, write_fi
             (5, "src/deep.ts::Deep", "module_attr"), (6, "src/deep.ts::later", "module_attr")} <= calls
 
 
+NAMESPACES = {
+    "src/v3.ts": ("const objectType = (): number => 1;\n"
+                  "export function string(): number { return 2; }\n"
+                  "export { objectType as object };\n"),
+    "src/v4.ts": "export function object(): number { return 3; }\nexport function coreFn(): void {}\n",
+    "src/barrel.ts": "export * as core from './v4';\n",
+    "src/d.ts": "export default class D {\n  static create(): D { return new D(); }\n}\n",
+    "src/use.ts": ("import * as z from './v3';\n"     # 1
+                   "import * as b from './barrel';\n"  # 2
+                   "import D from './d';\n"            # 3
+                   "export function u() {\n"           # 4
+                   "  z.object();\n"                   # 5
+                   "  z.string();\n"                   # 6
+                   "  b.coreFn();\n"                   # 7
+                   "  D.create();\n"                   # 8
+                   "}\n"),
+}
+
+
+def test_a_call_through_a_namespace_import_is_never_guessed_by_name(tmp_path, index_files, symbol_edges):
+    """zod: `import * as z from "zod/v3"; z.object()` is v3's `objectType`, a variable exported as
+    `object`: not a function, so no edge; it was guessed to v4's `object` by name (2,472 such
+    guesses were wrong, 259 right). A default import (`D.create()`) still is guessed, and `export *
+    as core` offers `core`, not core's names."""
+    ws = index_files(tmp_path, NAMESPACES)
+    rows = ws.store.cursor().execute(
+        "SELECT line, dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = 'src/use.ts'").fetchall()
+    calls = {(line, dst) for line, dst, _ in rows}
+    assert (6, "src/v3.ts::string") in calls  # what the module exports: found (module_attr)
+    assert not any(line == 5 for line, _ in calls), rows  # before: (5, 'src/v4.ts::object', name_unique)
+    assert not any(line == 7 for line, _ in calls), rows  # b.core.coreFn() would be the call
+    assert (8, "src/d.ts::D.create") in calls
+
+
 NAMESPACE_RETURNS = {
     "src/schemas.ts": ("export interface ZodString {\n  min(n: number): ZodString;\n}\n"
                        "export class Other {\n  min(): void {}\n}\n"
