@@ -61,6 +61,8 @@
 (import_statement . source: (string) @import.module) @import
 ; export { a, b as c } from './a' / export * from './a' / export * as ns from './a'
 (export_statement (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias)) source: (string) @import.module) @import
+; export { a as b }   (a name of the file's own, offered as b: a row into the file itself)
+(export_statement (export_clause (export_specifier name: (_) @import.name alias: (_) @import.alias)) !source) @import @import.own
 (export_statement "*" @import.name source: (string) @import.module) @import
 (export_statement (namespace_export "*" @import.name (_) @import.alias) source: (string) @import.module) @import
 ; import x = require('./a')

@@ -102,8 +102,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             mod = caps.get("import.module")
             name = caps.get("import.name")
             alias = caps.get("import.alias")
-            facts.imports.append(Import(caps["import"][0].start_point[0] + 1,
-                                        _text(mod[0]) if mod else "",
+            facts.imports.append(Import(caps["import"][0].start_point[0] + 1,  # @import.own: a row into the file
+                                        _text(mod[0]) if mod else "./" + facts.path.rsplit("/", 1)[-1] if "import.own" in caps else "",
                                         _text(name[0]) if name else None,
                                         _text(alias[0]) if alias else None))
         elif what == "inherit":

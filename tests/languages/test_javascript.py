@@ -24,6 +24,7 @@ IMPORT_CASES = [
     ("export {f, g as h} from './b';", [(1, "'./b'", "f", None), (1, "'./b'", "g", "h")]),
     ("export * from './c';", [(1, "'./c'", "*", None)]),
     ("export * as nn from './d';", [(1, "'./d'", "*", "nn")]),
+    ("export { e as f, g };", [(1, "./a.js", "e", "f")]),  # a name of its own renamed: a row into the file itself
     ("const m = require('./m');", [(1, "'./m'", None, "m")]),
     ("const {p, q: r} = require('./p');", [(1, "'./p'", "p", None), (1, "'./p'", "q", "r")]),
     ("require('./s');", [(1, "'./s'", None, None)]),

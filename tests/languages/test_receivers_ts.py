@@ -340,9 +340,10 @@ def test_names_re_exported_whole_through_barrels_are_followed(tmp_path, write_fi
 
 
 NAMESPACES = {
-    "src/v3.ts": ("const objectType = (): number => 1;\n"
+    "src/v3.ts": ("const objectType = Factory.create;\n"  # a value, no function of its own (zod v3's)
                   "export function string(): number { return 2; }\n"
-                  "export { objectType as object };\n"),
+                  "function _enum(): number { return 4; }\n"
+                  "export { objectType as object, _enum as enum };\n"),
     "src/v4.ts": "export function object(): number { return 3; }\nexport function coreFn(): void {}\n",
     "src/barrel.ts": "export * as core from './v4';\n",
     "src/d.ts": "export default class D {\n  static create(): D { return new D(); }\n}\n",
@@ -354,15 +355,17 @@ NAMESPACES = {
                    "  z.string();\n"                   # 6
                    "  b.coreFn();\n"                   # 7
                    "  D.create();\n"                   # 8
+                   "  z.enum();\n"                     # 9
                    "}\n"),
+    "src/named.ts": "import { enum as e } from './v3';\ne();\n",
 }
 
 
-def test_a_call_through_a_namespace_import_is_never_guessed_by_name(tmp_path, index_files, symbol_edges):
+def test_a_call_through_a_namespace_import_is_never_guessed_by_name(tmp_path, index_files):
     """zod: `import * as z from "zod/v3"; z.object()` is v3's `objectType`, a variable exported as
     `object`: not a function, so no edge; it was guessed to v4's `object` by name (2,472 such
     guesses were wrong, 259 right). A default import (`D.create()`) still is guessed, and `export *
-    as core` offers `core`, not core's names."""
+    as core` offers `core`, not core's names. A name the module renames on export is followed."""
     ws = index_files(tmp_path, NAMESPACES)
     rows = ws.store.cursor().execute(
         "SELECT line, dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = 'src/use.ts'").fetchall()
@@ -371,6 +374,13 @@ def test_a_call_through_a_namespace_import_is_never_guessed_by_name(tmp_path, in
     assert not any(line == 5 for line, _ in calls), rows  # before: (5, 'src/v4.ts::object', name_unique)
     assert not any(line == 7 for line, _ in calls), rows  # b.core.coreFn() would be the call
     assert (8, "src/d.ts::D.create") in calls
+    # a function of its own the module exports under another name (`export { _enum as enum }`)
+    assert (9, "src/v3.ts::_enum") in calls
+    named = ws.store.cursor().execute(
+        "SELECT line, dst FROM edges WHERE kind = 'CALLS' AND src_path = 'src/named.ts'").fetchall()
+    assert named == [(2, "src/v3.ts::_enum")]
+    imports = ws.store.cursor().execute("SELECT count(*) FROM edges WHERE kind = 'IMPORTS' AND src = dst").fetchone()
+    assert imports == (0,)
 
 
 NAMESPACE_RETURNS = {
@@ -402,3 +412,17 @@ def test_what_a_module_s_function_returns_an_interface_included(tmp_path, index_
     assert (4, "src/schemas.ts::ZodString.min", "returned") in rows
     assert not any(line == 4 and dst.endswith("Other.min") for line, dst, _ in rows)
     assert any(line == 5 and dst == "src/ops.ts::Obs.subscribe" for line, dst, _ in rows)
+
+
+def test_a_name_renamed_on_export_follows_an_edit_as_a_fresh_index(tmp_path, write_files):
+    """`export { _enum as enum }` renamed to `as choice`: the importers' calls lose the target in
+    an incremental run as in a fresh index; renamed back, they find it again."""
+    from test_call_returns import _edited_equals_fresh
+
+    root = write_files(tmp_path / "ws", NAMESPACES)
+    renamed = NAMESPACES["src/v3.ts"].replace("_enum as enum", "_enum as choice")
+    edges = _edited_equals_fresh(tmp_path / "one", root, "src/v3.ts", renamed)["edges"]
+    assert not any(dst == "src/v3.ts::_enum" for _src, dst, kind, *_ in edges if kind == "CALLS")
+    edges = _edited_equals_fresh(tmp_path / "two", root, "src/v3.ts", NAMESPACES["src/v3.ts"])["edges"]
+    assert {(sp, line) for _src, dst, kind, sp, _dp, line, *_ in edges
+            if kind == "CALLS" and dst == "src/v3.ts::_enum"} == {("src/use.ts", 9), ("src/named.ts", 2)}
