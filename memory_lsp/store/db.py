@@ -233,6 +233,17 @@ class Store:
         if self.damage is None:  # a damaged file must be checked when it is opened again
             _stamp_clean_close(self.path)
 
+    def checkpoint(self) -> bool:
+        """Write what the last commits left in memory into the file, if no other transaction runs
+        (DuckDB refuses then; the automatic checkpoint comes later). A whole run's score updates
+        were held in memory until the write-ahead log passed 16 MB: ~20 MB of a warm server."""
+        try:
+            self.conn.execute("CHECKPOINT")
+            return True
+        except duckdb.Error as exc:
+            log.debug("no checkpoint now: %s", _first_line(exc))
+            return False
+
     def health_check(self) -> bool:
         try:
             return self.cursor().execute("SELECT count(*) FROM files").fetchone() is not None
