@@ -66,7 +66,7 @@ class GraphPasses(NamedTuple):
     """What turns the rows into a graph; index/ runs them but does not know them (graph/passes.py)."""
 
     link: Callable[[Store, Any, Changes], None]  # inside the run's transaction
-    score: Callable[[Store], None]  # after a whole-workspace run
+    score: Callable[[Store, bool], None]  # after a whole-workspace run; did it change the code or its history?
 
 
 @dataclass
@@ -189,9 +189,9 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     for _, reason, _ in writer.skipped:
         report.skipped[reason.split(":")[0]] += 1
     if only is None:  # whole-workspace runs; an editor's per-file runs leave this to a full run
-        _refresh_history(store, root, settings)
+        history_changed = _refresh_history(store, root, settings)
         if passes is not None:
-            passes.score(store)
+            passes.score(store, report.code_changed or history_changed)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -386,13 +386,14 @@ def _insert_facts(cur, batch: Batch) -> None:
         ingest.insert_columns(cur, table, columns, types, batch.tables[table])
 
 
-def _refresh_history(store: Store, root: Path, settings: Settings) -> None:
+def _refresh_history(store: Store, root: Path, settings: Settings) -> bool:
     head = gitmine.head(root)
     if head is None or head == store.meta("git_head"):
-        return
+        return False
     known = set(code.known_files(store.conn))
     history = gitmine.mine(root, known, settings.git_max_commits, settings.co_change_max_files)
     rows = gitmine.co_change_edges(history, settings.co_change_min_support)
     with store.transaction() as cur:
         edges.replace_history(store, cur, rows, history.churn, history.last_change)
         store.set_meta("git_head", head, cur)
+    return True

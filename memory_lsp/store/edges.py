@@ -155,6 +155,8 @@ def mentioning(store: Store, cur, names) -> set[str]:
 def rebuild_documents(store: Store, cur, touched: set[str] | None = None) -> None:
     """DOCUMENTS edges: documentation that names a workspace file (path or unique path suffix)
     or symbol; a mention with more than three candidates is left out."""
+    if touched is not None and not touched:
+        return  # a run that changed nothing (the statement below joins every mention all the same)
     temp = _scope_table(store, cur, touched)
     cur.execute(f"DELETE FROM edges WHERE kind = 'DOCUMENTS' AND {_touching(temp)}")
     source_filter = _touching(temp).replace("src_path", "path")
