@@ -41,8 +41,21 @@ MAX_NAME_CANDIDATES = 3
 # methods of Python's containers and files: `x.items()`, `f.read()` on a receiver of unknown type
 # is as likely a dict's or a file's as the one workspace method of that name (false name_unique
 # guesses on requests: 22 of 23, click: 30 of 31): counted as one more candidate
-BUILTIN_METHODS = tuple(sorted({n for t in (dict, list, set, str, bytes, io.IOBase, io.TextIOBase, io.BytesIO)
-                                for n in dir(t) if not n.startswith("_")}))
+PYTHON_BUILTIN_METHODS = tuple(sorted({n for t in (dict, list, set, str, bytes, io.IOBase, io.TextIOBase, io.BytesIO)
+                                       for n in dir(t) if not n.startswith("_")}))
+# and of every JavaScript object, array, string, number, function and regex: `maximum.toString()`,
+# `keys.map()` on an untyped receiver. Not Map's and Set's (get, set, has, add...) nor a promise's
+# (then, catch): a workspace's registries, caches and schemas define those often enough to be meant
+JS_BUILTIN_METHODS = tuple(sorted("""
+    toString valueOf hasOwnProperty isPrototypeOf propertyIsEnumerable toLocaleString
+    at concat copyWithin every fill filter find findIndex findLast findLastIndex flat flatMap forEach
+    includes indexOf join lastIndexOf map pop push reduce reduceRight reverse shift slice some sort splice
+    toReversed toSorted toSpliced unshift
+    charAt charCodeAt codePointAt endsWith localeCompare match matchAll normalize padEnd padStart repeat replace
+    replaceAll search split startsWith substring toLowerCase toUpperCase trim trimEnd trimStart
+    apply bind call toFixed toPrecision test exec""".split()))
+BUILTIN_METHODS = {(".py", ".pyi"): PYTHON_BUILTIN_METHODS,
+                   (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"): JS_BUILTIN_METHODS}
 # a changed name can reach a reference in a file that does not import the change only by name
 # alone, and only when it is rare enough (definitions beyond this are never resolved by name)
 RARE_NAME_LIMIT = MAX_NAME_CANDIDATES * 8

@@ -30,7 +30,7 @@ _IN_SCOPE = receiver_classes.IN_SCOPE
 
 def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
                  confidence: CallConfidence, max_candidates: int, scope: RefScope | None,
-                 builtin_methods: tuple[str, ...] = ()) -> None:
+                 builtin_methods: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
     """Resolve call and base-class references to symbols (CALLS and INHERITS edges).
 
     Precise strategies first (self, same file, imported name, imported module's attribute);
@@ -275,14 +275,20 @@ def _overrides(cur, syms: str) -> None:
         WHERE m.kind = 'method' AND m.name IN (SELECT name FROM _counts)""")
 
 
+def _path_ends(suffixes: tuple[str, ...]) -> str:
+    return " OR ".join(f"ends_with(r.path, '{s}')" for s in suffixes)
+
+
 def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, syms: str,
-             builtin_methods: tuple[str, ...] = ()) -> None:
+             builtin_methods: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
     """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`); on an
-    untyped receiver in a Python file, a name in `builtin_methods` is one candidate more."""
+    untyped receiver in a file of one of `builtin_methods`' suffixes, a name of its list is one candidate more."""
     calls = ref_kind == "call"
+    language = " OR ".join(f"(r.name IN ({_quoted(names)}) AND ({_path_ends(suffixes)}))"
+                           for suffixes, names in (builtin_methods or {}).items())
     # (a mark of another file's function the graph did not resolve says as little as no type)
-    builtin = (f"(r.receiver IS NOT NULL AND (r.rtype IS NULL OR starts_with(r.rtype, '{MARK}')) AND r.name IN ({_quoted(builtin_methods)}) "
-               "AND (ends_with(r.path, '.py') OR ends_with(r.path, '.pyi')))") if calls and builtin_methods else "false"
+    builtin = (f"(r.receiver IS NOT NULL AND (r.rtype IS NULL OR starts_with(r.rtype, '{MARK}')) AND ({language}))"
+               if calls and language else "false")
     defined = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
     candidates = f"({defined} + CASE WHEN {builtin} THEN 1 ELSE 0 END)"
     # a receiver whose class was found in the workspace, with every direct base resolved (or one of NO_WORKSPACE_METHODS):

@@ -426,3 +426,27 @@ def test_a_name_renamed_on_export_follows_an_edit_as_a_fresh_index(tmp_path, wri
     edges = _edited_equals_fresh(tmp_path / "two", root, "src/v3.ts", NAMESPACES["src/v3.ts"])["edges"]
     assert {(sp, line) for _src, dst, kind, sp, _dp, line, *_ in edges
             if kind == "CALLS" and dst == "src/v3.ts::_enum"} == {("src/use.ts", 9), ("src/named.ts", 2)}
+
+
+BUILTIN_NAMES = {
+    "src/pipeline.ts": "export class Pipeline {\n  map(f: any): Pipeline { return this; }\n}\n",
+    "src/registry.ts": "export class Registry {\n  register(): void {}\n  get(): void {}\n}\n",
+    "src/use.ts": ("export function u(keys, reg) {\n"  # 1
+                   "  keys.map((k) => k);\n"             # 2
+                   "  reg.register();\n"                 # 3
+                   "  reg.get();\n"                      # 4
+                   "}\n"),
+}
+
+
+def test_a_builtin_method_name_on_an_untyped_receiver_is_one_candidate_more(tmp_path, index_files):
+    """zod: `maximum.toString()`, `keys.map()` guessed to the one workspace method of that name
+    (1,300 wrong guesses, 241 sites right): as in Python, an array's, string's or object's method
+    counts as one more candidate, so such a guess is no longer listed by default; Map's `get` is
+    not among them (registries and caches define it)."""
+    ws = index_files(tmp_path, BUILTIN_NAMES)
+    rows = {line: (dst, strategy, conf) for line, dst, strategy, conf in ws.store.cursor().execute(
+        "SELECT line, dst, strategy, confidence FROM edges WHERE kind = 'CALLS' AND src_path = 'src/use.ts'").fetchall()}
+    assert rows[2][:2] == ("src/pipeline.ts::Pipeline.map", "name_ambiguous") and rows[2][2] < 0.5
+    assert rows[3] == ("src/registry.ts::Registry.register", "name_unique", 0.5)
+    assert rows[4] == ("src/registry.ts::Registry.get", "name_unique", 0.5)
