@@ -20,7 +20,7 @@ from memory_lsp.store import code, edges
 from memory_lsp.store.db import Store
 
 DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS")  # what reachability follows
-SCORES_KEPT_S = 3600
+SCORES_KEPT_S = 3600  # a start that changed nothing keeps scores this recent (refresh_scores)
 EDGE_WEIGHTS = edges.EdgeWeights(causal_kinds=("IMPORTS", "CALLS", "INHERITS", "DRIVES", "ASSERTS_ON"),
                                  causal=1.0, cost=0.5, support=0.3)
 

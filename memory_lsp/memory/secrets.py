@@ -155,7 +155,7 @@ def redact(text: str, findings: list[Finding] | None = None) -> str:
 
 # A line can hold a secret only if it has a long token-like run with a digit or both cases, a URL,
 # or a key word; a multi-line secret (PEM, service-account JSON) names itself in the text.
-_HINT_RUN = re.compile(rb"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{16,}")  # whole runs: no try inside a word
+_HINT_RUN = re.compile(rb"[A-Za-z0-9_+/=-]{16,}")
 # a run that is no hint: no digit, and its letters all lower or all upper case (snake_case, CONSTANT)
 _PLAIN_RUN = re.compile(rb"[_+/=-]*(?:[a-z][a-z_+/=-]*|[A-Z][A-Z_+/=-]*)")
 _HINT_WORD = re.compile(rb"://|passw|pwd|secret|token|eyj|(?:api|access|private|auth)[_-]?key")

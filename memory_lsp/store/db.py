@@ -236,7 +236,8 @@ class Store:
     def checkpoint(self) -> bool:
         """Write what the last commits left in memory into the file, if no other transaction runs
         (DuckDB refuses then; the automatic checkpoint comes later). A whole run's score updates
-        were held in memory until the write-ahead log passed 16 MB: ~20 MB of a warm server."""
+        were held in memory until the write-ahead log passed 16 MB (at 11,000 files 17 MB of table
+        data and 5 MB of undo; the warm server 8-12 MB smaller with the checkpoint)."""
         try:
             self.conn.execute("CHECKPOINT")
             return True

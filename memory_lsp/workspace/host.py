@@ -135,7 +135,7 @@ class Workspace:
         report = indexer.run(self.store, self.root, self.settings, progress=progress, workers=workers,
                              passes=PASSES, redact=redact_file_text)
         self._code_changed(report, whole=True)
-        self.store.checkpoint()  # before the graph is read whole after a whole run (rowids may move)
+        self.store.checkpoint()  # its writes into the file, not kept in memory (store/db.py)
         return report
 
     def _index_apart(self) -> bool:

@@ -1,7 +1,7 @@
 """A whole index run leaves nothing in DuckDB's write-ahead log: what its commits wrote (a run
 that changed no file still writes every file's and edge's score) is checkpointed into the file,
-not held in the process's memory until the log passes 16 MB (~20 MB of a warm server at 11,000
-files, BENCHMARKS.md ax)."""
+not held in the process's memory until the log passes 16 MB (at 11,000 files 22 MB of DuckDB's
+memory, the warm server 8-12 MB: BENCHMARKS.md ax)."""
 
 import os
 
