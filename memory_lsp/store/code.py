@@ -328,6 +328,12 @@ def unresolved_imports(cur) -> int:
     return cur.execute("SELECT count(*) FROM imports WHERE strategy = 'unresolved'").fetchone()[0]
 
 
+def state_digest(cur) -> str:
+    """The indexed files as one value (each path with its content's hash): equal, the same rows."""
+    count, mixed = cur.execute("SELECT count(*), bit_xor(hash(path, hash)) FROM files").fetchone()
+    return f"{count}:{mixed}"
+
+
 def has_files(cur) -> bool:
     return cur.execute("SELECT count(*) FROM files").fetchone()[0] > 0
 
