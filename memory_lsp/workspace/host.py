@@ -197,7 +197,7 @@ class Workspace:
         if not report.code_changed and self._projection_current():
             # a start that found nothing changed: the last sync saw this code, log and history (resolving
             # 200 memories' citations again took ~0.5 s at 11,000 files; marking the search index
-            # stale made the next search rebuild it: ~15 s there)
+            # stale made the next search rebuild it: ~20 s there)
             self._publish(self._snapshot.memories, indexed=True)
         else:
             self.sync_memories(code_changed=True, paths=paths)
