@@ -253,7 +253,8 @@ class Workspace:
         return not self.memories_outdated() and self.store.meta("memory_code") == self._code_state()
 
     def _code_state(self) -> str:
-        return f"{code.state_digest(self.store.cursor())}:{self.store.meta('git_head')}:{self.store.meta('facts_version')}"
+        meta = self.store.meta_all()  # one read of the meta table, not one per key (every full sync asks)
+        return f"{code.state_digest(self.store.cursor())}:{meta.get('git_head')}:{meta.get('facts_version')}"
 
     def _settled(self, paths: set[str]) -> bool:
         """Can no memory have moved when only `paths` were re-indexed? True when every citation
