@@ -34,6 +34,7 @@ from bench_incremental import percentile  # noqa: E402
 from memory_lsp.retrieval.embedder import Embedder  # noqa: E402
 from memory_lsp.retrieval.search import GROUP, Retriever  # noqa: E402
 from memory_lsp.workspace import Workspace  # noqa: E402
+from memory_lsp.store import fulltext  # noqa: E402
 from memory_lsp.store import search as sql  # noqa: E402
 
 QUERIES = ["how to parse an email header", "HTTPConnection.getresponse", "what calls urlopen",
@@ -129,9 +130,12 @@ def main() -> None:
         cur.execute(f"INSERT INTO chunks SELECT 'copy{copies}/' || id, 'copy{copies}/' || path, kind, name, "
                     "start_line, end_line, prefix, text FROM chunks WHERE id NOT LIKE 'copy%' ORDER BY id LIMIT ?",
                     [args.items - have])
-    sql.mark_dirty(ws.store)
+    # the search index takes the documents of the files the index holds (store/fulltext.py)
+    cur.execute("INSERT INTO files (path, hash) SELECT DISTINCT path, 'copy' FROM chunks "
+                "WHERE path LIKE 'copy%' AND path NOT IN (SELECT path FROM files)")
+    fulltext.mark_dirty(ws.store)
     t = time.perf_counter()
-    sql.ensure_fts(ws.store)
+    fulltext.ensure_fts(ws.store)
     out["fts_build_padded_s"] = round(time.perf_counter() - t, 2)
     step('random vectors')
     missing = cur.execute("SELECT id FROM chunks WHERE id NOT IN (SELECT item_id FROM vectors)").fetchall()

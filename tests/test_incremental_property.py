@@ -6,19 +6,24 @@ rename a function or a method, add, delete or rename a file, change an import, a
 that moves every line). After each step the files are written, the incremental run indexes them
 (a disk scan or an editor's per-file re-index), and every row of the graph (edges: kind, ends,
 strategy, confidence, line, name; symbols, refs, imports, files) is compared with a full index of
-the same files in an empty store. bench/bench_incremental_exact.py runs the same check on the
-standard library.
+the same files in an empty store. The search index too: its documents, terms and counts after
+being brought up to date step by step (store/fulltext.py), and the in-memory postings copy a
+server refreshes rather than reloads (retrieval/bm25.py), answer as one built from nothing.
+bench/bench_incremental_exact.py runs the graph's check on the standard library.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memory_lsp.retrieval import bm25
+from memory_lsp.store import fulltext
 from memory_lsp.workspace import Workspace
 
 NAMES = ["alpha", "beta", "run", "helper", "close"]  # few names: collisions make by-name edges
@@ -248,9 +253,36 @@ def graph(ws: Workspace) -> dict:
     return {t: sorted(cur.execute(f"SELECT {cols} FROM {t}").fetchall(), key=repr) for t, cols in GRAPH.items()}
 
 
+def search_index(ws: Workspace) -> dict:
+    """The BM25 index's rows, by document id (the numbers differ between the two stores)."""
+    fulltext.ensure_fts(ws.store)
+    cur = ws.store.cursor()
+    return {"docs": sorted(cur.execute("SELECT id, kind, path, hash, len FROM bm25_docs").fetchall(), key=repr),
+            "postings": sorted(cur.execute("SELECT d.id, t.term, p.tf FROM bm25_postings p JOIN bm25_docs d "
+                                           "USING (docid) JOIN bm25_terms t USING (termid)").fetchall(), key=repr),
+            "terms": sorted(cur.execute("SELECT term, df FROM bm25_terms").fetchall()),
+            "sources": sorted(cur.execute("SELECT path, hash FROM bm25_sources").fetchall())}
+
+
+QUERIES = ["helper", "run alpha", "worker close", "beta readme", "pkg util svc"]
+
+
+def answers(store, index: bm25.Bm25Index | None) -> list:
+    """Each query's (id, kind, rounded score), from the postings copy or (None) in SQL."""
+    out = []
+    for q in QUERIES:
+        if index is None:
+            found = fulltext.bm25(store, q, None, 20)
+        else:
+            terms = fulltext.query_terms(store, q)
+            found = index.search(terms, fulltext.term_rows(store, [t for t, _ in terms]), None, 20)[0]
+        out.append([(i, k, round(s, 9)) for i, k, s in found])
+    return out
+
+
 def empty(ws: Workspace) -> None:
     cur = ws.store.cursor()
-    for table in ("edges", "files", "skipped", "symbols", "refs", "imports", "chunks", "mentions"):
+    for table in ("edges", "files", "skipped", "symbols", "refs", "imports", "chunks", "mentions") + fulltext.TABLES:
         cur.execute(f"DELETE FROM {table}")
 
 
@@ -274,6 +306,8 @@ def test_incremental_runs_equal_a_full_index(bench, edits, editor):
     bench.write(files_of(model))
     empty(bench.live)
     bench.live.index(workers=0)
+    fulltext.ensure_fts(bench.live.store)
+    copy = bm25.Bm25Index.load(bench.live.store)
     for step, op in enumerate(edits):
         model = apply(model, op)
         changed = bench.write(files_of(model))
@@ -284,3 +318,7 @@ def test_incremental_runs_equal_a_full_index(bench, edits, editor):
         empty(bench.reference)
         bench.reference.index(workers=0)
         assert graph(bench.live) == graph(bench.reference), f"after step {step}: {op}"
+        assert search_index(bench.live) == search_index(bench.reference), f"after step {step}: {op}"
+        with mock.patch.object(bm25, "RELOAD_SHARE", float("inf")):  # never a whole load: the refresh itself
+            copy = copy.refreshed(bench.live.store)
+        assert answers(bench.live.store, copy) == answers(bench.reference.store, None), f"after step {step}: {op}"

@@ -56,14 +56,14 @@ def test_a_start_that_changed_nothing_keeps_the_memories_and_the_search_index(tm
     citation again nor marks the search index stale (its next search rebuilt it: ~15 s at 11,000
     files): the last sync saw this code."""
     from memory_lsp.memory import citations
-    from memory_lsp.store import search
+    from memory_lsp.store import fulltext
 
     root = write_files(tmp_path / "ws", FILES)
     ws = Workspace.open(root)
     ws.index(workers=0)
     mid = ws.book.teach("run() is the only entry", "gotcha", cite=["pkg/core.py::run"]).memory.id
     ws.sync_memories()
-    search.ensure_fts(ws.store)
+    fulltext.ensure_fts(ws.store)
     ws.close()
 
     resolved = []

@@ -1,58 +1,127 @@
-"""BM25 over a copy of DuckDB's fts index held in numpy arrays.
+"""BM25 over a copy of the index's postings (store/fulltext.py) held in numpy arrays.
 
-DuckDB's `match_bm25` scores every document of the table on every query: about 90 ms over
-100,000 items, too slow for a 50 ms search. The same postings, grouped by term, answer a query
-by touching only the documents that contain its terms (a few milliseconds). The scores are
-DuckDB's own (its formula, tokenizer and stemmer, k = 1.2, b = 0.75), so either path ranks alike.
+Scoring every document in SQL costs tens of milliseconds over 100,000 items; the postings
+grouped by term answer a query by touching only the documents that hold its terms (a few
+milliseconds). The scores are the SQL path's own (fts's formula, k = 1.2, b = 0.75), so either
+path ranks alike.
+
+After an edit the copy is not loaded again (seconds at 10,000 files): `refreshed` reads only
+the documents numbered since (document ids only grow) and the ids still there, and keeps the
+postings it has; a removed document stays in the arrays, marked dead, until the share of such
+leftovers makes a whole load worth it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-K1, B = 1.2, 0.75
+from memory_lsp.store import fulltext
+
+K1, B = fulltext.K1, fulltext.B
+RELOAD_SHARE = 0.25  # postings added or dead beyond this share of the loaded ones: load it all again
 
 
 class Bm25Index:
-    def __init__(self, raw: dict):
-        """raw: `store.search.fts_postings` (postings sorted by term id)."""
-        post, docs = raw["postings"], raw["docs"]
-        num_docs, avgdl = raw["stats"]
-        size = int(docs["docid"].max()) + 1 if len(docs["docid"]) else 0
-        self.names = np.empty(size, dtype=object)
-        self.names[docs["docid"]] = docs["name"]
-        self.is_memory = np.zeros(size, dtype=bool)
-        self.is_memory[docs["docid"]] = docs["kind"] == "memory"
-        length = np.zeros(size)
-        length[docs["docid"]] = docs["len"]
-        self.terms = {term: termid for term, termid, _df in raw["dict"]}
-        df = np.zeros(max(self.terms.values(), default=-1) + 1)
-        for _term, termid, n in raw["dict"]:
-            df[termid] = n
-        self.idf = np.log10((num_docs - df + 0.5) / (df + 0.5) + 1)  # DuckDB's log() is base 10
-        self.unknown_idf = float(np.log10((num_docs + 0.5) / 0.5 + 1))  # a word no document holds
-        self.stopwords = raw.get("stopwords", set())
-        termids = post["termid"]
-        self.starts = np.searchsorted(termids, np.arange(len(df) + 1))
-        self.docids = post["docid"].astype(np.int32)
-        # the part of a term's score that does not depend on the query, per posting
-        tf = post["tf"].astype(np.float64)
-        norm = K1 * (1 - B + B * length[self.docids] / (avgdl or 1))
-        self.weights = tf * (K1 + 1) / (tf + norm)
+    def __init__(self, docs: dict, postings: dict, loaded_to: int):
+        """docs, postings: `fulltext.documents` (by docid; by termid, then docid)."""
+        self.loaded_to = loaded_to  # the documents numbered below this are in the arrays
+        self.docids = np.asarray(docs["docid"], dtype=np.int64)
+        self.names = np.asarray(docs["id"], dtype=object)
+        self.is_memory = np.asarray(docs["memory"], dtype=bool)
+        self.length = np.asarray(docs["len"], dtype=np.float64)
+        self.alive = np.ones(len(self.docids), dtype=bool)
+        terms = np.asarray(postings["termid"], dtype=np.int64)
+        self.starts = np.searchsorted(terms, np.arange((terms.max() + 2) if len(terms) else 1))
+        self.docs = np.searchsorted(self.docids, postings["docid"]).astype(np.int32)  # dense positions
+        self.tf = np.asarray(postings["tf"], dtype=np.float32)
+        # postings of documents numbered after the load, sorted by term
+        self.extra_terms = np.zeros(0, dtype=np.int64)
+        self.extra_docs = np.zeros(0, dtype=np.int32)
+        self.extra_tf = np.zeros(0, dtype=np.float32)
+        self._stats()
 
-    def search(self, terms: list[str], kind: str | None, limit: int) -> tuple[list[tuple], float]:
-        """-> ((id, kind, score) best first, ties by id, as `store.search.bm25` returns them;
-        the coverage of the best: the share of the query's idf, summed over its indexed terms,
+    @classmethod
+    def load(cls, store) -> "Bm25Index":
+        with fulltext.reading(store) as cur:
+            end = fulltext.next_docid(cur)
+            docs, postings = fulltext.documents(cur, 0, end)
+        return cls(docs, postings, end)
+
+    def refreshed(self, store) -> "Bm25Index":
+        """This copy brought up to the index as it is now (a new object: searches under way keep
+        reading this one)."""
+        with fulltext.reading(store) as cur:
+            end = fulltext.next_docid(cur)
+            kept = fulltext.docids_between(cur, 0, self.loaded_to)
+            docs, postings = fulltext.documents(cur, self.loaded_to, end)
+        extra = len(self.extra_terms) + len(postings["termid"])
+        dead = len(self.docids) - len(kept)
+        if extra + dead * 20 > RELOAD_SHARE * len(self.docs):  # ~20 postings a document
+            return Bm25Index.load(store)
+        new = object.__new__(Bm25Index)
+        new.__dict__.update(self.__dict__)
+        new.loaded_to = end
+        new.docids = np.concatenate([self.docids, np.asarray(docs["docid"], dtype=np.int64)])
+        new.names = np.concatenate([self.names, np.asarray(docs["id"], dtype=object)])
+        new.is_memory = np.concatenate([self.is_memory, np.asarray(docs["memory"], dtype=bool)])
+        new.length = np.concatenate([self.length, np.asarray(docs["len"], dtype=np.float64)])
+        new.alive = np.zeros(len(new.docids), dtype=bool)
+        new.alive[np.searchsorted(self.docids, kept)] = True
+        new.alive[len(self.docids):] = True
+        terms = np.concatenate([self.extra_terms, np.asarray(postings["termid"], dtype=np.int64)])
+        order = np.argsort(terms, kind="stable")
+        new.extra_terms = terms[order]
+        new.extra_docs = np.concatenate([self.extra_docs, np.searchsorted(new.docids, postings["docid"])
+                                         .astype(np.int32)])[order]
+        new.extra_tf = np.concatenate([self.extra_tf, np.asarray(postings["tf"], dtype=np.float32)])[order]
+        new._stats()
+        return new
+
+    def _stats(self) -> None:
+        self.num_docs = int(self.alive.sum())
+        self.avgdl = float(self.length[self.alive].mean()) if self.num_docs else 0.0
+
+    def _postings(self, termid: int) -> tuple[np.ndarray, np.ndarray]:
+        """(dense document positions, term frequencies) of a term in the living documents."""
+        docs, tf = [], []
+        if termid + 1 < len(self.starts):
+            docs.append(self.docs[self.starts[termid]:self.starts[termid + 1]])
+            tf.append(self.tf[self.starts[termid]:self.starts[termid + 1]])
+        lo, hi = np.searchsorted(self.extra_terms, [termid, termid + 1])
+        docs.append(self.extra_docs[lo:hi])
+        tf.append(self.extra_tf[lo:hi])
+        docs, tf = np.concatenate(docs), np.concatenate(tf)
+        keep = self.alive[docs]
+        return docs[keep], tf[keep]
+
+    def answer(self, store, query: str, kind: str | None, limit: int) -> tuple[list[tuple], float]:
+        """`search` for the query as the index tokenizes it."""
+        terms = fulltext.query_terms(store, query)
+        return self.search(terms, fulltext.term_rows(store, [t for t, _ in terms]), kind, limit)
+
+    def search(self, terms: list[tuple[str, bool]], rows: list[tuple[str, int, int]], kind: str | None,
+               limit: int) -> tuple[list[tuple], float]:
+        """terms: the query's (stem, is a stopword) (`fulltext.query_terms`); rows: (term, termid,
+        df) of those the index holds (`fulltext.term_rows`).
+        -> ((id, kind, score) best first, ties by id, as `fulltext.bm25` returns them; the
+        coverage of the best: the share of the query's idf, summed over its indexed terms,
         that this document contains. 1 when it has every term, low when it has the common ones;
         a word nothing holds counts as the rarest, so a question about what is not here scores low)."""
-        ids = sorted({self.terms[t] for t in terms if t in self.terms})
-        unknown = len({t for t in terms if t not in self.terms and t not in self.stopwords}) * self.unknown_idf
-        if not ids:
+        held_terms = {term for term, _id, _df in rows}
+        unknown = sum(1 for term, stop in terms if term not in held_terms and not stop)
+        n = self.num_docs
+        idfs, postings = [], []
+        for _term, termid, df in sorted(rows, key=lambda r: r[1]):
+            idfs.append(np.log10((n - df + 0.5) / (df + 0.5) + 1))  # fts's log() is base 10
+            postings.append(self._postings(termid))
+        if not rows:
             return [], 0.0
-        docs = np.concatenate([self.docids[self.starts[t]:self.starts[t + 1]] for t in ids])
-        gains = np.concatenate([self.idf[t] * self.weights[self.starts[t]:self.starts[t + 1]] for t in ids])
-        scores = np.bincount(docs, weights=gains, minlength=len(self.names))
-        hits = np.flatnonzero(scores)  # every idf is positive: a document scores iff it has a term
+        docs = np.concatenate([d for d, _ in postings])
+        tf = np.concatenate([t for _, t in postings]).astype(np.float64)
+        idf = np.concatenate([np.full(len(d), i) for (d, _), i in zip(postings, idfs)])
+        norm = K1 * (1 - B + B * self.length[docs] / (self.avgdl or 1))
+        scores = np.bincount(docs, weights=idf * tf * (K1 + 1) / (tf + norm), minlength=len(self.names))
+        hits = np.unique(docs)
         if kind is not None:
             hits = hits[self.is_memory[hits] == (kind == "memory")]
         if len(hits) > limit:  # everything that scores at least the limit-th best, then sort
@@ -62,7 +131,8 @@ class Bm25Index:
         if not ranked:
             return [], 0.0
         best = ranked[0]
-        held = [t for t in ids if best in self.docids[self.starts[t]:self.starts[t + 1]]]
-        coverage = float(self.idf[held].sum() / (self.idf[ids].sum() + unknown))
+        held = sum(i for (d, _), i in zip(postings, idfs) if best in d)
+        unknown_idf = float(np.log10((n + 0.5) / 0.5 + 1))
+        coverage = float(held / (sum(idfs) + unknown * unknown_idf))
         found = [(self.names[d], "memory" if self.is_memory[d] else "code", float(scores[d])) for d in ranked]
         return found, coverage

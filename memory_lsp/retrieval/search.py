@@ -23,6 +23,7 @@ from memory_lsp.memory.model import Memory
 from memory_lsp.retrieval.bm25 import Bm25Index
 from memory_lsp.retrieval.embedder import Embedder, shared_default
 from memory_lsp.store import memories as mem_rows
+from memory_lsp.store import fulltext
 from memory_lsp.store import search as sql
 
 RRF_K = 60
@@ -142,10 +143,10 @@ class Retriever:
         return [ids[i] for i in ranked], float(sims[ranked[0]]) if ranked else -1.0
 
     def _snapshot(self, version: str) -> "_Snapshot":
-        """What searches share until the chunks or memories change (the fts index's version)."""
+        """What searches share until the chunks or memories change (the search index's version)."""
         with self._lock:
             if self._content is None or self._content.version != version:
-                self._content = _Snapshot(version, self.store)
+                self._content = _Snapshot(version, self.store, self._content._bm25 if self._content else None)
             return self._content
 
     # -- search ---------------------------------------------------------------------------------
@@ -159,7 +160,7 @@ class Retriever:
         path_kind = None if mode == "hybrid" else kind_filter
         notes = []
         meta = self.store.meta_all()
-        if sql.ensure_fts(self.store, meta):
+        if fulltext.ensure_fts(self.store, meta):
             meta = self.store.meta_all()
         snap = self._snapshot(meta.get("fts_version", "0"))
         if memories is None:
@@ -292,10 +293,9 @@ class _Snapshot:
     file-to-file links, the memories, the number of items. Over 100,000 items each of these
     costs 10-90 ms as a query, which a 50 ms search cannot pay every time."""
 
-    def __init__(self, version: str, store):
-        self.version, self.store = version, store
-        self.searches = 0
-        self._bm25: Bm25Index | None = None
+    def __init__(self, version: str, store, previous: Bm25Index | None = None):
+        self.version, self.store, self.searches = version, store, 0
+        self._bm25, self._previous = None, previous  # the postings copy; the last version's, until refreshed
         self._links: dict[str, dict[str, float]] | None = None
         self._memories: dict[str, Memory] | None = None
         self._items: int | None = None
@@ -305,12 +305,12 @@ class _Snapshot:
         # the first search runs in DuckDB: loading the postings (1-2 s over 100,000 items) pays
         # off only in a process that searches again, such as the server
         self.searches += 1
-        if self._bm25 is None and self.searches == 1:
-            found = sql.bm25(self.store, query, kind, limit)
-            return found, sql.bm25_coverage(self.store, query, found[0][0]) if found else 0.0
+        if self._bm25 is None and self._previous is None and self.searches == 1:
+            return fulltext.bm25_with_coverage(self.store, query, kind, limit)
         if self._bm25 is None:
-            self._bm25 = Bm25Index(sql.fts_postings(self.store))
-        return self._bm25.search(sql.query_terms(self.store, query), kind, limit)
+            old = self._previous  # brought up to date, not loaded again (then let go)
+            self._bm25, self._previous = old.refreshed(self.store) if old else Bm25Index.load(self.store), None
+        return self._bm25.answer(self.store, query, kind, limit)
 
     def neighbours(self, paths: list[str], limit: int = 50) -> list[str]:
         """Files one edge away from any of `paths` (either direction), strongest first."""

@@ -10,7 +10,7 @@ import uuid
 from collections import Counter
 from typing import NamedTuple
 
-from memory_lsp.store import moved_lines
+from memory_lsp.store import fulltext, moved_lines
 from memory_lsp.store.db import Store
 
 FILE_COLUMNS = (["path", "lang", "hash", "size", "mtime", "loc", "is_test", "notes", "side_effects",
@@ -339,7 +339,8 @@ def has_files(cur) -> bool:
 
 
 def remove_all(cur) -> None:
-    """Every file's rows and every edge, git's too (the next run mines them again)."""
-    for table in _PER_FILE_TABLES + ("edges",):
+    """Every file's rows and every edge, git's too (the next run mines them again), and the
+    search index (its documents are made again from the new chunks)."""
+    for table in _PER_FILE_TABLES + ("edges",) + fulltext.TABLES:
         cur.execute(f"DELETE FROM {table}")
     cur.execute("DELETE FROM meta WHERE key IN ('git_head', 'resolver_inputs')")

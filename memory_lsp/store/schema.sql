@@ -46,6 +46,17 @@ CREATE TABLE IF NOT EXISTS chunks (
 -- a search reads its results' chunks by id: 3 ms with this index, 15-25 ms scanning 100,000
 CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id);
 
+-- the BM25 index (store/fulltext.py), updated file by file: one document per chunk and live memory
+-- (hash: a memory's text's), its stemmed terms with their counts, the dictionary with each term's
+-- document frequency, and the version of each file its documents were made from
+CREATE TABLE IF NOT EXISTS bm25_docs (docid BIGINT, id VARCHAR, kind VARCHAR, path VARCHAR, hash VARCHAR, len INTEGER);
+CREATE TABLE IF NOT EXISTS bm25_postings (termid INTEGER, docid BIGINT, tf INTEGER);
+CREATE TABLE IF NOT EXISTS bm25_terms (termid INTEGER, term VARCHAR, df INTEGER);
+CREATE TABLE IF NOT EXISTS bm25_sources (path VARCHAR, hash VARCHAR);
+-- what DuckDB's fts extension built in indexes before v6
+DROP SCHEMA IF EXISTS fts_main_fts_docs CASCADE;
+DROP TABLE IF EXISTS fts_docs;
+
 -- names that documentation mentions (backticked or path-like), resolved into DOCUMENTS edges
 CREATE TABLE IF NOT EXISTS mentions (path VARCHAR, heading VARCHAR, line INTEGER, token VARCHAR);
 

@@ -1,9 +1,7 @@
-"""Search SQL: the BM25 index (DuckDB fts), the vector table and its scan, graph neighbours.
+"""Search SQL: the vector table and its scan, graph neighbours (the BM25 index: fulltext.py).
 
-The fts extension builds a static index, so it is rebuilt (in about a second on the standard
-library) the first time a search needs it after the code or the memories changed. Vectors
-stay in a plain column keyed by item id and content hash; the hash is also the embedding
-cache: a chunk that moved keeps its vector.
+Vectors stay in a plain column keyed by item id and content hash; the hash is also the
+embedding cache: a chunk that moved keeps its vector.
 """
 
 from __future__ import annotations
@@ -23,93 +21,6 @@ IN_LIST = "(SELECT unnest(string_split(?, chr(31))))"
 
 def joined(values) -> str:
     return "\x1f".join(values)
-
-
-# identifiers split for BM25: load_config -> load config, JSONDecoder -> JSON Decoder
-SPLIT_NAME = "regexp_replace(c.name, '([a-z0-9])([A-Z])', '\\1 \\2', 'g')"
-
-
-def mark_dirty(store: Store) -> None:
-    store.set_meta("fts_dirty", "1")
-
-
-def ensure_fts(store: Store, meta: dict[str, str] | None = None) -> bool:
-    """Rebuild the BM25 index if the chunks or memories changed since it was built. -> rebuilt?
-    `meta`: the meta table if the caller has just read it."""
-    if (store.meta_all() if meta is None else meta).get("fts_dirty", "1") == "0":
-        return False
-    with store.write_lock:
-        cur = store.conn
-        cur.execute(f"""CREATE OR REPLACE TABLE fts_docs AS
-            SELECT c.id, 'code' AS kind, c.name || ' ' || {SPLIT_NAME} || ' ' || c.path || ' ' || c.text AS words
-            FROM chunks c
-            UNION ALL
-            SELECT m.id, 'memory', m.type || ' ' || m.text || ' ' || coalesce(m.tags, '') || ' ' ||
-                   coalesce((SELECT string_agg(x.path || ' ' || coalesce(x.symbol, ''), ' ')
-                             FROM citations x WHERE x.memory_id = m.id), '')
-            FROM memories m WHERE m.valid_to IS NULL""")
-        cur.execute("PRAGMA create_fts_index('fts_docs', 'id', 'words', stemmer='porter', "
-                    "stopwords='english', overwrite=1)")
-        store.set_meta("fts_dirty", "0")
-        # what searchers key their in-memory copies on (BM25 postings, file neighbours, memories)
-        store.set_meta("fts_version", str(int(store.meta("fts_version", "0")) + 1))
-    return True
-
-
-def bm25(store: Store, query: str, kind: str | None, limit: int) -> list[tuple[str, str, float]]:
-    """(id, kind, score) best first."""
-    sql = ("SELECT id, kind, score FROM (SELECT id, kind, fts_main_fts_docs.match_bm25(id, ?) AS score "
-           "FROM fts_docs) WHERE score IS NOT NULL" + (" AND kind = ?" if kind else "") +
-           " ORDER BY score DESC, id LIMIT ?")
-    return store.cursor().execute(sql, [query] + ([kind] if kind else []) + [limit]).fetchall()
-
-
-def bm25_coverage(store: Store, query: str, item: str) -> float:
-    """The coverage `Bm25Index.search` reports, in SQL: the share of the query's idf that the
-    item's document holds, a word no document holds counting as the rarest (for a process's
-    first search, before the postings are loaded)."""
-    rows = store.cursor().execute(f"""
-        WITH q AS (SELECT term FROM ({_TERMS}) WHERE NOT stop OR term IN (SELECT term FROM fts_main_fts_docs.dict)),
-             d AS (SELECT DISTINCT stem(unnest(fts_main_fts_docs.tokenize(words)), 'porter') AS term
-                   FROM fts_docs WHERE id = ?)
-        SELECT log10((s.num_docs - coalesce(w.df, 0) + 0.5) / (coalesce(w.df, 0) + 0.5) + 1), q.term IN (SELECT term FROM d)
-        FROM q LEFT JOIN fts_main_fts_docs.dict w USING (term), fts_main_fts_docs.stats s""", [query, item]).fetchall()
-    total = sum(idf for idf, _ in rows)
-    return sum(idf for idf, found in rows if found) / total if total else 0.0
-
-
-# the query's distinct stems, and whether each is a stopword (the index may hold one anyway:
-# a word it does not hold counts against coverage only when it is not a stopword)
-_TERMS = """SELECT stem(w, 'porter') AS term, bool_and(w IN (SELECT sw FROM fts_main_fts_docs.stopwords)) AS stop
-            FROM (SELECT unnest(fts_main_fts_docs.tokenize(?)) AS w) GROUP BY 1"""
-
-
-def query_terms(store: Store, query: str) -> list[str]:
-    """The query as the BM25 index sees it: fts's own tokenizer and Porter stemmer."""
-    return [r[0] for r in store.cursor().execute(
-        "SELECT stem(unnest(fts_main_fts_docs.tokenize(?)), 'porter')", [query]).fetchall()]
-
-
-def stopword_stems(store: Store) -> set[str]:
-    """The stems of the index's stopwords (a query word among them is no evidence of a topic)."""
-    return {r[0] for r in store.cursor().execute(
-        "SELECT DISTINCT stem(sw, 'porter') FROM fts_main_fts_docs.stopwords").fetchall()}
-
-
-def fts_postings(store: Store) -> dict:
-    """The BM25 index as numpy arrays: postings (termid, docid, tf) sorted by term, the documents
-    (docid, name, len, kind), the dictionary (term, termid, df) and the stats (num_docs, avgdl)."""
-    cur = store.cursor()
-    index = "fts_main_fts_docs"
-    return {
-        "postings": cur.execute(f"SELECT termid, docid, count(*) AS tf FROM {index}.terms "
-                                "GROUP BY termid, docid ORDER BY termid, docid").fetchnumpy(),
-        "docs": cur.execute(f"SELECT d.docid, d.name, d.len, f.kind FROM {index}.docs d "
-                            "JOIN fts_docs f ON f.id = d.name ORDER BY d.docid").fetchnumpy(),
-        "dict": cur.execute(f"SELECT term, termid, df FROM {index}.dict").fetchall(),
-        "stats": cur.execute(f"SELECT num_docs, avgdl FROM {index}.stats").fetchall()[0],
-        "stopwords": stopword_stems(store),
-    }
 
 
 # -- vectors --------------------------------------------------------------------------------

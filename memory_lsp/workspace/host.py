@@ -31,7 +31,7 @@ from memory_lsp.settings import Settings
 from memory_lsp.store import Store
 from memory_lsp.store import code
 from memory_lsp.store import memories as mem_rows
-from memory_lsp.store import search as search_sql
+from memory_lsp.store import fulltext
 from memory_lsp.store.ingest import release_freed_memory
 from memory_lsp.workspace import apart, queries
 from memory_lsp.workspace.lookup import IndexLookup
@@ -193,7 +193,7 @@ class Workspace:
             if whole:
                 self._graph_whole = True
             self._generation += 1
-            search_sql.mark_dirty(self.store)  # its chunks (a sync that rewrites the memories marks it too)
+            fulltext.mark_dirty(self.store)  # its chunks (a sync that rewrites the memories marks it too)
         if not report.code_changed and self._projection_current():
             # a start that found nothing changed: the last sync saw this code, log and history (resolving
             # 200 memories' citations again took ~0.5 s at 11,000 files; marking the search index
@@ -241,7 +241,7 @@ class Workspace:
         self.store.set_meta("memory_log", signature)
         self.store.set_meta("memory_code", self._code_state())
         self._log_signature = signature
-        search_sql.mark_dirty(self.store)
+        fulltext.mark_dirty(self.store)
         # a sync of memories alone does not index the code (a fresh index stays "not indexed yet")
         self._publish(MemoryView(memories), indexed=self._snapshot.indexed or code_changed)
         return True
@@ -271,7 +271,7 @@ class Workspace:
     def ensure_search_index(self) -> None:
         """Rebuild the full-text index if the chunks or memories changed since it was built, and
         embed the memories that have no vector yet (code chunks fill in behind: `embed_pending`)."""
-        search_sql.ensure_fts(self.store)
+        fulltext.ensure_fts(self.store)
         self.embed_memories()
 
     def embed_memories(self) -> dict | None:

@@ -11,6 +11,7 @@ from memory_lsp.retrieval.bm25 import Bm25Index
 from memory_lsp.retrieval.search import Retriever
 from memory_lsp.workspace import Workspace
 from memory_lsp.store import Store
+from memory_lsp.store import fulltext
 from memory_lsp.store import search as sql
 
 from shop_project import SHOP
@@ -51,19 +52,24 @@ def test_a_half_read_result_does_not_block_the_checkpoint_of_the_next_write(tmp_
     assert done.stdout.split() == ["1", "50"]  # one write, one version bump
 
 
-def test_the_in_memory_bm25_ranks_and_scores_as_duckdb(ws):
-    sql.ensure_fts(ws.store)
-    index = Bm25Index(sql.fts_postings(ws.store))
+def in_memory(store, index, query, kind, limit):
+    terms = fulltext.query_terms(store, query)
+    return index.search(terms, fulltext.term_rows(store, [t for t, _ in terms]), kind, limit)
+
+
+def test_the_in_memory_bm25_ranks_and_scores_as_sql(ws):
+    fulltext.ensure_fts(ws.store)
+    index = Bm25Index.load(ws.store)
     for query in ("apply discount", "cart items", "email relay", "round_cents", "checkout total marketing", "zzz"):
         for kind in (None, "code", "memory"):
-            want = sql.bm25(ws.store, query, kind, 40)
-            got, coverage = index.search(sql.query_terms(ws.store, query), kind, 40)
+            want = fulltext.bm25(ws.store, query, kind, 40)
+            got, coverage = in_memory(ws.store, index, query, kind, 40)
             assert [r[:2] for r in got] == [r[:2] for r in want], (query, kind)
             assert [r[2] for r in got] == pytest.approx([r[2] for r in want])
-            assert coverage == pytest.approx(sql.bm25_coverage(ws.store, query, want[0][0]) if want else 0.0)
+            assert coverage == pytest.approx(fulltext.bm25_coverage(ws.store, query, want[0][0]) if want else 0.0)
     # the share of the query's idf its best hit holds: all of it, or part (no item has both words)
-    assert index.search(sql.query_terms(ws.store, "apply_discount"), None, 5)[1] == 1.0
-    assert 0 < index.search(sql.query_terms(ws.store, "discount email"), None, 5)[1] < 1
+    assert in_memory(ws.store, index, "apply_discount", None, 5)[1] == 1.0
+    assert 0 < in_memory(ws.store, index, "discount email", None, 5)[1] < 1
 
 
 def test_repeated_searches_use_the_loaded_copies_and_answer_alike(ws):
@@ -101,8 +107,33 @@ def test_an_index_from_before_receiver_types_is_rebuilt(tmp_path):
     store.set_meta("schema_version", "4")
     store.close()
     store = Store.open(path)
-    assert store.recovered == "index schema v4 differs from v5: rebuilt"
-    assert store.meta("schema_version") == "5"
+    assert store.recovered == "index schema v4 differs from v6: rebuilt"
+    assert store.meta("schema_version") == "6"
     assert store.cursor().execute("SELECT index_name FROM duckdb_indexes()").fetchall() == [("chunks_id",)]
     assert store.cursor().execute("SELECT id FROM chunks").fetchall() == []
     store.close()
+
+
+def test_an_index_searched_through_duckdbs_fts_extension_keeps_its_code_and_builds_its_own(tmp_path):
+    # v6: the search index is tables of its own (store/fulltext.py); a v5 index keeps its chunks,
+    # loses the extension's static index, and makes its documents at the next search
+    path = str(tmp_path / "index.duckdb")
+    store = Store.open(path)
+    store.conn.execute("INSERT INTO files (path, hash) VALUES ('a.py', 'h1')")
+    store.conn.execute("INSERT INTO chunks (id, path, kind, name, text) VALUES "
+                       "('a.py::parse_config:1', 'a.py', 'function', 'parse_config', 'def parse_config(): ...')")
+    store.conn.execute("CREATE TABLE fts_docs AS SELECT id, text AS words FROM chunks")
+    store.conn.execute("PRAGMA create_fts_index('fts_docs', 'id', 'words', overwrite=1)")
+    store.set_meta("schema_version", "5")
+    store.set_meta("fts_dirty", "0")  # the extension's index was built
+    store.close()
+    store = Store.open(path)
+    try:
+        assert store.recovered is None and store.meta("schema_version") == "6"
+        schemas = {r[0] for r in store.cursor().execute("SELECT schema_name FROM duckdb_schemas()").fetchall()}
+        tables = {r[0] for r in store.cursor().execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        assert "fts_main_fts_docs" not in schemas and "fts_docs" not in tables
+        assert fulltext.ensure_fts(store)
+        assert [r[0] for r in fulltext.bm25(store, "parse config", None, 5)] == ["a.py::parse_config:1"]
+    finally:
+        store.close()

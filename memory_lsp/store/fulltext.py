@@ -1,0 +1,206 @@
+"""The BM25 index: its tables, kept up to date document by document, and its SQL.
+
+One document per code chunk and per live memory. DuckDB's fts extension builds a static index,
+so every code edit made the next search rebuild all of it (11-22 s at 11,000 files); these
+tables are updated in place instead: the files whose content changed since the last update
+(`bm25_sources` against `files`) and the memories whose text changed lose their documents and
+get new ones, and the term statistics move by what was removed and added. The tokenizer,
+stopwords, Porter stemmer and scoring are fts's own (k = 1.2, b = 0.75, base-10 log), so the
+ranking is the one the extension gave.
+
+Document ids (`docid`) only grow (meta `bm25_next_docid`): a process's in-memory copy of the
+postings (retrieval/bm25.py) reads only the documents numbered since its last look, and sees
+removed ones by their absence.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from memory_lsp.store.db import Store
+from memory_lsp.store.search import IN_LIST, joined
+from memory_lsp.store.stopwords import ENGLISH
+
+TABLES = ("bm25_docs", "bm25_postings", "bm25_terms", "bm25_sources")
+K1, B = 1.2, 0.75
+NEXT_DOCID = "bm25_next_docid"
+_STOPWORDS = " ".join(sorted(ENGLISH))
+_STOP_LIST = "(SELECT unnest(string_split(?, ' ')))"
+
+
+def tokenize(expr: str) -> str:
+    """fts's tokenizer as SQL: lower case, accents stripped, digits and punctuation as spaces."""
+    return ("string_split_regex(regexp_replace(lower(strip_accents(CAST(" + expr + r""" AS VARCHAR))), """
+            r"""'[0-9!@#$%^&*()_+={}\[\]:;<>,.?~\\/\|''''"`-]+', ' ', 'g'), '\s+')""")
+
+
+# identifiers split: load_config -> load config, JSONDecoder -> JSON Decoder
+SPLIT_NAME = "regexp_replace(c.name, '([a-z0-9])([A-Z])', '\\1 \\2', 'g')"
+# what each document is searched as (a chunk: its name, the name split at case changes, its path
+# and its text; a memory: its type, text, tags and what it cites)
+_CODE_WORDS = f"c.name || ' ' || {SPLIT_NAME} || ' ' || c.path || ' ' || c.text"
+_MEMORY_DOCS = """
+    SELECT m.id, m.type || ' ' || m.text || ' ' || coalesce(m.tags, '') || ' ' ||
+           coalesce((SELECT string_agg(x.path || ' ' || coalesce(x.symbol, ''), ' ')
+                     FROM citations x WHERE x.memory_id = m.id), '') AS words
+    FROM memories m WHERE m.valid_to IS NULL"""
+
+
+def mark_dirty(store: Store) -> None:
+    """The chunks or memories may have changed: the next search brings the index up to date."""
+    store.set_meta("fts_dirty", "1")
+
+
+def ensure_fts(store: Store, meta: dict[str, str] | None = None) -> bool:
+    """Bring the index up to date if the chunks or memories may have changed. -> did it change?
+    `meta`: the meta table if the caller has just read it."""
+    if (store.meta_all() if meta is None else meta).get("fts_dirty", "1") == "0":
+        return False
+    with store.write_lock:
+        with store.transaction() as cur:
+            changed = _update(store, cur)
+        store.set_meta("fts_dirty", "0")
+        if changed:  # what searchers key their in-memory copies on (postings, file neighbours, memories)
+            store.set_meta("fts_version", str(int(store.meta("fts_version", "0")) + 1))
+    return changed
+
+
+def _update(store: Store, cur) -> bool:
+    # the files changed or gone since their documents were made, and the memories changed or gone
+    cur.execute("""CREATE OR REPLACE TEMP TABLE _bm25_paths AS
+        SELECT f.path, f.hash FROM files f LEFT JOIN bm25_sources s USING (path) WHERE s.hash IS DISTINCT FROM f.hash
+        UNION ALL SELECT s.path, NULL FROM bm25_sources s ANTI JOIN files f USING (path)""")
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE _bm25_memories AS SELECT id, md5(words) AS hash, words FROM ({_MEMORY_DOCS})")
+    cur.execute("""CREATE OR REPLACE TEMP TABLE _bm25_old AS SELECT docid FROM bm25_docs
+        WHERE (kind = 'code' AND path IN (SELECT path FROM _bm25_paths))
+           OR (kind = 'memory' AND NOT EXISTS (SELECT 1 FROM _bm25_memories m
+                                               WHERE m.id = bm25_docs.id AND m.hash = bm25_docs.hash))""")
+    start = int(store.meta_all(cur).get(NEXT_DOCID, "0"))
+    cur.execute(f"""CREATE OR REPLACE TEMP TABLE _bm25_new AS
+        SELECT ? + row_number() OVER (ORDER BY kind, id) - 1 AS docid, * FROM (
+            SELECT c.id, 'code' AS kind, c.path, NULL AS hash, {_CODE_WORDS} AS words
+            FROM chunks c WHERE c.path IN (SELECT path FROM _bm25_paths)
+            UNION ALL
+            SELECT m.id, 'memory', NULL, m.hash, m.words FROM _bm25_memories m
+            WHERE NOT EXISTS (SELECT 1 FROM bm25_docs d WHERE d.kind = 'memory' AND d.id = m.id AND d.hash = m.hash))""",
+                [start])
+    removed = cur.execute("SELECT count(*) FROM _bm25_old").fetchone()[0]
+    added = cur.execute("SELECT count(*) FROM _bm25_new").fetchone()[0]
+    if removed:
+        cur.execute("""UPDATE bm25_terms t SET df = t.df - g.n FROM (
+                           SELECT termid, count(*) AS n FROM bm25_postings
+                           WHERE docid IN (SELECT docid FROM _bm25_old) GROUP BY termid) g
+                       WHERE t.termid = g.termid""")
+        cur.execute("DELETE FROM bm25_terms WHERE df <= 0")
+        cur.execute("DELETE FROM bm25_postings WHERE docid IN (SELECT docid FROM _bm25_old)")
+        cur.execute("DELETE FROM bm25_docs WHERE docid IN (SELECT docid FROM _bm25_old)")
+    if added:
+        # each document's words: tokenized, stopwords dropped, stemmed, counted
+        cur.execute(f"""CREATE OR REPLACE TEMP TABLE _bm25_tokens AS
+            SELECT docid, stem(w, 'porter') AS term, count(*) AS tf
+            FROM (SELECT docid, unnest({tokenize('words')}) AS w FROM _bm25_new)
+            WHERE w <> '' AND w NOT IN {_STOP_LIST} GROUP BY ALL""", [_STOPWORDS])
+        cur.execute("""INSERT INTO bm25_terms
+            SELECT (SELECT coalesce(max(termid), -1) FROM bm25_terms) + row_number() OVER (ORDER BY term), term, 0
+            FROM (SELECT DISTINCT term FROM _bm25_tokens) ANTI JOIN bm25_terms USING (term)""")
+        cur.execute("""UPDATE bm25_terms t SET df = t.df + g.n FROM (
+                           SELECT term, count(*) AS n FROM _bm25_tokens GROUP BY term) g
+                       WHERE t.term = g.term""")
+        # in document order: a later removal of one file's documents reads only the row groups
+        # that hold them (DuckDB skips the others by their min/max document id)
+        cur.execute("""INSERT INTO bm25_postings
+            SELECT t.termid, k.docid, k.tf FROM _bm25_tokens k JOIN bm25_terms t USING (term) ORDER BY k.docid""")
+        cur.execute("""INSERT INTO bm25_docs
+            SELECT n.docid, n.id, n.kind, n.path, n.hash, coalesce(l.len, 0) FROM _bm25_new n
+            LEFT JOIN (SELECT docid, sum(tf) AS len FROM _bm25_tokens GROUP BY docid) l USING (docid)""")
+        cur.execute("DROP TABLE _bm25_tokens")
+        store.set_meta(NEXT_DOCID, str(start + added), cur=cur)
+    cur.execute("DELETE FROM bm25_sources WHERE path IN (SELECT path FROM _bm25_paths)")
+    cur.execute("INSERT INTO bm25_sources SELECT path, hash FROM _bm25_paths WHERE hash IS NOT NULL")
+    for temp in ("_bm25_paths", "_bm25_memories", "_bm25_old", "_bm25_new"):
+        cur.execute(f"DROP TABLE {temp}")
+    return bool(removed or added)
+
+
+# -- reading ---------------------------------------------------------------------------------
+# the query's distinct stems, and whether each is a stopword (a word the index does not hold
+# counts against coverage only when it is not a stopword)
+_QUERY_TERMS = f"""SELECT stem(w, 'porter') AS term, bool_and(w IN {_STOP_LIST}) AS stop
+                   FROM (SELECT unnest({tokenize('?')}) AS w) WHERE w <> '' GROUP BY 1"""
+_STATS = "(SELECT count(*) AS num_docs, coalesce(avg(len), 0) AS avgdl FROM bm25_docs)"
+_IDF = "log10((s.num_docs - t.df + 0.5) / (t.df + 0.5) + 1)"  # fts's log() is base 10
+
+
+def bm25(store: Store, query: str, kind: str | None, limit: int) -> list[tuple[str, str, float]]:
+    """(id, kind, score) best first, ties by id (a process's first search: no postings loaded)."""
+    return store.cursor().execute(f"""
+        WITH t AS (SELECT termid, df FROM bm25_terms WHERE term IN (SELECT term FROM ({_QUERY_TERMS})))
+        SELECT d.id, d.kind, sum({_IDF} * p.tf * {K1 + 1} / (p.tf + {K1} * (1 - {B} + {B} * d.len / s.avgdl))) AS score
+        FROM bm25_postings p JOIN t USING (termid) JOIN bm25_docs d USING (docid), {_STATS} s
+        WHERE CAST(? AS VARCHAR) IS NULL OR d.kind = ?
+        GROUP BY d.id, d.kind ORDER BY score DESC, d.id LIMIT ?""",
+        [_STOPWORDS, query, kind, kind, limit]).fetchall()
+
+
+def bm25_with_coverage(store: Store, query: str, kind: str | None, limit: int) -> tuple[list[tuple], float]:
+    """`bm25` and the coverage of its best hit (`bm25_coverage`)."""
+    found = bm25(store, query, kind, limit)
+    return found, bm25_coverage(store, query, found[0][0]) if found else 0.0
+
+
+def bm25_coverage(store: Store, query: str, item: str) -> float:
+    """The coverage `Bm25Index.search` reports, in SQL: the share of the query's idf that the
+    item's document holds, a word no document holds counting as the rarest."""
+    rows = store.cursor().execute(f"""
+        WITH q AS (SELECT term FROM ({_QUERY_TERMS}) WHERE NOT stop OR term IN (SELECT term FROM bm25_terms)),
+             held AS (SELECT t.term FROM bm25_postings p JOIN bm25_terms t USING (termid)
+                      WHERE p.docid IN (SELECT docid FROM bm25_docs WHERE id = ?))
+        SELECT log10((s.num_docs - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5) + 1), q.term IN (SELECT term FROM held)
+        FROM q LEFT JOIN bm25_terms t USING (term), {_STATS} s""", [_STOPWORDS, query, item]).fetchall()
+    total = sum(idf for idf, _ in rows)
+    return sum(idf for idf, found in rows if found) / total if total else 0.0
+
+
+def query_terms(store: Store, query: str) -> list[tuple[str, bool]]:
+    """The query as the index sees it: (stem, is a stopword) per distinct stem."""
+    return store.cursor().execute(_QUERY_TERMS, [_STOPWORDS, query]).fetchall()
+
+
+def term_rows(store: Store, terms: list[str]) -> list[tuple[str, int, int]]:
+    """(term, termid, df) of those of `terms` the index holds."""
+    if not terms:
+        return []
+    return store.cursor().execute(f"SELECT term, termid, df FROM bm25_terms WHERE term IN {IN_LIST}",
+                                  [joined(terms)]).fetchall()
+
+
+@contextmanager
+def reading(store: Store):
+    """A cursor whose reads all see the index as it was at the first (one read transaction)."""
+    cur = store.cursor()
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        yield cur
+    finally:
+        cur.execute("ROLLBACK")
+
+
+def next_docid(cur) -> int:
+    row = cur.execute("SELECT value FROM meta WHERE key = ?", [NEXT_DOCID]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def documents(cur, start: int, end: int) -> tuple[dict, dict]:
+    """The documents numbered from `start` to before `end` (docid, id, memory, len; by docid)
+    and their postings (termid, docid, tf; by term, then document), as numpy columns."""
+    docs = cur.execute("SELECT docid, id, kind = 'memory' AS memory, len FROM bm25_docs "
+                       "WHERE docid >= ? AND docid < ? ORDER BY docid", [start, end]).fetchnumpy()
+    postings = cur.execute("SELECT termid, docid, tf FROM bm25_postings WHERE docid >= ? AND docid < ? "
+                           "ORDER BY termid, docid", [start, end]).fetchnumpy()
+    return docs, postings
+
+
+def docids_between(cur, start: int, end: int):
+    """The ids of the documents still there among those numbered from `start` to before `end`."""
+    return cur.execute("SELECT docid FROM bm25_docs WHERE docid >= ? AND docid < ? ORDER BY docid",
+                       [start, end]).fetchnumpy()["docid"]

@@ -1,0 +1,134 @@
+"""The BM25 index follows edits document by document (store/fulltext.py): an edit replaces only
+its file's documents, memories follow their text, the server's postings copy is refreshed rather
+than loaded again (retrieval/bm25.py), and text with no words in it is indexed without harm."""
+
+import pytest
+
+from memory_lsp.retrieval import bm25
+from memory_lsp.store import fulltext
+from memory_lsp.workspace import Workspace
+
+from shop_project import SHOP
+
+
+@pytest.fixture()
+def ws(tmp_path, write_files):
+    ws = Workspace.open(write_files(tmp_path, SHOP))
+    ws.index(workers=1)
+    fulltext.ensure_fts(ws.store)
+    yield ws
+    ws.close()
+
+
+def docids(ws) -> dict[str, int]:
+    return dict(ws.store.cursor().execute("SELECT id, docid FROM bm25_docs").fetchall())
+
+
+def found(ws, query: str, kind: str | None = None) -> list[str]:
+    return [r[0] for r in fulltext.bm25(ws.store, query, kind, 20)]
+
+
+def rows(ws) -> dict:
+    cur = ws.store.cursor()
+    return {"docs": sorted(cur.execute("SELECT id, kind, len FROM bm25_docs").fetchall()),
+            "postings": sorted(cur.execute("SELECT d.id, t.term, p.tf FROM bm25_postings p JOIN bm25_docs d "
+                                           "USING (docid) JOIN bm25_terms t USING (termid)").fetchall()),
+            "terms": sorted(cur.execute("SELECT term, df FROM bm25_terms").fetchall())}
+
+
+def rebuilt(ws) -> dict:
+    """The index made from nothing, on the same chunks and memories."""
+    for table in fulltext.TABLES:
+        ws.store.conn.execute(f"DELETE FROM {table}")
+    fulltext.mark_dirty(ws.store)
+    fulltext.ensure_fts(ws.store)
+    return rows(ws)
+
+
+def test_an_edit_replaces_only_the_documents_of_its_file(ws, tmp_path):
+    before = docids(ws)
+    assert found(ws, "frobnicate") == []
+    cart = tmp_path / "shop/cart.py"
+    cart.write_text(cart.read_text() + '\n\ndef frobnicate_totals(cart):\n    """Frobnicate every total."""\n')
+    ws.reindex({str(cart): None})
+    assert ws.store.meta("fts_dirty") == "1"
+    assert fulltext.ensure_fts(ws.store)
+    after = docids(ws)
+    assert found(ws, "frobnicate") == ["shop/cart.py::frobnicate_totals:" + str(
+        cart.read_text().splitlines().index("def frobnicate_totals(cart):") + 1)]
+    others = {i: d for i, d in before.items() if not i.startswith("shop/cart.py::")}
+    assert others and {i: after[i] for i in others} == others  # not made again
+    cart_docs = [d for i, d in after.items() if i.startswith("shop/cart.py::")]
+    assert cart_docs and min(cart_docs) > max(before.values())  # new numbers: a copy sees them as new
+    assert not fulltext.ensure_fts(ws.store)  # up to date: nothing done, the version kept
+    incremental = rows(ws)
+    assert incremental == rebuilt(ws)
+
+
+def test_a_deleted_file_takes_its_documents_and_their_words_with_it(ws, tmp_path):
+    (tmp_path / "shop/mailer.py").unlink()
+    ws.index(workers=1)
+    fulltext.ensure_fts(ws.store)
+    assert not any(i.startswith("shop/mailer.py::") for i in docids(ws))
+    assert found(ws, "send_receipt") == [] and found(ws, "mailer") == []
+    assert rows(ws) == rebuilt(ws)
+
+
+def test_memories_follow_their_text(ws):
+    m = ws.book.teach("Outgoing email must go through the local relay", "gotcha",
+                      cite=["shop/mailer.py::send_receipt"]).memory
+    ws.sync_memories()
+    fulltext.ensure_fts(ws.store)
+    assert found(ws, "relay", "memory") == [m.id]
+    code_docs = {i: d for i, d in docids(ws).items() if "::" in i}
+    ws.book.edit({m.id: m}, m.id, text="Outgoing email must go through the company gateway")
+    ws.sync_memories()
+    fulltext.ensure_fts(ws.store)
+    assert found(ws, "relay", "memory") == [] and found(ws, "gateway", "memory") == [m.id]
+    assert {i: d for i, d in docids(ws).items() if "::" in i} == code_docs  # the code's documents stay
+    assert rows(ws) == rebuilt(ws)
+    ws.book.forget({m.id: ws.memories()[0]}, m.id, "the relay is gone")
+    ws.sync_memories()
+    fulltext.ensure_fts(ws.store)
+    assert found(ws, "gateway", "memory") == []
+    assert rows(ws) == rebuilt(ws)
+
+
+def test_a_search_after_an_edit_refreshes_the_servers_postings_copy(ws, tmp_path, monkeypatch):
+    monkeypatch.setattr(bm25, "RELOAD_SHARE", float("inf"))  # this workspace is small: never a whole load
+    ws.search("apply discount", mode="bm25")
+    ws.search("apply discount", mode="bm25")  # the second search loads the copy
+    loaded = ws.retriever()._content._bm25
+    assert loaded is not None
+    pricing = tmp_path / "shop/pricing.py"
+    pricing.write_text(pricing.read_text().replace("def apply_discount", "def apply_rebate"))
+    ws.reindex({str(pricing): None})
+    hits = ws.search("rebate", mode="bm25")["results"]
+    copy = ws.retriever()._content._bm25
+    assert copy is not loaded and copy.docs is loaded.docs  # refreshed: the loaded postings kept
+    assert copy.loaded_to > loaded.loaded_to
+    assert [h["symbol"] for h in hits][:1] == ["apply_rebate"]
+    assert all(h["symbol"] != "apply_discount" for h in ws.search("apply discount", mode="bm25")["results"])
+    fresh = bm25.Bm25Index.load(ws.store)
+    for query in ("apply rebate", "cart items total", "send receipt email", "discount"):
+        terms = fulltext.query_terms(ws.store, query)
+        term_rows = fulltext.term_rows(ws.store, [t for t, _ in terms])
+        got, want = copy.search(terms, term_rows, None, 20), fresh.search(terms, term_rows, None, 20)
+        assert [r[:2] for r in got[0]] == [r[:2] for r in want[0]] and got[1] == pytest.approx(want[1])
+        assert [r[2] for r in got[0]] == pytest.approx([r[2] for r in want[0]])
+        assert [r[:2] for r in got[0]] == [r[:2] for r in fulltext.bm25(ws.store, query, None, 20)]
+
+
+def test_text_without_words_is_a_document_of_no_length(tmp_path, write_files):
+    files = {"a.py": 'def café():\n    """Déjà vu: ½ ⅔ 🙂 \\x00 ... 12345 ___"""\n',
+             "b.py": "def _():\n    return 0\n"}
+    ws = Workspace.open(write_files(tmp_path, files))
+    try:
+        ws.index(workers=1)
+        assert fulltext.ensure_fts(ws.store)
+        assert found(ws, "cafe deja") == ["a.py::café:1"]  # accents stripped, as fts did
+        lengths = dict(ws.store.cursor().execute("SELECT id, len FROM bm25_docs").fetchall())
+        assert lengths["b.py::_:1"] == 3  # `b py return`: `_` and `0` are no words
+        assert found(ws, "12345 ___ ...") == []
+    finally:
+        ws.close()
