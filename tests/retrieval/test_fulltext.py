@@ -132,3 +132,33 @@ def test_text_without_words_is_a_document_of_no_length(tmp_path, write_files):
         assert found(ws, "12345 ___ ...") == []
     finally:
         ws.close()
+
+
+def test_files_taken_in_groups_make_the_index_one_group_makes(ws, monkeypatch):
+    # a whole index's documents are made a group of files at a time (DuckDB's memory limit)
+    ws.book.teach("Receipts are plain text", "fact", cite=["shop/mailer.py"])
+    ws.sync_memories()
+    whole = rebuilt(ws)
+    monkeypatch.setattr(fulltext, "FILES_PER_GROUP", 1)
+    assert rebuilt(ws) == whole
+    assert ws.store.cursor().execute("SELECT count(*) FROM files").fetchone()[0] > 3  # so, groups
+    assert found(ws, "plain text receipts", "memory") and found(ws, "apply discount", "code")
+
+
+def test_the_index_is_the_one_duckdbs_fts_extension_makes(ws):
+    # the tokenizer, stopwords, stemmer and formula are fts's: built here on the same text, the
+    # extension's documents, dictionary and scores are these
+    conn = ws.store.conn
+    conn.execute(f"CREATE TABLE fts_ref AS SELECT c.id, {fulltext._CODE_WORDS} AS words FROM chunks c")
+    conn.execute("PRAGMA create_fts_index('fts_ref', 'id', 'words', stemmer='porter', stopwords='english')")
+    cur = ws.store.cursor()
+    assert sorted(cur.execute("SELECT name, len FROM fts_main_fts_ref.docs").fetchall()) == \
+        sorted(cur.execute("SELECT id, len FROM bm25_docs").fetchall())
+    assert sorted(cur.execute("SELECT term, df FROM fts_main_fts_ref.dict").fetchall()) == \
+        sorted(cur.execute("SELECT term, df FROM bm25_terms").fetchall())
+    for query in ("apply discount", "cart items total", "send the receipt by email", "Déjà-vu 42 round_cents()"):
+        want = cur.execute("SELECT id, score FROM (SELECT id, fts_main_fts_ref.match_bm25(id, ?) AS score "
+                           "FROM fts_ref) WHERE score IS NOT NULL ORDER BY score DESC, id", [query]).fetchall()
+        got = [(i, s) for i, _k, s in fulltext.bm25(ws.store, query, None, 100)]
+        assert [i for i, _ in got] == [i for i, _ in want] and want
+        assert [s for _, s in got] == pytest.approx([s for _, s in want])
