@@ -54,36 +54,44 @@ def mark_dirty(store: Store) -> None:
     store.set_meta("fts_dirty", "1")
 
 
-def ensure_fts(store: Store, meta: dict[str, str] | None = None) -> bool:
+def ensure_fts(store: Store, meta: dict[str, str] | None = None, should_stop=None) -> bool:
     """Bring the index up to date if the chunks or memories may have changed. -> did it change?
-    `meta`: the meta table if the caller has just read it."""
+    `meta`: the meta table if the caller has just read it. `should_stop`: asked between groups of
+    files, each committed on its own (a background build gives way to an edit; the next call goes
+    on with the files left)."""
     if (store.meta_all() if meta is None else meta).get("fts_dirty", "1") == "0":
         return False
+    changed = False
     with store.write_lock:
-        with store.transaction() as cur:
-            changed = _update(store, cur)
-        store.set_meta("fts_dirty", "0")
+        groups = _changes(store)
+        for group in range(groups + 1):
+            if should_stop is not None and should_stop():
+                break
+            with store.transaction() as cur:
+                changed |= _update_group(store, cur, group)
+                done = "(SELECT path, hash FROM _bm25_paths WHERE grp = ?)"
+                cur.execute(f"DELETE FROM bm25_sources WHERE path IN (SELECT path FROM {done})", [group])
+                cur.execute(f"INSERT INTO bm25_sources SELECT path, hash FROM {done} WHERE hash IS NOT NULL", [group])
+        else:
+            store.set_meta("fts_dirty", "0")
+        store.conn.execute("DROP TABLE _bm25_paths")
+        store.conn.execute("DROP TABLE _bm25_memories")
         if changed:  # what searchers key their in-memory copies on (postings, file neighbours, memories)
             store.set_meta("fts_version", str(int(store.meta("fts_version", "0")) + 1))
     return changed
 
 
-def _update(store: Store, cur) -> bool:
-    # the files changed or gone since their documents were made, in groups (a whole index's
-    # documents at once outgrow DuckDB's memory limit: 256 MB failed at 11,000 files), and the
-    # memories changed or gone (with the first group)
+def _changes(store: Store) -> int:
+    """The files changed or gone since their documents were made, in groups (a whole index's
+    documents at once outgrow DuckDB's memory limit: 256 MB failed at 11,000 files), and the
+    memories as they are (group 0 compares them). -> the last group's number."""
+    cur = store.conn
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE _bm25_paths AS
         SELECT path, hash, (row_number() OVER (ORDER BY path) - 1) // {FILES_PER_GROUP} AS grp FROM (
             SELECT f.path, f.hash FROM files f LEFT JOIN bm25_sources s USING (path) WHERE s.hash IS DISTINCT FROM f.hash
             UNION ALL SELECT s.path, NULL FROM bm25_sources s ANTI JOIN files f USING (path))""")
     cur.execute(f"CREATE OR REPLACE TEMP TABLE _bm25_memories AS SELECT id, md5(words) AS hash, words FROM ({_MEMORY_DOCS})")
-    groups = cur.execute("SELECT coalesce(max(grp), 0) FROM _bm25_paths").fetchone()[0]
-    changed = [_update_group(store, cur, g) for g in range(groups + 1)]
-    cur.execute("DELETE FROM bm25_sources WHERE path IN (SELECT path FROM _bm25_paths)")
-    cur.execute("INSERT INTO bm25_sources SELECT path, hash FROM _bm25_paths WHERE hash IS NOT NULL")
-    cur.execute("DROP TABLE _bm25_paths")
-    cur.execute("DROP TABLE _bm25_memories")
-    return any(changed)
+    return cur.execute("SELECT coalesce(max(grp), 0) FROM _bm25_paths").fetchone()[0]
 
 
 def _update_group(store: Store, cur, group: int) -> bool:

@@ -162,3 +162,29 @@ def test_the_index_is_the_one_duckdbs_fts_extension_makes(ws):
         got = [(i, s) for i, _k, s in fulltext.bm25(ws.store, query, None, 100)]
         assert [i for i, _ in got] == [i for i, _ in want] and want
         assert [s for _, s in got] == pytest.approx([s for _, s in want])
+
+
+def test_a_build_that_gives_way_goes_on_where_it_stopped(ws, tmp_path, monkeypatch):
+    # a server builds the index in the background after indexing, a group of files at a time,
+    # and stops between groups when an edit is waiting; the next call does the files left
+    monkeypatch.setattr(fulltext, "FILES_PER_GROUP", 1)
+    whole = rebuilt(ws)
+    for table in fulltext.TABLES:
+        ws.store.conn.execute(f"DELETE FROM {table}")
+    fulltext.mark_dirty(ws.store)
+    asked = []
+    assert fulltext.ensure_fts(ws.store, should_stop=lambda: len(asked) > 2 or asked.append(1))
+    assert ws.store.meta("fts_dirty") == "1"  # not done
+    made = ws.store.cursor().execute("SELECT count(*) FROM bm25_sources").fetchone()[0]
+    assert 0 < made < len(SHOP)
+    assert fulltext.ensure_fts(ws.store) and ws.store.meta("fts_dirty") == "0"
+    assert rows(ws) == whole
+
+
+def test_the_background_embedding_job_brings_the_search_index_up_to_date_first(ws, tmp_path):
+    cart = tmp_path / "shop/cart.py"
+    cart.write_text(cart.read_text() + "\n\ndef frobnicate():\n    return 1\n")
+    ws.reindex({str(cart): None})
+    assert ws.store.meta("fts_dirty") == "1"
+    ws.embed_pending(limit=0)
+    assert ws.store.meta("fts_dirty") == "0" and found(ws, "frobnicate")
