@@ -102,7 +102,7 @@ def top_split(text: str, sep: str, angle: bool = False) -> list[str]:
 
 
 _STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\b")
-_OWN_CALL = re.compile(r"^([A-Za-z_$][\w$]*)\s*\(.*\)$", re.S)
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def member_mark(typ: str | None, member: str) -> str | None:
@@ -129,15 +129,39 @@ def first_step(receiver: str) -> tuple[str, str, bool] | None:
 def own_call(receiver: str) -> str | None:
     """`make(...)` and nothing more: make (a function or method the caller sees by name); not
     `make()(x)`, a call of what make returns."""
-    m = _OWN_CALL.match(receiver)
-    if not m or len(top_split(receiver, ".")) != 1:
-        return None
+    call = split_call(receiver)
+    return call[0] if call and _NAME.fullmatch(call[0]) else None
+
+
+def _from_end(text: str):
+    """(index, character, bracket depth after it) from the last character back: a closing
+    bracket opens a level, an opening one closes it."""
     depth = 0
-    for i in range(receiver.index("("), len(receiver)):
-        depth += {"(": 1, ")": -1}.get(receiver[i], 0)
-        if depth == 0:
-            return m.group(1) if i == len(receiver) - 1 else None
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            depth -= 1
+        yield i, ch, depth
+
+
+def split_call(text: str) -> tuple[str, str] | None:
+    """`a.b(x).c(y, z)` -> ("a.b(x).c", "y, z"): the callee and the arguments of the outer call."""
+    if not text.endswith(")"):
+        return None
+    for i, ch, depth in _from_end(text):
+        if ch in "([{" and depth == 0:
+            return (text[:i].strip(), text[i + 1:-1]) if ch == "(" and i else None
     return None
+
+
+def split_attr(callee: str) -> tuple[str, str]:
+    """`self._chain().filter` -> ("self._chain()", "filter"); `f` -> ("", "f")."""
+    for i, ch, depth in _from_end(callee):
+        if ch == "." and depth == 0:
+            return callee[:i].strip(), callee[i + 1:].strip()
+    return "", callee
 
 
 def _members(text: str) -> list[str]:

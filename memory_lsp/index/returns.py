@@ -42,37 +42,6 @@ def gives_type(typ: str | None) -> bool:
     return names_class(typ) or typ == "builtin"
 
 
-def _from_end(text: str):
-    """(index, character, bracket depth after it) from the last character back: a closing
-    bracket opens a level, an opening one closes it."""
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        ch = text[i]
-        if ch in ")]}":
-            depth += 1
-        elif ch in "([{":
-            depth -= 1
-        yield i, ch, depth
-
-
-def split_call(text: str) -> tuple[str, str] | None:
-    """`a.b(x).c(y, z)` -> ("a.b(x).c", "y, z"): the callee and the arguments of the outer call."""
-    if not text.endswith(")"):
-        return None
-    for i, ch, depth in _from_end(text):
-        if ch in "([{" and depth == 0:
-            return (text[:i].strip(), text[i + 1:-1]) if ch == "(" and i else None
-    return None
-
-
-def split_attr(callee: str) -> tuple[str, str]:
-    """`self._chain().filter` -> ("self._chain()", "filter"); `f` -> ("", "f")."""
-    for i, ch, depth in _from_end(callee):
-        if ch == "." and depth == 0:
-            return callee[:i].strip(), callee[i + 1:].strip()
-    return "", callee
-
-
 class Returns:
     """Return types of one file's functions, worked out when first asked (memoised)."""
 
@@ -144,7 +113,7 @@ class Returns:
             return None
         if text in ("self", "cls"):
             return cls
-        call = split_call(text)
+        call = receivers.split_call(text)
         if call is None:
             if not text.isidentifier():
                 return None
@@ -168,7 +137,7 @@ class Returns:
             made = self.expr(callee, chain, cls, depth + 1)
             applied = made is not None and made.startswith(RETURNED) and not made.endswith(APPLIED)
             return None, made + APPLIED if applied else None
-        inner, name = split_attr(callee)
+        inner, name = receivers.split_attr(callee)
         if not inner:
             if (None, name) in self.defined and name not in self.classes:
                 return name, None
@@ -204,7 +173,7 @@ class Returns:
             hit = self.scopes.lookup(chain, text + ELEMENT) if text.isidentifier() else \
                 self.scopes.lookup([cls], text + ELEMENT) or self.scopes.lookup([cls], text[5:] + ELEMENT)
             return hit[1] if hit and hit[1] != receivers.CONFLICT else None
-        call = split_call(text)
+        call = receivers.split_call(text)
         func = self._called(call[0], chain, cls, depth + 1)[0] if call and depth <= _MAX_DEPTH else None
         return receivers.element_type(self.annotation[func]) if func in self.annotation else None
 
