@@ -96,10 +96,12 @@ def _changes(store: Store) -> int:
 
 def _update_group(store: Store, cur, group: int) -> bool:
     """Replace the documents of one group of files (and, in group 0, of the memories)."""
-    cur.execute("""CREATE OR REPLACE TEMP TABLE _bm25_old AS SELECT docid FROM bm25_docs
-        WHERE (kind = 'code' AND path IN (SELECT path FROM _bm25_paths WHERE grp = $1))
-           OR ($1 = 0 AND kind = 'memory' AND NOT EXISTS (
-                   SELECT 1 FROM _bm25_memories m WHERE m.id = bm25_docs.id AND m.hash = bm25_docs.hash))""", [group])
+    # two parts, not one OR: with the OR, the memories' test ran on every document (150 ms at 11,000 files)
+    cur.execute("""CREATE OR REPLACE TEMP TABLE _bm25_old AS
+        SELECT docid FROM bm25_docs WHERE kind = 'code' AND path IN (SELECT path FROM _bm25_paths WHERE grp = $1)
+        UNION ALL
+        SELECT d.docid FROM (SELECT * FROM bm25_docs WHERE kind = 'memory' AND $1 = 0) d
+        ANTI JOIN _bm25_memories m ON m.id = d.id AND m.hash = d.hash""", [group])
     start = int(store.meta_all(cur).get(NEXT_DOCID, "0"))
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE _bm25_new AS
         SELECT $2 + row_number() OVER (ORDER BY kind, id) - 1 AS docid, * FROM (
