@@ -22,6 +22,7 @@ import numpy as np
 from memory_lsp.memory.model import Memory
 from memory_lsp.retrieval.bm25 import Bm25Index
 from memory_lsp.retrieval.embedder import Embedder, shared_default
+from memory_lsp.retrieval.links import FileLinks
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import fulltext
 from memory_lsp.store import search as sql
@@ -296,7 +297,7 @@ class _Snapshot:
     def __init__(self, version: str, store, previous: Bm25Index | None = None):
         self.version, self.store, self.searches = version, store, 0
         self._bm25, self._previous = None, previous  # the postings copy; the last version's, until refreshed
-        self._links: dict[str, dict[str, float]] | None = None
+        self._links = FileLinks(store)
         self._memories: dict[str, Memory] | None = None
         self._items: int | None = None
 
@@ -314,19 +315,7 @@ class _Snapshot:
 
     def neighbours(self, paths: list[str], limit: int = 50) -> list[str]:
         """Files one edge away from any of `paths` (either direction), strongest first."""
-        if self._links is None:
-            links: dict[str, dict[str, float]] = {}
-            for a, b, strength in sql.file_links(self.store):
-                for x, y in ((a, b), (b, a)):
-                    mine = links.setdefault(x, {})
-                    mine[y] = max(mine.get(y, 0.0), strength)
-            self._links = links
-        best: dict[str, float] = {}
-        for p in paths:
-            for other, strength in self._links.get(p, {}).items():
-                best[other] = max(best.get(other, 0.0), strength)
-        given = set(paths)
-        return sorted((o for o in best if o not in given), key=lambda o: (-best[o], o))[:limit]
+        return self._links.neighbours(paths, limit)
 
     def memories(self) -> dict[str, Memory]:
         if self._memories is None:

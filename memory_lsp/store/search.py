@@ -149,10 +149,26 @@ def item_count(store: Store) -> int:
 # -- graph ----------------------------------------------------------------------------------
 def file_links(store: Store) -> list[tuple[str, str, float]]:
     """(path, other path, strength) for every pair of files an edge links, one way; searchers
-    keep them as a map (a query for one file's neighbours scans every edge: 15-30 ms)."""
+    keep them as a map (retrieval/links.py)."""
     return store.cursor().execute("""
         SELECT src_path, dst_path, max(confidence * (1 + score)) FROM edges
         WHERE dst_path IS NOT NULL AND src_path <> dst_path GROUP BY ALL""").fetchall()
+
+
+def neighbours(store: Store, paths: list[str], limit: int) -> list[str]:
+    """The files `file_links` links to any of `paths` (either direction), strongest first, ties by
+    path, `paths` left out: what the map answers, as one query (two scans of the edges)."""
+    if not paths:
+        return []
+    return [r[0] for r in store.cursor().execute(f"""
+        WITH given AS {IN_LIST},
+        linked AS (SELECT dst_path AS other, confidence * (1 + score) AS s FROM edges
+                   WHERE src_path IN (SELECT * FROM given) AND dst_path IS NOT NULL AND src_path <> dst_path
+                   UNION ALL
+                   SELECT src_path, confidence * (1 + score) FROM edges
+                   WHERE dst_path IN (SELECT * FROM given) AND src_path <> dst_path)
+        SELECT other FROM linked WHERE other NOT IN (SELECT * FROM given)
+        GROUP BY other ORDER BY max(s) DESC, other LIMIT ?""", [joined(paths), limit]).fetchall()]
 
 
 def symbols_named(store: Store, names: list[str]) -> list[str]:

@@ -137,3 +137,23 @@ def test_an_index_searched_through_duckdbs_fts_extension_keeps_its_code_and_buil
         assert [r[0] for r in fulltext.bm25(store, "parse config", None, 5)] == ["a.py::parse_config:1"]
     finally:
         store.close()
+
+
+def test_a_files_neighbours_asked_of_duckdb_are_the_maps(ws, monkeypatch):
+    # the first searches of a version ask DuckDB; later ones read the map made from every edge
+    from memory_lsp.retrieval import links
+
+    files = [r[0] for r in ws.store.cursor().execute("SELECT path FROM files ORDER BY path").fetchall()]
+    monkeypatch.setattr(links, "MAP_AFTER", 1)
+    whole = links.FileLinks(ws.store)
+    asked = [[p] for p in files] + [files[:2], files[1:4], files]
+    assert any(whole.neighbours(p) for p in asked)
+    for paths in asked:
+        for limit in (1, 2, 50):
+            assert sql.neighbours(ws.store, paths, limit) == whole.neighbours(paths, limit), (paths, limit)
+    monkeypatch.setattr(links, "MAP_AFTER", 3)
+    fresh = links.FileLinks(ws.store)
+    fresh.neighbours(files[:1]), fresh.neighbours(files[:1])
+    assert fresh._map is None  # two searches: queries
+    fresh.neighbours(files[:1])
+    assert fresh._map is not None
