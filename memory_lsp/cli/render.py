@@ -211,6 +211,10 @@ def render_doctor(args, d) -> int:
         if named["more"]:
             lines.append(f"  ... and {named['more']} more {note}")
     lines.append(f"unresolved: {d['unresolved_imports']} workspace imports, {d['unresolved_calls']} call sites")
+    found = d["search_index"]
+    lines.append(f"search index: {found['documents']} documents, " + (
+        "up to date" if found["up_to_date"] else
+        f"brought up to date at the next search ({found['files_behind']} files and any changed memories)"))
     log = d["memory_log"]
     lines.append(f"memory log: {log['events']} events, {log['memories']} memories, {log['duplicates']} duplicate lines"
                  + (", last line torn (a writer was killed or is writing)" if log["torn_tail"] else ""))

@@ -49,6 +49,21 @@ _MEMORY_DOCS = """
     FROM memories m WHERE m.valid_to IS NULL"""
 
 
+# the files whose documents are missing or were made from another version of them (hash), and
+# the files gone whose documents are left (hash NULL)
+_CHANGED = """SELECT f.path, f.hash FROM files f LEFT JOIN bm25_sources s USING (path) WHERE s.hash IS DISTINCT FROM f.hash
+              UNION ALL SELECT s.path, NULL FROM bm25_sources s ANTI JOIN files f USING (path)"""
+
+
+def status(store: Store) -> dict:
+    """What `memory-lsp doctor` says of the index: its documents, whether the next search brings
+    it up to date first, and how many files that would take in."""
+    cur = store.cursor()
+    return {"documents": cur.execute("SELECT count(*) FROM bm25_docs").fetchone()[0],
+            "up_to_date": store.meta("fts_dirty", "1") == "0",
+            "files_behind": cur.execute(f"SELECT count(*) FROM ({_CHANGED})").fetchone()[0]}
+
+
 def mark_dirty(store: Store) -> None:
     """The chunks or memories may have changed: the next search brings the index up to date."""
     store.set_meta("fts_dirty", "1")
@@ -87,9 +102,7 @@ def _changes(store: Store) -> int:
     memories as they are (group 0 compares them). -> the last group's number."""
     cur = store.conn
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE _bm25_paths AS
-        SELECT path, hash, (row_number() OVER (ORDER BY path) - 1) // {FILES_PER_GROUP} AS grp FROM (
-            SELECT f.path, f.hash FROM files f LEFT JOIN bm25_sources s USING (path) WHERE s.hash IS DISTINCT FROM f.hash
-            UNION ALL SELECT s.path, NULL FROM bm25_sources s ANTI JOIN files f USING (path))""")
+        SELECT path, hash, (row_number() OVER (ORDER BY path) - 1) // {FILES_PER_GROUP} AS grp FROM ({_CHANGED})""")
     cur.execute(f"CREATE OR REPLACE TEMP TABLE _bm25_memories AS SELECT id, md5(words) AS hash, words FROM ({_MEMORY_DOCS})")
     return cur.execute("SELECT coalesce(max(grp), 0) FROM _bm25_paths").fetchone()[0]
 

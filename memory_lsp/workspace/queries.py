@@ -11,7 +11,7 @@ from memory_lsp.memory.book import select
 from memory_lsp.memory.model import Memory, iso, parse_time
 from memory_lsp.memory.ranking import file_order
 from memory_lsp.store import SCHEMA_VERSION
-from memory_lsp.store import code, reports
+from memory_lsp.store import code, fulltext, reports
 from memory_lsp.workspace.snapshot import Snapshot
 
 SEARCH_KINDS = ("memory", "code", "all")
@@ -120,6 +120,7 @@ def doctor(snap: Snapshot) -> dict:
         "partially_indexed_files": _noted_files(cur),
         "unresolved_imports": code.unresolved_imports(cur),
         "unresolved_calls": reports.unresolved_calls(cur),
+        "search_index": fulltext.status(store),
         "memory_log": snap.book.health(),
     }
 

@@ -334,3 +334,21 @@ async def test_workspace_symbols(client, project):
     underscored = await client.workspace_symbol_async(t.WorkspaceSymbolParams(query="_"))
     assert {s.name for s in underscored} == {"Store.__init__", "test_parse"}
     assert (await command(client, "memory.stats"))["languages"][0]["symbols"] == 7
+
+
+def test_the_search_index_is_built_in_the_background_after_the_first_index(project):
+    """No search has to make the whole search index: after the first index run the background job
+    brings it up to date (before embedding), as `memory.doctor` reports."""
+    raw = RawClient(SERVER)
+    try:
+        raw.initialize(project, options={"embeddings": {"background": True}})
+        raw.wait_indexed()
+
+        def built():
+            found = raw.call("workspace/executeCommand", {"command": "memory.doctor", "arguments": [{}]})["result"]
+            return found["search_index"]["up_to_date"] and found["search_index"]
+        status = raw.wait_for(built, timeout=90, what="the search index built in the background")
+        assert status["documents"] > 0 and status["files_behind"] == 0
+        no_tracebacks(raw)
+    finally:
+        assert raw.close() == 0
