@@ -276,7 +276,8 @@ def answers(store, index: bm25.Bm25Index | None) -> list:
         else:
             terms = fulltext.query_terms(store, q)
             found = index.search(terms, fulltext.term_rows(store, [t for t, _ in terms]), None, 20)[0]
-        out.append([(i, k, round(s, 9)) for i, k, s in found])
+        # ties by id once rounded: equal scores may differ in the last bit between the two
+        out.append(sorted(((i, k, round(s, 9)) for i, k, s in found), key=lambda r: (-r[2], r[0])))
     return out
 
 

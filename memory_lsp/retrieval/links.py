@@ -3,7 +3,7 @@
 The whole map (every pair of files an edge links) takes ~0.5 s to make at 11,000 files and must
 be made again whenever the code changes, which now (the search index follows each edit) is every
 search after an edit. A few searches of a version ask DuckDB for the neighbours of their own
-files instead (~60 ms at 11,000 files); a version searched more often gets the map.
+files instead (~30 ms at 11,000 files); a version searched more often gets the map.
 """
 
 from __future__ import annotations
