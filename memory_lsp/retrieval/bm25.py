@@ -52,7 +52,7 @@ class Bm25Index:
         reading this one)."""
         with fulltext.reading(store) as cur:
             end = fulltext.next_docid(cur)
-            kept = fulltext.docids_between(cur, 0, self.loaded_to)
+            kept = fulltext.docids_before(cur, self.loaded_to)
             docs, postings = fulltext.documents(cur, self.loaded_to, end)
         extra = len(self.extra_terms) + len(postings["termid"])
         dead = len(self.docids) - len(kept)
