@@ -4,12 +4,12 @@ The server's own steps, in its order, on an index that is already built: the ser
 `Workspace.open` with the server's DuckDB limit (server/folders.py: DUCKDB_MEMORY_MB); the no-op
 index run of a warm start; the impact graph's load; the hovers' and lenses' reads (symbols and
 counts of `--files` files); a graph that follows a one-file edit (a function appended, the
-buffer re-indexed); the retriever's copies (two searches: the second loads the BM25 postings
+buffer re-indexed), and `--edits N - 1` more; the retriever's copies (two searches: the second loads the BM25 postings
 and the file links). After each: RSS (VmRSS), the peak so far (VmHWM), DuckDB's own memory
 (`duckdb_memory()`, by tag) and, with `--trace`, the Python heap held and its peak in the step
 (tracemalloc: slower, so RSS figures of a traced run are not the server's).
 
-    python bench/bench_server_memory.py --workspace <a built workspace> [--files 200] [--trace]
+    python bench/bench_server_memory.py --workspace <a built workspace> [--files 200] [--edits 1] [--trace]
 
 Prints one JSON line per step and a markdown table.
 """
@@ -75,6 +75,7 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=200)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--edits", type=int, default=1, help="files edited (a function appended) and restored, one by one")
     ap.add_argument("--out")
     args = ap.parse_args()
     steps = Steps(args.trace)
@@ -106,19 +107,24 @@ def main() -> None:
         for s in snap.symbols(path):
             snap.impact_counts(f"{path}::{s.qualname}", path, 2)
     steps.done("hovers and lenses of the files (symbols, counts)", files=len(chosen))
+    del snap, graph  # a request holds its snapshot while it runs: kept here, the first graph would outlive the edits
 
-    target = Path(args.workspace) / chosen[0]
-    text = target.read_bytes()
-    try:
-        ws.reindex({str(target): text + b"\n\ndef bench_memory_added():\n    return 1\n"})
-        started = time.perf_counter()
-        load()
-        follow_s = time.perf_counter() - started
-    finally:
-        ws.reindex({str(target): text})  # the index as it was
-        load()
-    steps.done("one file re-indexed, graph followed (and back)", follow_s=round(follow_s, 3))
-
+    follows = []
+    for k, rel in enumerate(chosen[:args.edits]):
+        target = Path(args.workspace) / rel
+        text = target.read_bytes()
+        try:
+            ws.reindex({str(target): text + b"\n\ndef bench_memory_added(x):\n    return x.strip() + helper(x)\n"})
+            started = time.perf_counter()
+            load()
+            follows.append(round(time.perf_counter() - started, 3))
+        finally:
+            ws.reindex({str(target): text})  # the index as it was
+            load()
+        if k == 0:
+            steps.done("one file re-indexed, graph followed (and back)", follow_s=follows[0])
+    if args.edits > 1:
+        steps.done(f"{args.edits - 1} more files, each edited and back", follow_s=follows[1:])
     for query in ("parse a configuration file", "JSONDecoder"):
         ws.search(query, k=10)
     steps.done("retriever: two searches (BM25 postings, links)")

@@ -7,7 +7,13 @@ file (dispatch), a call resolved by an edit elsewhere (the test's file unchanged
 
 from __future__ import annotations
 
+import weakref
+
+import numpy as np
+
+from memory_lsp.graph import follow_unresolved
 from memory_lsp.store import test_reads
+from memory_lsp.workspace import host
 
 HELPER = "def present():\n    return 1\n"
 CODE = ("import helper\n\n\nclass Maker:\n    def make(self):\n        return self.factory()\n\n"
@@ -55,5 +61,54 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
             seen.append((len(want["tests"]), len(want["dispatch"]), len(want["untyped"]), len(want["classes"])))
         # the edits moved rows both ways: the fixture exercises what it claims
         assert len(set(seen)) > 2, seen
+    finally:
+        ws.close()
+
+
+def _read(rows: list[tuple]) -> dict:
+    """A whole read as test_reads.unresolved_rows gives it, with these `untyped` rows only."""
+    def column(values, dtype=object):
+        out = np.empty(len(values), dtype=dtype)
+        out[:] = values
+        return out
+    empty = {"path": column([]), "src": column([]), "module": column([]), "name": column([])}
+    return {"tests": empty, "dispatch": empty, "classes": {"id": column([])},
+            "methods": {"path": column([r[0] for r in rows]), "name": column([r[2] for r in rows])},
+            "untyped": {"path": column([r[0] for r in rows]), "src": column([r[1] for r in rows]),
+                        "name": column([r[2] for r in rows]), "on_self": column([r[3] for r in rows], bool)}}
+
+
+def test_untyped_rows_held_as_codes_answer_in_string_order():
+    # first seen is not string order: the answer is in the order of the read's ORDER BY
+    rows = follow_unresolved._sets(_read([("z.py", "z.py::f", "zeta", True), ("a.py", "a.py::g", "alpha", False),
+                                          ("z.py", "z.py::f", "alpha", False), ("a.py", "a.py::g", "alpha", False)]))
+    assert all(column.dtype == np.int32 for c, column in rows["untyped"].items() if c != "on_self")
+    assert len(rows["untyped"]["src"]) == 3  # distinct
+    got = follow_unresolved.calls(rows, ("untyped",))["untyped"]
+    assert list(zip(got["src"].tolist(), got["name"].tolist(), got["on_self"].tolist())) == [
+        ("a.py::g", "alpha", False), ("z.py::f", "alpha", False), ("z.py::f", "zeta", True)]
+
+
+def test_codes_of_two_whole_reads_are_never_compared():
+    # each whole read numbers its strings anew: other rows may have the same codes
+    one = follow_unresolved._sets(_read([("a.py", "a.py::f", "x", False)]))
+    other = follow_unresolved._sets(_read([("b.py", "b.py::g", "y", False)]))
+    assert all(np.array_equal(one["untyped"][c], other["untyped"][c]) for c in one["untyped"])
+    assert not follow_unresolved._unchanged("untyped", one, other)
+    assert follow_unresolved._unchanged("untyped", one, dict(one))
+
+
+def test_the_last_graph_is_freed_before_the_heap_is_trimmed(tmp_path, index_files, monkeypatch):
+    # what the C heap hands back after a graph follows an edit is the last graph's (~100 MB at
+    # 11,000 files): trimmed while it was still held, it stayed with the process
+    ws = index_files(tmp_path, {"helper.py": HELPER, "code.py": CODE, "tests/test_helper.py": TEST})
+    try:
+        first = weakref.ref(ws.load_graph(prepare=True))
+        alive_at_trim = []
+        monkeypatch.setattr(host, "release_freed_memory", lambda: alive_at_trim.append(first() is not None))
+        (tmp_path / "code.py").write_text(CODE + "\n\ndef added():\n    return 1\n")
+        ws.reindex({str(tmp_path / "code.py"): (CODE + "\n\ndef added():\n    return 1\n").encode()})
+        ws.load_graph(prepare=True)
+        assert alive_at_trim == [False]
     finally:
         ws.close()

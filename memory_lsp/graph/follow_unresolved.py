@@ -15,6 +15,9 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
 - for `untyped`, whether the call's name is a method somewhere: the methods of every file are
   kept by file; a name that becomes a method, or stops being one, anywhere is read by name.
 - `classes` (the class symbols) move with the changed files' symbols only.
+
+The server keeps these rows from its first edit on: the two large kinds (`untyped`, and the
+methods of each file) are held as columns of codes into `Words`, each distinct string once.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: boo
         return rows, {kind: old.unresolved_calls[kind] if _same(now[kind], old.unresolved_calls.get(kind))
                       else now[kind] for kind in KINDS}
     # a kind whose rows stayed keeps the last graph's columns (sorting ~50,000 rows: ~30 ms)
-    moved = {kind for kind in KINDS if rows[kind] != before[kind]}
-    now = calls({kind: rows[kind] if kind in moved else type(rows[kind])() for kind in KINDS})
+    moved = {kind for kind in KINDS if not _unchanged(kind, rows, before)}
+    now = calls(rows, moved)
     return rows, {kind: now[kind] if kind in moved else old.unresolved_calls[kind] for kind in KINDS}
 
 
@@ -53,55 +56,100 @@ def _same(a: dict, b: dict | None) -> bool:
 KINDS = ("tests", "dispatch", "untyped", "classes")
 
 
+class Words:
+    """Each distinct string of the kept `untyped` and `methods` rows once, numbered as first seen;
+    shared by the rows of the graphs that follow (they only grow). Those rows are codes: at 11,282
+    files their ~178,000 and ~132,000 rows were 78 MB as Python tuples, sets and a string per
+    row, which the server kept from its first edit on."""
+
+    def __init__(self):
+        self.ids: dict[str, int] = {}
+        self.words: list[str] = []
+        self._rank = np.zeros(0, dtype=np.int32)  # each word's place in string order
+
+    def codes(self, values) -> np.ndarray:
+        ids, words = self.ids, self.words
+        out = np.empty(len(values), dtype=np.int32)
+        for k, v in enumerate(values):
+            i = ids.get(v)
+            if i is None:
+                i = ids[v] = len(words)
+                words.append(v)
+            out[k] = i
+        return out
+
+    def strings(self, codes: np.ndarray) -> np.ndarray:
+        return _column([self.words[c] for c in codes.tolist()])
+
+    def rank(self) -> np.ndarray:
+        """Codes -> places in string order (the order of the reads' ORDER BY: code points, as UTF-8 bytes)."""
+        if len(self._rank) != len(self.words):
+            order = sorted(range(len(self.words)), key=self.words.__getitem__)
+            self._rank = np.empty(len(order), dtype=np.int32)
+            self._rank[order] = np.arange(len(order), dtype=np.int32)
+        return self._rank
+
+
+def _table(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Rows as columns of codes, distinct, in the order of their columns (the same rows: the same arrays)."""
+    if not len(next(iter(columns.values()))):
+        return columns
+    order = np.lexsort(tuple(columns[c] for c in reversed(columns)))
+    columns = {c: v[order] for c, v in columns.items()}
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = np.logical_or.reduce([v[1:] != v[:-1] for v in columns.values()])
+    return {c: v[new] for c, v in columns.items()}
+
+
+def _concat(parts: list[dict]) -> dict[str, np.ndarray]:
+    return _table({c: np.concatenate([p[c] for p in parts]) for c in parts[0]})
+
+
+def _where(rows: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarray]:
+    return {c: v[keep] for c, v in rows.items()}
+
+
+def _untyped(words: Words, read: dict) -> dict[str, np.ndarray]:
+    if not read or not len(read["path"]):
+        return {"path": np.zeros(0, np.int32), "src": np.zeros(0, np.int32), "name": np.zeros(0, np.int32),
+                "on_self": np.zeros(0, bool)}
+    return _table({"path": words.codes(read["path"].tolist()), "src": words.codes(read["src"].tolist()),
+                   "name": words.codes(read["name"].tolist()), "on_self": np.asarray(read["on_self"], dtype=bool)})
+
+
 def _sets(read: dict) -> dict:
-    t, d, u = read["tests"], read["dispatch"], read["untyped"]
-    methods: dict[str, set[str]] = {}
-    for path, name in zip(read["methods"]["path"].tolist(), read["methods"]["name"].tolist()):
-        methods.setdefault(path, set()).add(name)
+    t, d, words = read["tests"], read["dispatch"], Words()
+    methods = _table({"path": words.codes(read["methods"]["path"].tolist()),
+                      "name": words.codes(read["methods"]["name"].tolist())})
+    names, counts = np.unique(methods["name"], return_counts=True)
     return {"tests": set(zip(t["path"].tolist(), t["src"].tolist(), t["module"].tolist())),
             "dispatch": set(zip(d["path"].tolist(), d["name"].tolist(), d["src"].tolist())),
-            "untyped": _by_path(_untyped(u)), "classes": set(read["classes"]["id"].tolist()),
-            "methods": methods, "method_files": _counts(methods)}
+            "untyped": _untyped(words, read["untyped"]), "classes": set(read["classes"]["id"].tolist()),
+            "methods": methods, "method_files": dict(zip(names.tolist(), counts.tolist())), "words": words}
 
 
-def _untyped(read: dict) -> set:
-    if not read:
-        return set()
-    return set(zip(read["path"].tolist(), read["src"].tolist(), read["name"].tolist(),
-                   [bool(v) for v in read["on_self"].tolist()]))
-
-
-def _by_path(rows: set) -> dict[str, frozenset]:
-    """`untyped` rows by file (the largest kind, ~50,000 rows on the stdlib): an edit replaces
-    its files' sets, the others stay the same objects (rebuilding the whole set took ~35 ms)."""
-    out: dict[str, set] = {}
-    for row in rows:
-        out.setdefault(row[0], set()).add(row)
-    return {path: frozenset(r) for path, r in out.items()}
-
-
-def _counts(methods: dict[str, set[str]]) -> dict[str, int]:
-    """name -> how many files define a method of that name."""
-    counts: dict[str, int] = {}
-    for names in methods.values():
-        for name in names:
-            counts[name] = counts.get(name, 0) + 1
-    return counts
+def _unchanged(kind: str, rows: dict, before: dict) -> bool:
+    if kind == "untyped":  # codes compare only under the same words (a whole read numbers them anew)
+        return rows["words"] is before["words"] and _same(rows[kind], before[kind])
+    return rows[kind] == before[kind]
 
 
 def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_before: set[str],
             names_now: set[str]) -> dict:
+    words = rows["words"]
     redo = set(paths)
     gone_names = names_before - names_now  # may be undefined anywhere now: read by name
     drop_names = names_now | gone_names
     tests = {r for r in rows["tests"] if r[0] not in redo}
     dispatch = {r for r in rows["dispatch"] if r[0] not in redo and r[1] not in drop_names}
-    untyped = {path: r for path, r in rows["untyped"].items() if path not in redo}
     classes = {c for c in rows["classes"] if c.partition("::")[0] not in redo}
-    methods, counts = dict(rows["methods"]), dict(rows["method_files"])
+    redo_codes = words.codes(paths)
+    untyped = [_where(rows["untyped"], ~np.isin(rows["untyped"]["path"], redo_codes))]
+    methods = [_where(rows["methods"], ~np.isin(rows["methods"]["path"], redo_codes))]
+    counts = dict(rows["method_files"])
     flipped = set()  # names that became a method somewhere, or stopped being one anywhere
-    for path in paths:
-        had = methods.pop(path, set())
+    for path, code in zip(paths, redo_codes.tolist()):
+        had = set(rows["methods"]["name"][rows["methods"]["path"] == code].tolist())
         read = test_reads.unresolved_rows_of(cur, path, is_test[path]) if path in is_test else None
         has = set()
         if read is not None:
@@ -111,15 +159,15 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
             else:
                 dispatch.update(zip(read["dispatch"]["path"].tolist(), read["dispatch"]["name"].tolist(),
                                     read["dispatch"]["src"].tolist()))
-            untyped.update(_by_path(_untyped(read["untyped"])))
+            untyped.append(_untyped(words, read["untyped"]))
             sym = read["symbols"]
             for kind, sym_id, name in zip(sym["kind"].tolist(), sym["id"].tolist(), sym["name"].tolist()):
                 if kind == "class":
                     classes.add(sym_id)
                 else:
                     has.add(name)
-        if has:
-            methods[path] = has
+        has = set(words.codes(sorted(has)).tolist())
+        methods.append({"path": np.full(len(has), code, dtype=np.int32), "name": np.array(sorted(has), dtype=np.int32)})
         for name in had - has:
             counts[name] -= 1
             if not counts[name]:
@@ -132,23 +180,38 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
     if gone_names:
         read = test_reads.rows_named(cur, "dispatch", sorted(gone_names))
         dispatch.update(zip(read["path"].tolist(), read["name"].tolist(), read["src"].tolist()))
-    if flipped:  # rows anywhere: the whole kind again
-        rows_now = {r for rs in untyped.values() for r in rs if r[2] not in flipped}
-        untyped = _by_path(rows_now | _untyped(test_reads.rows_named(cur, "untyped", sorted(flipped))))
+    untyped = _concat(untyped)
+    if flipped:  # rows anywhere: those of these names again
+        untyped = _concat([_where(untyped, ~np.isin(untyped["name"], sorted(flipped))),
+                           _untyped(words, test_reads.rows_named(cur, "untyped", sorted(words.words[c] for c in flipped)))])
     return {"tests": tests, "dispatch": dispatch, "untyped": untyped, "classes": classes,
-            "methods": methods, "method_files": counts}
+            "methods": _concat(methods), "method_files": counts, "words": words}
 
 
-def calls(rows: dict) -> dict[str, dict[str, np.ndarray]]:
-    """`test_reads.unresolved_calls` from the kept rows: distinct, in its order."""
-    tests = sorted({(src, module) for _path, src, module in rows["tests"]})
-    dispatch = sorted({(src, path) for path, _name, src in rows["dispatch"]})
-    untyped = sorted({(src, name, on_self) for rs in rows["untyped"].values() for _path, src, name, on_self in rs})
-    return {"tests": {"src": _column([r[0] for r in tests]), "module": _column([r[1] for r in tests])},
-            "dispatch": {"src": _column([r[0] for r in dispatch]), "path": _column([r[1] for r in dispatch])},
-            "untyped": {"src": _column([r[0] for r in untyped]), "name": _column([r[1] for r in untyped]),
-                        "on_self": np.array([r[2] for r in untyped], dtype=bool)},
-            "classes": {"id": _column(sorted(rows["classes"]))}}
+def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
+    """`test_reads.unresolved_calls` from the kept rows (of `kinds`): distinct, in its order."""
+    out = {}
+    if "tests" in kinds:
+        tests = sorted({(src, module) for _path, src, module in rows["tests"]})
+        out["tests"] = {"src": _column([r[0] for r in tests]), "module": _column([r[1] for r in tests])}
+    if "dispatch" in kinds:
+        dispatch = sorted({(src, path) for path, _name, src in rows["dispatch"]})
+        out["dispatch"] = {"src": _column([r[0] for r in dispatch]), "path": _column([r[1] for r in dispatch])}
+    if "untyped" in kinds:
+        out["untyped"] = _untyped_calls(rows["untyped"], rows["words"])
+    if "classes" in kinds:
+        out["classes"] = {"id": _column(sorted(rows["classes"]))}
+    return out
+
+
+def _untyped_calls(rows: dict[str, np.ndarray], words: Words) -> dict[str, np.ndarray]:
+    """(src, name, on_self) of the rows, distinct, in string order."""
+    rank = words.rank()
+    found = _table({"src": rank[rows["src"]], "name": rank[rows["name"]], "on_self": rows["on_self"]})
+    by_rank = np.empty(len(rank), dtype=np.int32)
+    by_rank[rank] = np.arange(len(rank), dtype=np.int32)
+    return {"src": words.strings(by_rank[found["src"]]), "name": words.strings(by_rank[found["name"]]),
+            "on_self": found["on_self"]}
 
 
 def _column(values: list[str]) -> np.ndarray:
