@@ -30,9 +30,9 @@ class Bm25Index:
         self.is_memory = np.asarray(docs["memory"], dtype=bool)
         self.length = np.asarray(docs["len"], dtype=np.float64)
         self.alive = np.ones(len(self.docids), dtype=bool)
-        terms = np.asarray(postings["termid"], dtype=np.int64)
+        terms = np.asarray(postings["termid"])
         self.starts = np.searchsorted(terms, np.arange((terms.max() + 2) if len(terms) else 1))
-        self.docs = np.searchsorted(self.docids, postings["docid"]).astype(np.int32)  # dense positions
+        self.docs = _positions(self.docids, postings["docid"])
         self.tf = np.asarray(postings["tf"], dtype=np.float32)
         # postings of documents numbered after the load, sorted by term
         self.extra_terms = np.zeros(0, dtype=np.int64)
@@ -45,6 +45,8 @@ class Bm25Index:
         with fulltext.reading(store) as cur:
             end = fulltext.next_docid(cur)
             docs, postings = fulltext.documents(cur, 0, end)
+        # DuckDB's allocator hands back the sort of every posting (it kept ~135 MB at 11,282 files)
+        store.flush_memory()
         return cls(docs, postings, end)
 
     def refreshed(self, store) -> "Bm25Index":
@@ -71,8 +73,7 @@ class Bm25Index:
         terms = np.concatenate([self.extra_terms, np.asarray(postings["termid"], dtype=np.int64)])
         order = np.argsort(terms, kind="stable")
         new.extra_terms = terms[order]
-        new.extra_docs = np.concatenate([self.extra_docs, np.searchsorted(new.docids, postings["docid"])
-                                         .astype(np.int32)])[order]
+        new.extra_docs = np.concatenate([self.extra_docs, _positions(new.docids, postings["docid"])])[order]
         new.extra_tf = np.concatenate([self.extra_tf, np.asarray(postings["tf"], dtype=np.float32)])[order]
         new._stats()
         return new
@@ -136,3 +137,12 @@ class Bm25Index:
         coverage = float(held / (sum(idfs) + unknown * unknown_idf))
         found = [(self.names[d], "memory" if self.is_memory[d] else "code", float(scores[d])) for d in ranked]
         return found, coverage
+
+
+def _positions(docids: np.ndarray, wanted: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
+    """The dense positions of `wanted` in the sorted `docids`, as 32-bit integers, a chunk at a
+    time (searchsorted answers 64-bit: 46 MB more for the 5.8 million postings of 11,282 files)."""
+    out = np.empty(len(wanted), dtype=np.int32)
+    for at in range(0, len(wanted), chunk):
+        out[at:at + chunk] = np.searchsorted(docids, wanted[at:at + chunk])
+    return out

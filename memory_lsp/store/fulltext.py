@@ -235,11 +235,12 @@ def next_docid(cur) -> int:
 
 def documents(cur, start: int, end: int) -> tuple[dict, dict]:
     """The documents numbered from `start` to before `end` (docid, id, memory, len; by docid)
-    and their postings (termid, docid, tf; by term, then document), as numpy columns."""
+    and their postings (termid, docid, tf; by term, then document), as numpy columns; the
+    postings' of 32 bits (5.8 million at 11,282 files; docids stay far below 2**31)."""
     docs = cur.execute("SELECT docid, id, kind = 'memory' AS memory, len FROM bm25_docs "
                        "WHERE docid >= ? AND docid < ? ORDER BY docid", [start, end]).fetchnumpy()
-    postings = cur.execute("SELECT termid, docid, tf FROM bm25_postings WHERE docid >= ? AND docid < ? "
-                           "ORDER BY termid, docid", [start, end]).fetchnumpy()
+    postings = cur.execute("SELECT termid, docid::INTEGER AS docid, tf::FLOAT AS tf FROM bm25_postings "
+                           "WHERE docid >= ? AND docid < ? ORDER BY termid, docid", [start, end]).fetchnumpy()
     return docs, postings
 
 
