@@ -96,7 +96,19 @@ def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
     a name guess, or nothing, resolves (what may run a method of an instance: graph/tests_reach.py)."""
     return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy(),
             "classes": cur.execute(_CLASSES).fetchnumpy(),
-            "untyped": cur.execute(_UNTYPED).fetchnumpy(), "reexports": reexports(cur)}
+            "untyped": _shared(cur.execute(_UNTYPED).fetchnumpy()), "reexports": reexports(cur)}
+
+
+def _shared(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The text columns with each distinct string one object: the graph keeps these columns, and
+    a string per row was 29 MB of `untyped` at 11,282 files (178,000 rows, 3,100 names), 13 once."""
+    canon: dict[str, str] = {}
+    for column, values in columns.items():
+        if values.dtype == object:
+            out = np.empty(len(values), dtype=object)
+            out[:] = [canon.setdefault(v, v) for v in values.tolist()]
+            columns[column] = out
+    return columns
 
 
 # -- what a graph following an edit reads (graph/follow_unresolved.py) ------------------------------
