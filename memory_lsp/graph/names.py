@@ -60,11 +60,29 @@ class Names:
             self._found[name] = i
         return default if i < 0 else i
 
-    def ids(self, values: list[str]) -> list[int]:
-        """`get(v, -1)` of each value, the names looked up before without a call each."""
-        added, found, get = self.added_ids, self._found, self.get
-        return [i if (i := added.get(v)) is not None else j if (j := found.get(v)) is not None else get(v, -1)
-                for v in values]
+    def ids(self, values: list[str]) -> np.ndarray:
+        """`get(v, -1)` of each value: each distinct value once, their hashes searched at once (a
+        column of test selection's 178,000 untyped calls at 11,282 files, one `get` at a time:
+        ~0.5 s, and lookups too many to remember)."""
+        distinct = list(dict.fromkeys(values))
+        keys = [v.encode("utf-8", "surrogatepass") for v in distinct]
+        found = np.full(len(keys), -1, dtype=np.int64)
+        if self.loaded and keys:
+            wanted = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
+            at = np.minimum(np.searchsorted(self.hashes, wanted), self.loaded - 1)
+            hit = self.hashes[at] == wanted
+            data, ends = self.data, self.ends
+            for k, i in zip(np.flatnonzero(hit).tolist(), self.by_hash[at[hit]].tolist()):
+                # the first name of that hash; another one with the same hash: the slow way
+                found[k] = i if data[ends[i - 1] if i else 0:ends[i]] == keys[k] else self.get(distinct[k], -1)
+        if self.added:
+            added = self.added_ids
+            for k in np.flatnonzero(found < 0).tolist():
+                found[k] = added.get(distinct[k], -1)
+        if len(distinct) == len(values):
+            return found
+        index = dict(zip(distinct, found.tolist()))
+        return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
 
     def intern(self, values) -> np.ndarray:
         """Ids of the names (new names get new ids)."""

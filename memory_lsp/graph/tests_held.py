@@ -92,7 +92,7 @@ class Holders:
         kept = self.columns.get(key)
         if kept is None or kept[0] is not column:
             values = column.tolist()
-            ids = np.array(table.ids(values), dtype=np.int64)
+            ids = table.ids(values)
             kept = self.columns[key] = (column, ids, len(table))
             if len(self.columns) > KEPT_COLUMNS:
                 del self.columns[next(iter(self.columns))]
