@@ -4,7 +4,8 @@ The server's own steps, in its order, on an index that is already built: the ser
 `Workspace.open` with the server's DuckDB limit (server/folders.py: DUCKDB_MEMORY_MB); the no-op
 index run of a warm start; the impact graph's load; the hovers' and lenses' reads (symbols and
 counts of `--files` files); a graph that follows a one-file edit (a function appended, the
-buffer re-indexed), and `--edits N - 1` more; the retriever's copies (two searches: the second loads the BM25 postings
+buffer re-indexed, then the index checkpointed as the server's writer does between edits),
+and `--edits N - 1` more; the retriever's copies (two searches: the second loads the BM25 postings
 and the file links). After each: RSS (VmRSS), the peak so far (VmHWM), DuckDB's own memory
 (`duckdb_memory()`, by tag) and, with `--trace`, the Python heap held and its peak in the step
 (tracemalloc: slower, so RSS figures of a traced run are not the server's).
@@ -109,7 +110,13 @@ def main() -> None:
     steps.done("hovers and lenses of the files (symbols, counts)", files=len(chosen))
     del snap, graph  # a request holds its snapshot while it runs: kept here, the first graph would outlive the edits
 
-    follows = []
+    follows, checkpoints = [], []
+
+    def checkpoint():  # the server's writer after each graph load (versions that have it)
+        if hasattr(ws, "checkpoint_edits"):
+            started = time.perf_counter()
+            ws.checkpoint_edits()
+            checkpoints.append(round(time.perf_counter() - started, 3))
     for k, rel in enumerate(chosen[:args.edits]):
         target = Path(args.workspace) / rel
         text = target.read_bytes()
@@ -118,13 +125,15 @@ def main() -> None:
             started = time.perf_counter()
             load()
             follows.append(round(time.perf_counter() - started, 3))
+            checkpoint()
         finally:
             ws.reindex({str(target): text})  # the index as it was
             load()
+            checkpoint()
         if k == 0:
-            steps.done("one file re-indexed, graph followed (and back)", follow_s=follows[0])
+            steps.done("one file re-indexed, graph followed (and back)", follow_s=follows[0], checkpoint_s=checkpoints)
     if args.edits > 1:
-        steps.done(f"{args.edits - 1} more files, each edited and back", follow_s=follows[1:])
+        steps.done(f"{args.edits - 1} more files, each edited and back", follow_s=follows[1:], checkpoint_s=checkpoints[2:])
     for query in ("parse a configuration file", "JSONDecoder"):
         ws.search(query, k=10)
     steps.done("retriever: two searches (BM25 postings, links)")

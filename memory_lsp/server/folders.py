@@ -100,8 +100,7 @@ class Folder:
         return indexing
 
     def close_bridge(self) -> None:
-        # left open, it would answer the CLI from a closed folder, and the folder added again
-        # could not start its own
+        # left open, it would answer the CLI from a closed folder (and a folder added again could not start its own)
         if self.bridge is not None:
             self.bridge.close()
             self.bridge = None
@@ -365,6 +364,7 @@ class Folder:
                 self.ws.load_graph(prepare=True)
                 log.info("impact graph loaded in %.2f s", time.perf_counter() - started)
                 self.on_change(self, None)  # lens counts may have changed anywhere
+                self._submit(self.ws.checkpoint_edits, self._others_waiting)  # between edits: writes into the file
             except Exception:
                 log.exception("loading the impact graph failed")
 

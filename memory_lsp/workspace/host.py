@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 from pathlib import Path
+from typing import Callable
 
 from memory_lsp.graph.follow import follow
 from memory_lsp.graph.impact import ImpactGraph
@@ -52,6 +53,7 @@ class Workspace:
         self._graph_generation = -1  # the generation the graph was loaded at
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
         self._graph_whole = True  # the next graph is read whole (after a full run), not followed from the last
+        self._edits_in_memory = False  # an editor's run wrote since the last checkpoint (checkpoint_edits)
         self.memory_limit_mb: int | None = None
         # a long-lived process: a first index of at least this many files runs in a child process
         # (apart.py), so that this one does not keep its peak; None: always here
@@ -129,6 +131,17 @@ class Workspace:
         return queries.doctor(self.snapshot())
 
     # -- changes (one writer at a time) ------------------------------------------------------------
+    def checkpoint_edits(self, busy: Callable[[], bool] | None = None) -> bool:
+        """Write the editor's runs since the last checkpoint into the file: DuckDB holds them in
+        memory until its log passes 16 MB (~30 MB at 11,282 files from the first edit on; a
+        checkpoint there takes ~0.2 s). False when there was nothing to write, when `busy()` (more
+        work waits: the next call writes them), or when DuckDB refused (a read transaction was open)."""
+        if not self._edits_in_memory or (busy is not None and busy()) or not self.store.checkpoint():
+            return False
+        self._edits_in_memory = False
+        self.store.flush_memory()
+        return True
+
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
         if self._index_apart():
             return self._index_in_child(progress, workers)
@@ -173,6 +186,7 @@ class Workspace:
         only = {self.relpath(p): data for p, data in paths.items()}
         report = indexer.run(self.store, self.root, self.settings, only=only, passes=PASSES,
                              redact=redact_file_text)
+        self._edits_in_memory = self._edits_in_memory or report.parsed > 0 or report.deleted > 0
         if report.code_changed:
             # the files re-indexed, when nothing else changed (an unchanged file's imports now
             # landing elsewhere, or a deleted file's co-changes gone, change more than these)

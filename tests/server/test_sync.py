@@ -68,6 +68,9 @@ async def test_a_buffer_edit_changes_lenses_and_diagnostics(project):
         # the new function is in the index, from the buffer: the disk did not change
         assert ("parse_quoted", doc) in await symbols(lsp, "parse_quoted")
         assert "parse_quoted" not in (project / "app/core.py").read_text()
+        # between edits the run's writes go into the index file, not DuckDB's memory (and log)
+        wal = project / ".memory" / "index.duckdb.wal"
+        await wait_for(lambda: not wal.exists() or wal.stat().st_size == 0, what="the edit checkpointed")
 
 
 async def test_save_reindexes_at_once_and_close_returns_to_the_disk(project):
