@@ -115,7 +115,7 @@ def test_the_last_graph_is_freed_before_the_heap_is_trimmed(tmp_path, index_file
 
 
 def test_the_graphs_untyped_calls_hold_each_string_once(tmp_path, index_files):
-    # the graph keeps these columns all day: a string per row was 29 MB at 11,282 files, 13 once
+    # the graph keeps these columns all day: a string per row was 29 MB at 11,282 files, 12 once
     ws = index_files(tmp_path, {"job.py": "class Job:\n    def run(self):\n        return 1\n",
                                 "a.py": "def a(x):\n    return x.run()\n\n\ndef b(y):\n    return y.run()\n",
                                 "c.py": "def c(z):\n    return z.run()\n"})

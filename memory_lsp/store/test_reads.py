@@ -101,7 +101,7 @@ def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
 
 def _shared(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The text columns with each distinct string one object: the graph keeps these columns, and
-    a string per row was 29 MB of `untyped` at 11,282 files (178,000 rows, 3,100 names), 13 once."""
+    a string per row was 29 MB of `untyped` at 11,282 files (178,000 rows, 3,100 names), 12 once."""
     canon: dict[str, str] = {}
     for column, values in columns.items():
         if values.dtype == object:
