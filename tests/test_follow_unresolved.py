@@ -126,3 +126,15 @@ def test_the_graphs_untyped_calls_hold_each_string_once(tmp_path, index_files):
         assert names[0] is names[1] is names[2]
     finally:
         ws.close()
+
+
+def test_words_added_by_edits_take_their_place_in_string_order():
+    import random
+
+    rng = random.Random(3)
+    words = follow_unresolved.Words()
+    words.codes([f"pkg/m{rng.randrange(500)}.py::f{i}" for i in range(400)])
+    for step in range(6):  # an edit's few new words, then once more than an eighth at once
+        words.codes([f"pkg/m{rng.randrange(500)}.py::g{step}_{i}" for i in range(3 if step < 5 else 200)])
+        rank = words.rank()
+        assert [words.words[c] for c in np.argsort(rank)] == sorted(words.words)

@@ -22,6 +22,9 @@ methods of each file) are held as columns of codes into `Words`, each distinct s
 
 from __future__ import annotations
 
+import array
+import bisect
+
 import numpy as np
 
 from memory_lsp.store import test_reads
@@ -65,7 +68,8 @@ class Words:
     def __init__(self):
         self.ids: dict[str, int] = {}
         self.words: list[str] = []
-        self._rank = np.zeros(0, dtype=np.int32)  # each word's place in string order
+        self._order = array.array("i")  # the codes in string order
+        self._rank = np.zeros(0, dtype=np.int32)  # each code's place in string order
 
     def codes(self, values) -> np.ndarray:
         ids, words = self.ids, self.words
@@ -82,9 +86,17 @@ class Words:
         return _column([self.words[c] for c in codes.tolist()])
 
     def rank(self) -> np.ndarray:
-        """Codes -> places in string order (the order of the reads' ORDER BY: code points, as UTF-8 bytes)."""
+        """Codes -> places in string order (the order of the reads' ORDER BY: code points, as UTF-8
+        bytes). An edit adds a few words: they are put in place (sorting all ~110,000 again at
+        11,282 files took ~70 ms an edit)."""
         if len(self._rank) != len(self.words):
-            order = sorted(range(len(self.words)), key=self.words.__getitem__)
+            key, new = self.words.__getitem__, range(len(self._order), len(self.words))
+            if len(new) > len(self._order) // 8:
+                self._order = array.array("i", sorted(range(len(self.words)), key=key))
+            else:
+                for code in sorted(new, key=key):
+                    bisect.insort(self._order, code, key=key)
+            order = np.frombuffer(self._order, dtype=np.int32)
             self._rank = np.empty(len(order), dtype=np.int32)
             self._rank[order] = np.arange(len(order), dtype=np.int32)
         return self._rank
