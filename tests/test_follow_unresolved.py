@@ -138,3 +138,23 @@ def test_words_added_by_edits_take_their_place_in_string_order():
         words.codes([f"pkg/m{rng.randrange(500)}.py::g{step}_{i}" for i in range(3 if step < 5 else 200)])
         rank = words.rank()
         assert [words.words[c] for c in np.argsort(rank)] == sorted(words.words)
+
+
+def test_a_name_that_becomes_a_method_elsewhere_brings_rows_of_files_not_touched(tmp_path, index_files):
+    # `p.exists()` on an outside type is never guessed, so no edge of use.py changes when another
+    # file defines the first method named `exists`: its row comes from the name's flip alone
+    use = "import pathlib\n\n\ndef use(p: pathlib.Path):\n    return p.exists()\n"
+    other = "class Other:\n    def run(self):\n        return 1\n"
+    ws = index_files(tmp_path, {"use.py": use, "other.py": other})
+    try:
+        ws.load_graph()
+        for text, want in ((other + "\n    def exists(self):\n        return 2\n", [("use.py::use", "exists", False)]),
+                           (other, [])):
+            (tmp_path / "other.py").write_text(text)
+            ws.reindex({str(tmp_path / "other.py"): text.encode()})
+            graph = ws.load_graph()
+            assert hasattr(graph, "unresolved_rows")  # followed
+            assert _rows(graph.unresolved_calls)["untyped"] == want
+            assert _rows(test_reads.unresolved_calls(ws.store.cursor()))["untyped"] == want
+    finally:
+        ws.close()

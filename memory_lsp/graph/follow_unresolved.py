@@ -158,6 +158,8 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
     redo_codes = words.codes(paths)
     untyped = [_where(rows["untyped"], ~np.isin(rows["untyped"]["path"], redo_codes))]
     methods = [_where(rows["methods"], ~np.isin(rows["methods"]["path"], redo_codes))]
+    # how many files define a method of each name, kept (not derived: np.setxor1d of the names
+    # before and after took 30 ms an edit at 11,282 files)
     counts = dict(rows["method_files"])
     flipped = set()  # names that became a method somewhere, or stopped being one anywhere
     for path, code in zip(paths, redo_codes.tolist()):

@@ -178,7 +178,7 @@ class Folder:
             return "opening", (None if "opening" in waited else (self._first_index or self._opening))
         if "indexing" not in waited and self.reindexing and not ws.has_code() and name in INDEX_READS:
             return "indexing", self._submit(lambda: None)  # no earlier index to answer from: after this one
-        search = name in SEARCHES and ws.store.meta("fts_dirty", "1") != "0"
+        search = name in SEARCHES and not ws.search_index_current()
         if "catch-up" not in waited and (ws.memories_outdated() or search):
             return "catch-up", self._submit(self._catch_up, search)
         return "", None

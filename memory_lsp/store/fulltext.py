@@ -60,8 +60,14 @@ def status(store: Store) -> dict:
     it up to date first, and how many files that would take in."""
     cur = store.cursor()
     return {"documents": cur.execute("SELECT count(*) FROM bm25_docs").fetchone()[0],
-            "up_to_date": store.meta("fts_dirty", "1") == "0",
+            "up_to_date": is_current(store),
             "files_behind": cur.execute(f"SELECT count(*) FROM ({_CHANGED})").fetchone()[0]}
+
+
+def is_current(store: Store, meta: dict[str, str] | None = None) -> bool:
+    """No run or sync changed chunks or memories since the index was last brought up to date.
+    `meta`: the meta table if the caller has just read it."""
+    return (store.meta_all() if meta is None else meta).get("fts_dirty", "1") == "0"
 
 
 def mark_dirty(store: Store) -> None:
@@ -74,7 +80,7 @@ def ensure_fts(store: Store, meta: dict[str, str] | None = None, should_stop=Non
     `meta`: the meta table if the caller has just read it. `should_stop`: asked between groups of
     files, each committed on its own (a background build gives way to an edit; the next call goes
     on with the files left)."""
-    if (store.meta_all() if meta is None else meta).get("fts_dirty", "1") == "0":
+    if is_current(store, meta):
         return False
     changed = False
     with store.write_lock:

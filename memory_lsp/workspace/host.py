@@ -282,6 +282,9 @@ class Workspace:
                     return False
         return True
 
+    def search_index_current(self) -> bool:
+        return fulltext.is_current(self.store)
+
     def ensure_search_index(self) -> None:
         """Rebuild the full-text index if the chunks or memories changed since it was built, and
         embed the memories that have no vector yet (code chunks fill in behind: `embed_pending`)."""
