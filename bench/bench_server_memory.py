@@ -113,9 +113,10 @@ def main() -> None:
     follows, checkpoints = [], []
 
     def checkpoint():  # the server's writer after each graph load (versions that have it)
-        if hasattr(ws, "checkpoint_edits"):
+        settle = getattr(ws, "settle", None) or getattr(ws, "checkpoint_edits", None)
+        if settle is not None:
             started = time.perf_counter()
-            ws.checkpoint_edits()
+            settle()
             checkpoints.append(round(time.perf_counter() - started, 3))
 
     for k, rel in enumerate(chosen[:args.edits]):

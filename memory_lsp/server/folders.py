@@ -364,7 +364,7 @@ class Folder:
                 self.ws.load_graph(prepare=True)
                 log.info("impact graph loaded in %.2f s", time.perf_counter() - started)
                 self.on_change(self, None)  # lens counts may have changed anywhere
-                self._submit(self.ws.checkpoint_edits, self._others_waiting)  # between edits: writes into the file
+                self._submit(self.ws.settle, self._others_waiting)  # between edits: writes into the file, cache freed
             except Exception:
                 log.exception("loading the impact graph failed")
 

@@ -29,11 +29,13 @@ class Gate:
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._inside = 0
+        self._alone = 0  # an `alone` block waits or runs: new calls wait for it
         self.closed = False
 
     @contextmanager
     def passing(self) -> Iterator[None]:
         with self._cond:
+            self._cond.wait_for(lambda: not self._alone or self.closed)
             if self.closed:
                 raise StoreClosed("the index was closed (its folder closed, or it was reopened after damage)")
             self._inside += 1
@@ -44,6 +46,20 @@ class Gate:
                 self._inside -= 1
                 if not self._inside:
                     self._cond.notify_all()
+
+    @contextmanager
+    def alone(self) -> Iterator[None]:
+        """The block runs once no call is inside; calls that come meanwhile wait until it ends
+        (else a stream of reads could keep it waiting for ever). It must not read through a
+        cursor of this gate."""
+        with self._cond:
+            self._alone += 1
+            try:
+                self._cond.wait_for(lambda: self._inside == 0)
+                yield
+            finally:
+                self._alone -= 1
+                self._cond.notify_all()
 
     def close(self) -> None:
         """No call passes from now on; returns when the last one inside has left."""

@@ -25,6 +25,7 @@ from typing import Iterator
 import duckdb
 
 from memory_lsp.errors import IndexBusy
+from memory_lsp.store import clean_close
 from memory_lsp.store.cursor import Gate, ReadCursor
 from memory_lsp.store.ingest import insert_columns
 
@@ -109,7 +110,7 @@ class Store:
             log.warning("index %s: %s", path, recovered)
             _set_aside(path)
         try:
-            conn = _connect(path, verify=not _closed_cleanly(path))
+            conn = _connect(path, verify=not clean_close.closed_cleanly(path))
         except duckdb.Error as exc:
             if _is_lock_error(exc):
                 raise IndexBusy(_busy_message(path, exc)) from None
@@ -186,6 +187,14 @@ class Store:
         else:
             cur.execute(f"SET memory_limit = '{self._memory_base_mb}MiB'")
 
+    def drop_cache(self) -> None:
+        """Hand back DuckDB's cache of the file's blocks: what a graph load read stays cached up
+        to the limit (68 MB at 11,282 files, BENCHMARKS.md ba) though the graph holds it all by
+        then; a hover reads its few blocks again from the OS's cache. No write runs beside it (the
+        write lock), and the readers wait at the gate for the few milliseconds it takes."""
+        with self.write_lock, self._memory_lock, self._gate.alone():
+            _evict(self.conn, max([self._memory_base_mb, *self._memory_needs]))
+
     @contextmanager
     def single_threaded(self, on: bool = True) -> Iterator[None]:
         """Run small statements on one thread: waking DuckDB's other workers for a query that
@@ -232,7 +241,7 @@ class Store:
         except duckdb.Error:
             return
         if self.damage is None:  # a damaged file must be checked when it is opened again
-            _stamp_clean_close(self.path)
+            clean_close.stamp_clean_close(self.path)
 
     def checkpoint(self) -> bool:
         """Write what the last commits left in memory into the file, if no other transaction runs
@@ -312,7 +321,7 @@ def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
     try:
         conn.execute("SELECT 1").fetchone()  # a damaged WAL shows up here at the latest
         if verify:
-            _read_every_block(conn)
+            clean_close.read_every_block(conn)
             _evict(conn)
     except BaseException:
         conn.close()
@@ -320,48 +329,15 @@ def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
     return conn
 
 
-def _closed_cleanly(path: str) -> bool:
-    """Is the file as the last clean close left it? (the stamp is removed: a process that dies
-    while it holds the file leaves none behind)"""
-    stamp = Path(path + ".clean")
-    try:
-        written = stamp.read_text(encoding="utf-8")
-        stamp.unlink()
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return not os.path.exists(path)  # a new database needs no check
-    return written == f"{st.st_size}:{st.st_mtime_ns}" and not os.path.exists(path + ".wal")
-
-
-def _stamp_clean_close(path: str) -> None:
-    if path == ":memory:":
-        return
-    try:
-        st = os.stat(path)
-        Path(path + ".clean").write_text(f"{st.st_size}:{st.st_mtime_ns}", encoding="utf-8")
-    except OSError:
-        pass
-
-
-def _read_every_block(conn: duckdb.DuckDBPyConnection) -> None:
-    """Read every column of every table once: DuckDB checks a block's checksum only when it reads
-    it, so a damaged block would otherwise fail some later query (an index run, a search)."""
-    tables = conn.execute("SELECT table_schema, table_name FROM information_schema.tables "
-                          "WHERE table_type = 'BASE TABLE' AND table_catalog = current_database()").fetchall()
-    for schema, table in tables:  # main, and the fts extension's schema
-        conn.execute(f'SELECT count(*), max(hash(COLUMNS(*))) FROM "{schema}"."{table}"').fetchall()
-
-
-def _evict(conn: duckdb.DuckDBPyConnection) -> None:
-    """Drop the blocks the check read from DuckDB's cache: they stayed there up to its limit (a
-    warm server that opened an 11k-file index not closed cleanly held 260 MB more all day). A
-    limit below what DuckDB can give back fails and evicts what it can. Only at open: no reader
-    of this connection may need memory while the limit is that low."""
+def _evict(conn: duckdb.DuckDBPyConnection, limit_mb: int = MEMORY_LIMIT_MB) -> None:
+    """Drop the blocks DuckDB has cached (they stay up to its limit), then set the limit again. A
+    limit below what DuckDB can give back fails and evicts what it can. Only where no other user
+    of the connection may need memory meanwhile (at open; `Store.drop_cache`): a query then fails."""
     try:
         conn.execute("SET memory_limit = '1MiB'")
     except duckdb.Error:
         pass
-    conn.execute(f"SET memory_limit = '{MEMORY_LIMIT_MB}MiB'")
+    conn.execute(f"SET memory_limit = '{limit_mb}MiB'")
 
 
 def _load_extensions(conn, names) -> dict[str, str]:

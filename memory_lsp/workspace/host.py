@@ -53,7 +53,7 @@ class Workspace:
         self._graph_generation = -1  # the generation the graph was loaded at
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
         self._graph_whole = True  # the next graph is read whole (after a full run), not followed from the last
-        self._edits_in_memory = False  # an editor's run wrote since the last checkpoint (checkpoint_edits)
+        self._edits_in_memory = False  # an editor's run wrote since the last checkpoint (settle)
         self.memory_limit_mb: int | None = None
         # a long-lived process: a first index of at least this many files runs in a child process
         # (apart.py), so that this one does not keep its peak; None: always here
@@ -131,16 +131,19 @@ class Workspace:
         return queries.doctor(self.snapshot())
 
     # -- changes (one writer at a time) ------------------------------------------------------------
-    def checkpoint_edits(self, busy: Callable[[], bool] | None = None) -> bool:
-        """Write the editor's runs since the last checkpoint into the file: DuckDB holds them in
-        memory until its log passes 16 MB (~30 MB at 11,282 files from the first edit on; a
-        checkpoint there takes ~0.2 s). False when there was nothing to write, when `busy()` (more
-        work waits: the next call writes them), or when DuckDB refused (a read transaction was open)."""
-        if not self._edits_in_memory or (busy is not None and busy()) or not self.store.checkpoint():
+    def settle(self, busy: Callable[[], bool] | None = None) -> bool:
+        """The server's writer after each graph load, unless `busy()` (more work waits: the next
+        call does it): the editor's runs since the last checkpoint written into the file (DuckDB
+        holds them in memory until its log passes 16 MB: ~30 MB at 11,282 files; ~0.2 s), then
+        DuckDB's cache of the file's blocks handed back (what the load read, 68 MB there, which
+        the graph holds by then). True when runs were written; False when there were none or
+        DuckDB refused (a read transaction was open: the next call tries again)."""
+        if busy is not None and busy():
             return False
-        self._edits_in_memory = False
-        self.store.flush_memory()
-        return True
+        written = self._edits_in_memory and self.store.checkpoint()
+        self._edits_in_memory = self._edits_in_memory and not written
+        self.store.drop_cache()
+        return written
 
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
         if self._index_apart():

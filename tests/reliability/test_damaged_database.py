@@ -146,10 +146,10 @@ def test_a_clean_close_skips_the_full_read(tmp_path, clean, monkeypatch):
     shutil.copytree(source, root)
     db = root / ".memory" / "index.duckdb"
     Store.open(db).close()
-    from memory_lsp.store import db as db_module
+    from memory_lsp.store import clean_close
     reads = []
-    real = db_module._read_every_block
-    monkeypatch.setattr(db_module, "_read_every_block", lambda conn: reads.append(1) or real(conn))
+    real = clean_close.read_every_block
+    monkeypatch.setattr(clean_close, "read_every_block", lambda conn: reads.append(1) or real(conn))
     Store.open(db).close()
     assert reads == []
     os.utime(db)  # touched by something else: checked again
