@@ -64,8 +64,7 @@ class Folder:
         self._first_index: Future | None = None  # a session's folder: reads wait for it on a fresh index
         self._open_lock = threading.Lock()
         self.failure: Exception | None = None  # what opening raised (IndexBusy: another process has the file)
-        self._queued = 0
-        self._queue_lock = threading.Lock()
+        self._queued, self._queue_lock = 0, threading.Lock()  # writer jobs queued, not yet started
         self._pending: dict[str, bytes | None] = {}  # paths waiting for a re-index, coalesced
         self._graph_wanted = threading.Event()
         self._stop = threading.Event()
@@ -161,6 +160,8 @@ class Folder:
             elif result.set_running_or_notify_cancel():
                 self._check_open()
                 result.set_result(commands.run(self.ws, name, arguments))
+                if name in SEARCHES:  # what it read stays in DuckDB's cache (70 MB at 11k files): handed back
+                    self._submit(self.ws.settle, self._others_waiting)
         except BaseException as exc:
             if self._recovering is not recovery and "recovering" not in waited:
                 # the store was found damaged during this read: answer it again from the new one
@@ -226,8 +227,7 @@ class Folder:
             return fn(*args)
 
         def cancelled(fut: Future) -> None:
-            # a job cancelled while queued ($/cancelRequest) never runs `job`: without this the count
-            # stays up and background embedding gives way forever to a job that will never come
+            # cancelled while queued ($/cancelRequest): `job` never ran, and embedding would wait for it
             if fut.cancelled():
                 with self._queue_lock:
                     self._queued -= 1

@@ -1,0 +1,49 @@
+"""A server's DuckDB keeps no cache of what it has read into memory already: after each graph
+load and after each search the writer hands the blocks back (`Workspace.settle`; 68 MB after the
+load and 70 MB after two searches at 11,282 files, BENCHMARKS.md ba)."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+from memory_lsp.server.folders import Folder
+from memory_lsp.settings import Config
+
+WORDS = "parse render socket buffer cache token stream header cookie session".split()
+
+
+def _cached(folder) -> int:
+    return folder.ws.store.cursor().execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() "
+                                            "WHERE tag = 'BASE_TABLE'").fetchone()[0]
+
+
+def _handed_back(folder, within: float = 30) -> bool:
+    deadline = time.monotonic() + within
+    while _cached(folder) > 1 << 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _cached(folder) <= 1 << 20
+
+
+def test_the_cache_is_handed_back_after_the_load_and_after_a_search(tmp_path, write_files):
+    write_files(tmp_path, {f"pkg/m{i}.py": "".join(
+        f"def {WORDS[j % 10]}_{i}_{j}(x):\n    \"\"\"{' '.join(WORDS[(i + j + k) % 10] for k in range(30))}\"\"\"\n"
+        f"    return {WORDS[(j + 1) % 10]}_{i}_{j + 1}(x)\n\n\n" for j in range(40)) for i in range(60)})
+    config = Config()
+    config = replace(config, indexing=replace(config.indexing, watch=False, workers=0),
+                     embeddings=replace(config.embeddings, background=False))
+    with ThreadPoolExecutor(1) as reader:
+        folder = Folder(tmp_path, config, reader, on_change=lambda folder, paths: None)
+        try:
+            folder.start().result(timeout=120)
+            deadline = time.monotonic() + 60
+            while not folder.ws.graph_is_current() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert folder.ws.graph_is_current()
+            assert _handed_back(folder)  # what the graph's load read
+            found = folder.command("memory.search", {"query": "socket cookie parse", "mode": "bm25"}).result(60)
+            assert found["results"]
+            assert _handed_back(folder)  # what the search read
+        finally:
+            folder.close()
