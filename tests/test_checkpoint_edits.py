@@ -1,7 +1,8 @@
-"""After each graph load the server's writer settles the store (workspace/host.py `settle`): an
-editor's runs are written into the index file (DuckDB otherwise holds them in memory, with its
+"""After each graph load the server's writer writes an editor's runs into the index file
+(workspace/host.py `checkpoint_edits`; DuckDB otherwise holds them in memory, with its
 write-ahead log, until the log passes 16 MB: ~30 MB of the server at 11,282 files, BENCHMARKS.md
-az), and DuckDB's cache of the blocks the load read is handed back (68 MB there, BENCHMARKS.md ba)."""
+az); once idle, it also hands back DuckDB's cache of the blocks the load read (`settle`: 68 MB
+there, BENCHMARKS.md ba)."""
 
 from __future__ import annotations
 
@@ -23,18 +24,18 @@ def _cached(store) -> int:
 def test_an_editors_run_is_checkpointed_between_edits(tmp_path, index_files):
     ws = index_files(tmp_path, {"a.py": A, "b.py": "from a import f\n\n\ndef g():\n    return f(1)\n"})
     try:
-        assert not ws.settle()  # a whole run checkpoints itself: nothing to write
+        assert not ws.checkpoint_edits()  # a whole run checkpoints itself: nothing to write
         ws.reindex({str(tmp_path / "a.py"): (A + "\n\ndef h():\n    return f(2)\n").encode()})
         assert _log_bytes(tmp_path) > 0
-        assert not ws.settle(busy=lambda: True)  # more work waits: left for later
+        assert not ws.checkpoint_edits(busy=lambda: True)  # more work waits: left for later
         assert _log_bytes(tmp_path) > 0
         ws.load_graph()  # its read transaction ends with the load: DuckDB can checkpoint after it
-        assert ws.settle()
+        assert ws.checkpoint_edits()
         assert _log_bytes(tmp_path) == 0
-        assert not ws.settle()  # nothing written since
+        assert not ws.checkpoint_edits()  # nothing written since
         assert ws.impact("a.py::h")["target"]  # the index reads as before
         ws.reindex({str(tmp_path / "a.py"): A.encode()})  # the file back: rows written (h deleted)
-        assert ws.settle() and _log_bytes(tmp_path) == 0
+        assert ws.checkpoint_edits() and _log_bytes(tmp_path) == 0
     finally:
         ws.close()
 

@@ -22,7 +22,16 @@ from memory_lsp.workspace.offline import OfflineWorkspace
 
 COMMANDS: dict[str, Command] = {c.name: c for c in (*memory.COMMANDS, *consolidate.COMMANDS, *code.COMMANDS)}
 
-__all__ = ["COMMANDS", "Command", "Param", "run"]
+REINDEX = "memory.reindex"  # the one command that changes the index rather than the memories
+
+__all__ = ["COMMANDS", "Command", "Param", "REINDEX", "run", "writes"]
+
+
+def writes(name: str) -> bool:
+    """Does the command change the workspace (a server runs it on the folder's writer)? Unknown
+    names are not writes: they fail on a reader."""
+    spec = COMMANDS.get(name)
+    return spec is not None and (spec.writes_memories or name == REINDEX)
 
 
 def run(workspace, name: str, arguments: dict | None = None, *, progress: Callable[[int, int], None] | None = None,

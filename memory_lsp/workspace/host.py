@@ -25,7 +25,7 @@ from memory_lsp.index.discover import discover
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
 from memory_lsp.memory.book import MemoryBook
-from memory_lsp.memory.model import PRIORITIES, Memory
+from memory_lsp.memory.model import Memory
 from memory_lsp.memory.secrets import redact_file_text
 from memory_lsp.paths import memory_dir, relpath, workspace_root
 from memory_lsp.settings import Settings
@@ -36,6 +36,7 @@ from memory_lsp.store import fulltext
 from memory_lsp.store.ingest import release_freed_memory
 from memory_lsp.workspace import apart, queries
 from memory_lsp.workspace.lookup import IndexLookup
+from memory_lsp.workspace.projection import projection_rows
 from memory_lsp.workspace.snapshot import MemoryView, Snapshot
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ class Workspace:
         self._graph_generation = -1  # the generation the graph was loaded at
         self._graph_lock = threading.Lock()  # one load at a time: one graph per workspace
         self._graph_whole = True  # the next graph is read whole (after a full run), not followed from the last
-        self._edits_in_memory = False  # an editor's run wrote since the last checkpoint (settle)
+        self._edits_in_memory = False  # an editor's run wrote since the last checkpoint (checkpoint_edits)
         self.memory_limit_mb: int | None = None
         # a long-lived process: a first index of at least this many files runs in a child process
         # (apart.py), so that this one does not keep its peak; None: always here
@@ -131,19 +132,25 @@ class Workspace:
         return queries.doctor(self.snapshot())
 
     # -- changes (one writer at a time) ------------------------------------------------------------
-    def settle(self, busy: Callable[[], bool] | None = None) -> bool:
-        """The server's writer after each graph load, unless `busy()` (more work waits: the next
-        call does it): the editor's runs since the last checkpoint written into the file (DuckDB
-        holds them in memory until its log passes 16 MB: ~30 MB at 11,282 files; ~0.2 s), then
-        DuckDB's cache of the file's blocks handed back (what the load read, 68 MB there, which
-        the graph holds by then). True when runs were written; False when there were none or
-        DuckDB refused (a read transaction was open: the next call tries again)."""
-        if busy is not None and busy():
+    def checkpoint_edits(self, busy: Callable[[], bool] | None = None) -> bool:
+        """Write the editor's runs since the last checkpoint into the file: DuckDB holds them in
+        memory until its log passes 16 MB (~30 MB at 11,282 files from the first edit on; a
+        checkpoint there takes ~0.2 s). False when there was nothing to write, when `busy()` (more
+        work waits: the next call writes them), or when DuckDB refused (a read transaction was open)."""
+        if not self._edits_in_memory or (busy is not None and busy()) or not self.store.checkpoint():
             return False
-        written = self._edits_in_memory and self.store.checkpoint()
-        self._edits_in_memory = self._edits_in_memory and not written
-        self.store.drop_cache()
-        return written
+        self._edits_in_memory = False
+        self.store.flush_memory()
+        return True
+
+    def settle(self, busy: Callable[[], bool] | None = None) -> None:
+        """The writer of an idle server (after a search; a while after the last graph load): the
+        edits checkpointed, then DuckDB's cache of the file's blocks handed back: the graph holds
+        what its load read (68 MB at 11,282 files), the search index what a search read (~70 MB);
+        the next edit reads its blocks again (+0.13 s there, BENCHMARKS.md ba)."""
+        if busy is None or not busy():
+            self.checkpoint_edits()
+            self.store.drop_cache()
 
     def index(self, progress=None, workers: int | None = None) -> indexer.IndexReport:
         if self._index_apart():
@@ -383,17 +390,3 @@ class Workspace:
         return Snapshot(self.root, self.book, self.store, self._generation, memories, self._graph,
                         self.load_graph, retriever=self.retriever, indexed=indexed,
                         graph_current=self.graph_is_current())
-
-
-def projection_rows(memories: list[Memory]) -> tuple[list[tuple], list[tuple]]:
-    """The memories and their citations as rows of the store's projection tables."""
-    rows, cites_ = [], []
-    for m in memories:
-        rows.append((m.id, m.type, m.text, m.priority, PRIORITIES.get(m.priority, 1), m.confidence, ",".join(m.tags),
-                     m.scope, m.source, m.pinned, m.needs_review, m.created, m.updated, m.valid_to,
-                     m.superseded_by, m.state, json.dumps(m.to_json(), ensure_ascii=False)))
-        for i, c in enumerate(m.citations):
-            now = c.current or {}
-            cites_.append((m.id, i, c.kind, c.path, c.symbol, c.start_line, c.end_line, c.fingerprint, c.state,
-                           now.get("path"), now.get("symbol"), now.get("start_line"), now.get("end_line")))
-    return rows, cites_
