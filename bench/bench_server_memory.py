@@ -2,12 +2,12 @@
 
 The server's own steps, in its order, on an index that is already built: the server's imports;
 `Workspace.open` with the server's DuckDB limit (server/folders.py: DUCKDB_MEMORY_MB); the no-op
-index run of a warm start; the impact graph's load, then the writer's settle (`Workspace.settle`:
+index run of a warm start; the impact graph's load, then the idle writer's settle (`Workspace.settle`:
 DuckDB's cache handed back, where the version has it); the hovers' and lenses' reads (symbols and
 counts of `--files` files); a graph that follows a one-file edit (a function appended, the
-buffer re-indexed, then the writer's settle: the checkpoint between edits), and `--edits N - 1`
-more; the retriever's copies (two searches: the second loads the BM25 postings and the file
-links), then the writer's settle after a search. After each: RSS (VmRSS), the peak so far (VmHWM), DuckDB's own memory
+buffer re-indexed, then the index checkpointed as the server's writer does between edits),
+and `--edits N - 1` more, then the idle writer's settle; the retriever's copies (two searches:
+the second loads the BM25 postings and the file links), then the settle after a search. After each: RSS (VmRSS), the peak so far (VmHWM), DuckDB's own memory
 (`duckdb_memory()`, by tag) and, with `--trace`, the Python heap held and its peak in the step
 (tracemalloc: slower, so RSS figures of a traced run are not the server's).
 
@@ -99,10 +99,12 @@ def main() -> None:
         else ws.load_graph
     graph = load()
     steps.done("impact graph loaded", nodes=len(graph.names), steps=len(graph.step_node))
-    settle = getattr(ws, "settle", None) or getattr(ws, "checkpoint_edits", None)
-    if settle is not None:  # the server's writer after each graph load (versions that have it)
+    # the server's writer (versions that have them): between edits it checkpoints; once idle (a
+    # while after the last graph load, and after a search) it settles: DuckDB's cache handed back
+    settle, checkpoint_edits = getattr(ws, "settle", None), getattr(ws, "checkpoint_edits", None)
+    if settle is not None:
         settle()
-        steps.done("the writer settled after the load")
+        steps.done("idle: the writer settled")
 
     snap = ws.snapshot()
     paths = sorted(p for p, in ws.store.cursor().execute("SELECT path FROM files WHERE path LIKE '%.py'").fetchall())
@@ -118,9 +120,9 @@ def main() -> None:
     follows, checkpoints = [], []
 
     def checkpoint():
-        if settle is not None:
+        if checkpoint_edits is not None:
             started = time.perf_counter()
-            settle()
+            checkpoint_edits()
             checkpoints.append(round(time.perf_counter() - started, 3))
 
     for k, rel in enumerate(chosen[:args.edits]):
@@ -140,12 +142,15 @@ def main() -> None:
             steps.done("one file re-indexed, graph followed (and back)", follow_s=follows[0], checkpoint_s=checkpoints[:2])
     if args.edits > 1:
         steps.done(f"{args.edits - 1} more files, each edited and back", follow_s=follows[1:], checkpoint_s=checkpoints[2:])
+    if settle is not None:
+        settle()
+        steps.done("idle after the edits: the writer settled")
     for query in ("parse a configuration file", "JSONDecoder"):
         ws.search(query, k=10)
     steps.done("retriever: two searches (BM25 postings, links)")
     if settle is not None:  # the server's writer after each search (versions that have it)
         settle()
-        steps.done("the writer settled after the searches")
+        steps.done("after the searches: the writer settled")
     if args.out:
         Path(args.out).write_text(json.dumps(steps.rows, indent=1))
     print("| step | RSS MB | peak MB | DuckDB MB | heap MB (peak) | s |")
