@@ -105,21 +105,3 @@ def test_stale_reaches_three_calls_up_from_a_changed_node():
     flip[2] = True  # c becomes a class: a and b reach it
     mask, flipped = held_memo.stale(before, before.keys, flip, 3)
     assert np.flatnonzero(mask).tolist() == [0, 1, 2] and flipped
-
-
-def test_kept_answers_come_back_as_they_were_each_distinct_set_held_once():
-    """The memo keeps per-node answers as columns of indexes into the distinct sets."""
-    n = 8
-    near = [{0: frozenset(), 3: frozenset({5}), 4: frozenset({5})}, {1: frozenset({2, 5}), 6: frozenset()}]
-    made = {3: frozenset({5}), 7: frozenset({2, 5})}
-    memo = held_memo.Memo(n, np.zeros(0, dtype=np.uint64), np.zeros(n, dtype=bool), {}, near, made, {}, {}, {}, None)
-    every = np.ones(n, dtype=bool)
-    assert [memo.answers(column, every) for column in memo.near] == near
-    assert memo.answers(memo.made, every) == made
-    assert len(memo.sets) == 3  # the empty set, {5}, {2, 5}
-    back = memo.answers(memo.near[0], every)
-    assert back[3] is back[4] is memo.answers(memo.made, every)[3]  # one object for equal answers
-    keep = every.copy()
-    keep[[3, 7]] = False  # stale nodes are left out
-    assert memo.answers(memo.near[0], keep) == {0: frozenset(), 4: frozenset({5})}
-    assert memo.answers(memo.made, keep) == {}

@@ -13,9 +13,6 @@ An answer is kept when nothing it was worked out from changed:
 - what a name's untyped callers make (`by_name`): its callers (a per-name sum of mixes, as
   tests_carry's digest) and their `made`; all of it when a class flag changed (`around`).
 Names are shared by the graphs that follow one another: an id names the same node in both.
-Kept, the per-node answers (`near` per depth, `made`) are columns of indexes into the distinct
-answers (`sets`): as dicts they were 41 of the memo's 70 MB at 11,282 files, 150,000 of their
-214,000 entries the empty set and half the rest equal to another (BENCHMARKS.md ba).
 """
 
 from __future__ import annotations
@@ -26,31 +23,12 @@ import numpy as np
 class Memo:
     """One build's answers and what they were worked out from (kept by its TestReach)."""
 
-    __slots__ = ("n", "keys", "is_class", "bases", "sets", "near", "made", "closed", "up", "by_name", "callers")
+    __slots__ = ("n", "keys", "is_class", "bases", "near", "made", "closed", "up", "by_name", "callers")
 
-    def __init__(self, n, keys, is_class, bases, near: list[dict], made: dict, closed, up, by_name, callers):
+    def __init__(self, n, keys, is_class, bases, near, made, closed, up, by_name, callers):
         self.n, self.keys, self.is_class, self.bases = n, keys, is_class, bases
-        index: dict[frozenset, int] = {}
-        self.near = [_pack(answers, n, index) for answers in near]
-        self.made = _pack(made, n, index)
-        self.sets = list(index)  # in the order of their indexes
-        self.closed, self.up = closed, up
+        self.near, self.made, self.closed, self.up = near, made, closed, up
         self.by_name, self.callers = by_name, callers
-
-    def answers(self, column: np.ndarray, keep: np.ndarray) -> dict[int, frozenset]:
-        """A kept column (`near[d]`, `made`) as a dict again, for the nodes `keep` says."""
-        nodes = np.flatnonzero((column >= 0) & keep)
-        sets = self.sets
-        return dict(zip(nodes.tolist(), [sets[i] for i in column[nodes].tolist()]))
-
-
-def _pack(answers: dict[int, frozenset], n: int, index: dict[frozenset, int]) -> np.ndarray:
-    """Per node, the index of its answer among the distinct answers (`index`, added to), or -1."""
-    column = np.full(n, -1, dtype=np.int32)
-    if answers:
-        nodes = np.fromiter(answers.keys(), dtype=np.int64, count=len(answers))
-        column[nodes] = [index.setdefault(s, len(index)) for s in answers.values()]
-    return column
 
 
 def call_keys(ptr: np.ndarray, callee: np.ndarray) -> np.ndarray:

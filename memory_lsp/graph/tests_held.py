@@ -265,10 +265,16 @@ class Holding:
     def _take(self, memo: held_memo.Memo) -> None:
         """Start from the last build's answers that still hold (graph/held_memo.py)."""
         stale, self.flipped = held_memo.stale(memo, self.keys, self.is_class, HOLD_DEPTH)
-        self._near_memo = [memo.answers(column, ~stale[:memo.n]) for column in memo.near]
+        gone = np.flatnonzero(stale[:memo.n]).tolist()
+        self._near_memo = [dict(m) for m in memo.near]
+        for m in self._near_memo:
+            for v in gone:
+                m.pop(v, None)
         path = self.g.path_of[:memo.n]
         drop = stale[:memo.n] | (path >= 0) & stale[np.maximum(path, 0)]  # `made` reads the file's `near` too
-        made = memo.answers(memo.made, ~drop)
+        made = dict(memo.made)
+        for s in np.flatnonzero(drop).tolist():
+            made.pop(s, None)
         self._closed, self._up = dict(memo.closed), dict(memo.up)
         moved = held_memo.changed_bases(memo.bases, self.bases)
         if moved:
@@ -276,7 +282,7 @@ class Holding:
             self._closed = {k: v for k, v in self._closed.items() if v.isdisjoint(moved)}
             self._up = {c: v for c, v in self._up.items() if v.isdisjoint(moved)}
         self._made = made
-        self.dropped = set(np.flatnonzero(memo.made >= 0).tolist()) - made.keys()
+        self.dropped = memo.made.keys() - made.keys()
 
     def names_kept(self, memo: held_memo.Memo | None, name: np.ndarray, src: np.ndarray) -> dict:
         """The last build's answers per name whose untyped calls (`name`, `src`: their name
