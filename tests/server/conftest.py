@@ -74,6 +74,32 @@ def cli_here(root: Path, *args: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+@contextlib.contextmanager
+def folder_with_graph(path: Path):
+    """A server's Folder on `path` in this process (no file watcher, no background embedding),
+    yielded once its first index ran and its impact graph is loaded."""
+    from concurrent.futures import ThreadPoolExecutor
+    from dataclasses import replace
+
+    from memory_lsp.server.folders import Folder
+    from memory_lsp.settings import Config
+
+    config = Config()
+    config = replace(config, indexing=replace(config.indexing, watch=False, workers=0),
+                     embeddings=replace(config.embeddings, background=False))
+    with ThreadPoolExecutor(1) as reader:
+        folder = Folder(path, config, reader, on_change=lambda folder, paths: None)
+        try:
+            folder.start().result(timeout=120)
+            deadline = time.monotonic() + 60
+            while not folder.ws.graph_is_current() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert folder.ws.graph_is_current()
+            yield folder
+        finally:
+            folder.close()
+
+
 def make_project(root: Path, write_files) -> Path:
     write_files(root, PROJECT)
     for text, type_, cites, extra in MEMORIES:

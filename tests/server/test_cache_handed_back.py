@@ -6,12 +6,10 @@ BENCHMARKS.md ba)."""
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+
+from conftest import folder_with_graph
 
 from memory_lsp.server import folders
-from memory_lsp.server.folders import Folder
-from memory_lsp.settings import Config
 
 WORDS = "parse render socket buffer cache token stream header cookie session".split()
 
@@ -33,20 +31,8 @@ def test_the_cache_is_handed_back_after_the_load_and_after_a_search(tmp_path, wr
     write_files(tmp_path, {f"pkg/m{i}.py": "".join(
         f"def {WORDS[j % 10]}_{i}_{j}(x):\n    \"\"\"{' '.join(WORDS[(i + j + k) % 10] for k in range(30))}\"\"\"\n"
         f"    return {WORDS[(j + 1) % 10]}_{i}_{j + 1}(x)\n\n\n" for j in range(40)) for i in range(60)})
-    config = Config()
-    config = replace(config, indexing=replace(config.indexing, watch=False, workers=0),
-                     embeddings=replace(config.embeddings, background=False))
-    with ThreadPoolExecutor(1) as reader:
-        folder = Folder(tmp_path, config, reader, on_change=lambda folder, paths: None)
-        try:
-            folder.start().result(timeout=120)
-            deadline = time.monotonic() + 60
-            while not folder.ws.graph_is_current() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert folder.ws.graph_is_current()
-            assert _handed_back(folder)  # what the graph's load read
-            found = folder.command("memory.search", {"query": "socket cookie parse", "mode": "bm25"}).result(60)
-            assert found["results"]
-            assert _handed_back(folder)  # what the search read
-        finally:
-            folder.close()
+    with folder_with_graph(tmp_path) as folder:
+        assert _handed_back(folder)  # what the graph's load read
+        found = folder.command("memory.search", {"query": "socket cookie parse", "mode": "bm25"}).result(60)
+        assert found["results"]
+        assert _handed_back(folder)  # what the search read

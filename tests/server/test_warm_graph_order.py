@@ -5,32 +5,17 @@ from __future__ import annotations
 
 import logging
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 
-from memory_lsp.server.folders import Folder
-from memory_lsp.settings import Config
+from conftest import folder_with_graph
 
 FILES = {"app/core.py": "def parse(x):\n    return helper(x)\n\n\ndef helper(x):\n    return x\n",
          "app/cli.py": "from app.core import parse\n\n\ndef main():\n    parse(1)\n"}
 
 
 def _start_and_wait(path) -> None:
-    config = Config()
-    config = replace(config, indexing=replace(config.indexing, watch=False, workers=0),
-                     embeddings=replace(config.embeddings, background=False))
-    with ThreadPoolExecutor(1) as reader:
-        folder = Folder(path, config, reader, on_change=lambda folder, paths: None)
-        try:
-            folder.start().result(timeout=120)
-            deadline = time.monotonic() + 60
-            while not folder.ws.graph_is_current() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert folder.ws.graph_is_current()
-            assert folder.ws.load_graph().node_id("app/core.py::helper") is not None
-            time.sleep(0.5)  # a second load, had one been queued, would be in the log by now
-        finally:
-            folder.close()
+    with folder_with_graph(path) as folder:
+        assert folder.ws.load_graph().node_id("app/core.py::helper") is not None
+        time.sleep(0.5)  # a second load, had one been queued, would be in the log by now
 
 
 def test_warm_start_loads_the_graph_after_the_index_run(tmp_path, index_files, caplog):
