@@ -17,6 +17,8 @@ files the hovers visit. Measured:
 5. peak RSS (VmHWM) of the server process, of the cold run (indexing) and the warm run (after 4);
    and of the largest process under it in the cold run (the first index runs in a child process of
    its own from 300 files: workspace/apart.py).
+6. RSS (VmRSS) of the server at the end of the warm run (after the `memory.impact` commands), and
+   after it sat idle IDLE_S seconds more (the writer settles once idle: DuckDB's cache handed back).
 
     python bench/bench_server.py [--copies 12] [--hovers 2000] [--files 200] [--workspace /tmp/srvbench]
                                  [--workers N] [--server CMD ...]
@@ -58,6 +60,7 @@ SERVER = [sys.executable, "-m", "memory_lsp", "serve", "--standalone"]  # its RS
 RESULTS = Path(__file__).parent / "results" / "server.json"
 PLAN = ".bench-server-plan.json"
 IMPACT_COMMANDS = 20  # memory.impact commands at the end of the warm run (they load the impact graph)
+IDLE_S = 20  # then the server sits idle this long (it settles 15 s after its last graph load: folders.py)
 HANDLERS = ("hover", "code_lens", "code_lens_resolve", "pull_diagnostics")
 
 
@@ -486,6 +489,9 @@ async def warm_run(args, root: Path, plan: dict, logs: Path) -> dict:
             command="memory.impact", arguments=[{"target": path, "depth": 3}]))
         impact_ms.append((time.perf_counter() - started) * 1000)
     inside = await s.timings()
+    rss_end = proc_status(s.pid, "VmRSS") or 0
+    await asyncio.sleep(IDLE_S)
+    rss_idle = proc_status(s.pid, "VmRSS") or 0
     out = {
         "initialize_reply_s": round(init_s, 3), "index_end_s": round(index_s, 2),
         "progress_end_message": getattr(s, "progress_message", None), **s.phases(),
@@ -494,7 +500,7 @@ async def warm_run(args, root: Path, plan: dict, logs: Path) -> dict:
         "lenses": lens_total, "lenses_without_counts": unresolved,
         "inside": {h: summary(inside.get(h, [])) for h in HANDLERS},
         "round_trip": {h: summary(v) for h, v in rtt.items()},
-        "vmhwm_mb": round((s.hwm_kb() or 0) / 1024, 1), "vmrss_mb": round((proc_status(s.pid, "VmRSS") or 0) / 1024, 1),
+        "vmhwm_mb": round((s.hwm_kb() or 0) / 1024, 1), "vmrss_mb": round(rss_end / 1024, 1), "vmrss_idle_mb": round(rss_idle / 1024, 1),
         "vmhwm_before_commands_mb": round(hwm_before_commands / 1024, 1), "impact_command": summary(impact_ms),
         "worker_vmhwm_mb": round(s.child_hwm_kb / 1024, 1), "log": str(s.log_file),
     }
@@ -549,6 +555,8 @@ def table(r: dict) -> str:
               f"{warm['impact_command']['p50_ms']} / {warm['impact_command']['p99_ms']} ms", "-"),
              ("peak RSS of the server, warm run, after the impact commands too", f"{warm['vmhwm_mb']} MB",
               "<= 300 MB"),
+             ("RSS of the server at the end of the warm run, then after %d s idle" % IDLE_S,
+              f"{warm['vmrss_mb']} / {warm.get('vmrss_idle_mb')} MB", "<= 300 MB"),
              ("peak RSS of the largest process under the server, cold (the first index's own process, "
               "or a parse worker)", f"{cold['worker_vmhwm_mb']} MB", "-")]
     lines = ["| measure | figure | target |", "| --- | --- | --- |"]
