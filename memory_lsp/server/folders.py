@@ -1,6 +1,6 @@
 """One workspace folder as the server holds it: its `workspace.Workspace` host, the writer queue
 that applies every change to it, and the background loops (graph loader, memory-log poll, file
-watcher).
+watcher: server/watch.py).
 
 Every change (the first index, re-indexing buffers and files, syncing memories, commands that
 write, background embedding) runs one at a time on the folder's writer thread. Readers never wait
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from memory_lsp.errors import UserError
+from memory_lsp.server.watch import watch_files
 from memory_lsp.settings import Config
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ class Folder:
         indexing = self._first_index = self._submit(self._index)
         loops = [(self._graph_loop, "memory-graph"), (self._log_loop, "memory-log")]
         if self.config.indexing.watch:
-            loops.append((self._watch_loop, "memory-watch"))
+            loops.append((lambda: watch_files(self, self._stop), "memory-watch"))
         for target, name in loops:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
@@ -156,7 +157,7 @@ class Folder:
                 self._check_open()
                 result.set_result(commands.run(self.ws, name, arguments))
                 if name in SEARCHES:  # what it read stays in DuckDB's cache (70 MB at 11k files): handed back
-                    self._submit(self.ws.settle, self._others_waiting)
+                    self._settle()
         except BaseException as exc:
             if self._recovering is not recovery and "recovering" not in waited:
                 # the store was found damaged during this read: answer it again from the new one
@@ -229,6 +230,11 @@ class Folder:
         future = self._writer.submit(job)
         future.add_done_callback(cancelled)
         return future
+
+    def _settle(self) -> None:
+        """The writer hands back DuckDB's cache (`Workspace.settle`) unless other jobs wait."""
+        with suppress(RuntimeError):  # the writer shut down: the folder is closing
+            self._submit(self.ws.settle, self._others_waiting)
 
     def _others_waiting(self) -> bool:
         with self._queue_lock:
@@ -348,10 +354,9 @@ class Folder:
     def _graph_loop(self) -> None:
         settle_at = None  # a while after the last graph load, if no edit came since
         while not self._stop.is_set():
-            if not self._graph_wanted.wait(settle_at and max(0.0, settle_at - time.monotonic())):
+            if not self._graph_wanted.wait(None if settle_at is None else max(0.0, settle_at - time.monotonic())):
                 settle_at = None  # idle: DuckDB's cache handed back (not after each edit: +0.13 s to the next)
-                with suppress(RuntimeError):  # the writer shut down: the folder is closing
-                    self._submit(self.ws.settle, self._others_waiting)
+                self._settle()
                 continue
             if self._stop.is_set():
                 return
@@ -374,27 +379,3 @@ class Folder:
             ws = self.ws
             if ws is not None and self.ready.is_set() and ws.memories_outdated():
                 self.sync_memories()
-
-    def _watch_loop(self) -> None:
-        """Files changed on disk outside the editor (git checkout, generators) are re-indexed."""
-        import watchfiles
-        from memory_lsp.index.discover import excluded, in_environment
-        from memory_lsp.index.languages import classify
-
-        settings = self.config.indexing
-        self.ready.wait()
-        try:
-            for changes in watchfiles.watch(self.path, stop_event=self._stop, debounce=300, rust_timeout=1000,
-                                            yield_on_timeout=False, raise_interrupt=False):
-                paths, inputs = {}, (self.ws.resolver_inputs() if self.ws is not None else set())  # go.mod...
-                for _change, full in changes:
-                    rel = Path(full).relative_to(self.path).as_posix()
-                    code = classify(rel) is not None or rel in inputs
-                    if code and rel not in self.open_buffers and not excluded(rel, settings) \
-                            and not in_environment(self.path, rel):  # a `pip install` is not an edit
-                        paths[rel] = None
-                if paths:
-                    log.info("changed on disk: %s", ", ".join(sorted(paths)[:10]))
-                    self.reindex(paths)
-        except Exception:
-            log.exception("the file watcher stopped")
