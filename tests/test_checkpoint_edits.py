@@ -82,3 +82,35 @@ def test_reads_under_way_are_not_failed_by_the_drop(tmp_path, index_files):
         reader.join()
         ws.close()
     assert errors == []
+
+
+def test_a_read_under_way_keeps_the_cache_rather_than_stall_the_readers():
+    """A long read (a graph load's join) is inside the gate: the drop waits a moment, then leaves
+    the cache; calls that came meanwhile wait only that moment, and pass once it gives up."""
+    from memory_lsp.store.cursor import Gate
+
+    gate, inside, leave, passed = Gate(), threading.Event(), threading.Event(), threading.Event()
+
+    def long_read():
+        with gate.passing():
+            inside.set()
+            leave.wait(10)
+
+    def later_read():
+        with gate.passing():
+            passed.set()
+
+    reader = threading.Thread(target=long_read)
+    reader.start()
+    inside.wait(10)
+    with gate.alone(0.2) as alone:
+        late = threading.Thread(target=later_read)
+        late.start()
+        assert not passed.wait(0.05)  # held back while the drop waits or runs
+        assert alone is False  # the long read was still inside
+    assert passed.wait(10)  # let through once the drop gave up
+    leave.set()
+    reader.join()
+    late.join()
+    with gate.alone(0.2) as alone:
+        assert alone is True  # nobody inside now

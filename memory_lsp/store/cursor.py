@@ -48,15 +48,15 @@ class Gate:
                     self._cond.notify_all()
 
     @contextmanager
-    def alone(self) -> Iterator[None]:
-        """The block runs once no call is inside; calls that come meanwhile wait until it ends
-        (else a stream of reads could keep it waiting for ever). It must not read through a
-        cursor of this gate."""
+    def alone(self, timeout: float) -> Iterator[bool]:
+        """Yields True once no call is inside, and none enters until the block ends; False if
+        calls still were after `timeout` seconds (a long query: the callers that came meanwhile
+        waited that long, no longer). Calls that come while it waits wait too, else a stream of
+        reads could keep it waiting for ever. The block must not read through this gate."""
         with self._cond:
             self._alone += 1
             try:
-                self._cond.wait_for(lambda: self._inside == 0)
-                yield
+                yield self._cond.wait_for(lambda: self._inside == 0, timeout)
             finally:
                 self._alone -= 1
                 self._cond.notify_all()

@@ -47,6 +47,7 @@ MEMORY_LIMIT_MB = 256
 # to pin block") on 25,000 files, 160 MB on the stdlib's 350k references; a run that resolves
 # every reference raises the limit to this much per reference for its length, up to half the RAM
 BYTES_PER_RESOLVED_ROW = 768
+DROP_WAIT_S = 0.05  # how long `drop_cache` (and the reads that come meanwhile) wait for a read under way
 TABLES = ("files", "skipped", "symbols", "refs", "imports", "edges", "chunks", "mentions")
 # what DuckDB says when the file or the connection is broken, as opposed to a query being wrong
 _DAMAGE = ("Corrupt database file", "Could not read enough bytes", "database has been invalidated",
@@ -187,13 +188,16 @@ class Store:
         else:
             cur.execute(f"SET memory_limit = '{self._memory_base_mb}MiB'")
 
-    def drop_cache(self) -> None:
+    def drop_cache(self) -> bool:
         """Hand back DuckDB's cache of the file's blocks: what a graph load read stays cached up
         to the limit (68 MB at 11,282 files, BENCHMARKS.md ba) though the graph holds it all by
         then; a hover reads its few blocks again from the OS's cache. No write runs beside it (the
-        write lock), and the readers wait at the gate for the few milliseconds it takes."""
-        with self.write_lock, self._memory_lock, self._gate.alone():
-            _evict(self.conn, max([self._memory_base_mb, *self._memory_needs]))
+        write lock), and the readers wait at the gate for the few milliseconds it takes; if a read
+        is still under way after DROP_WAIT_S (a graph load's join), the cache stays. True if dropped."""
+        with self.write_lock, self._memory_lock, self._gate.alone(DROP_WAIT_S) as alone:
+            if alone:
+                _evict(self.conn, max([self._memory_base_mb, *self._memory_needs]))
+            return alone
 
     @contextmanager
     def single_threaded(self, on: bool = True) -> Iterator[None]:
