@@ -7,9 +7,10 @@ DuckDB's cache handed back, where the version has it); the hovers' and lenses' r
 counts of `--files` files); a graph that follows a one-file edit (a function appended, the
 buffer re-indexed, then the index checkpointed as the server's writer does between edits),
 and `--edits N - 1` more, then the idle writer's settle; the retriever's copies (two searches:
-the second loads the BM25 postings and the file links), then the settle after a search. After each: RSS (VmRSS), the peak so far (VmHWM), DuckDB's own memory
-(`duckdb_memory()`, by tag) and, with `--trace`, the Python heap held and its peak in the step
-(tracemalloc: slower, so RSS figures of a traced run are not the server's).
+the second loads the BM25 postings and the file links), then the settle after a search. After
+each: RSS (VmRSS), the peak so far (VmHWM), DuckDB's own memory (`duckdb_memory()`, by tag) and,
+with `--trace`, the Python heap held and its peak in the step (tracemalloc: slower, so RSS figures
+of a traced run are not the server's).
 
     python bench/bench_server_memory.py --workspace <a built workspace> [--files 200] [--edits 1] [--trace]
 
