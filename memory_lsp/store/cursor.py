@@ -35,7 +35,8 @@ class Gate:
     @contextmanager
     def passing(self) -> Iterator[None]:
         with self._cond:
-            self._cond.wait_for(lambda: not self._alone or self.closed)
+            if self._alone:  # every read passes here: no wait set up when no drop is under way
+                self._cond.wait_for(lambda: not self._alone or self.closed)
             if self.closed:
                 raise StoreClosed("the index was closed (its folder closed, or it was reopened after damage)")
             self._inside += 1
