@@ -27,6 +27,7 @@ _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__._
 _DOTTED = re.compile(r"[A-Za-z_][\w.]*").fullmatch
 _CASTS = frozenset(("cast", "typing.cast", "t.cast"))
 _NOT_OWNERS = receivers.BUILTIN_NAMES | {"self", "cls"}  # `self.x` is typed by receivers.rtype, not here
+_NO_METHODS = frozenset(("object", "Generic", "Protocol"))  # bases a `super()` call looks past
 _MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
 
 
@@ -138,6 +139,8 @@ class Returns:
             applied = made is not None and made.startswith(RETURNED) and not made.endswith(APPLIED)
             return None, made + APPLIED if applied else None
         inner, name = receivers.split_attr(callee)
+        if cls is not None and (receivers.split_call(inner) or ("",))[0] == "super":
+            return self._next_in_bases(cls, name)
         if not inner:
             if (None, name) in self.defined and name not in self.classes:
                 return name, None
@@ -164,6 +167,22 @@ class Returns:
         found = self.method(owner, name)
         # a class this file names but does not define, or a method its bases here do not: another file's
         return (found, None) if found else (None, RETURNED + owner + "." + name)
+
+    def _next_in_bases(self, cls: str, name: str) -> tuple[str | None, str | None]:
+        """What `super().name` calls in `cls`: the method of the first base that has it, this
+        file's (a function), else a mark on the first base another file defines; (None, None) when a
+        base here without it has bases elsewhere (which of them has it is not this file's to say)."""
+        for base in self.bases.get(cls, ()):
+            if base.rsplit(".", 1)[-1] in _NO_METHODS:
+                continue
+            if base not in self.classes:
+                return None, None if base in receivers.BUILTIN_NAMES else RETURNED + base + "." + name
+            found = self.method(base, name)
+            if found:
+                return found, None
+            if any(b not in self.classes for c in [base, *self.lineage(base)] for b in self.bases.get(c, ())):
+                return None, None
+        return None, None
 
     def element(self, text: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
         """What iterating `text` yields (`for x in text`): the elements of a name or `self.x`

@@ -120,10 +120,13 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
                                      WHEN {SLOT.format('f.rtype')} <> '' THEN 'paramtype' ELSE 'returntype' END
              AND t.src = f.fn AND (t.kind <> 'paramtype' OR t.receiver = {SLOT.format('f.rtype')})
         WHERE t.name IN {functions}""")
-    # a function returning Python's own type (`-> dict`): cid NULL, a type no workspace method is guessed on
+    # a function returning Python's own type (`-> dict`) or a type its file imports from outside
+    # (`-> t.BinaryIO`, `-> BytesIO`): cid NULL, a type no workspace method is guessed on
     cur.execute("CREATE OR REPLACE TEMP TABLE _rt AS SELECT site AS path, src, mark AS rtype, cid FROM ("
                 + class_named("_rfv", "v.site, v.src, v.mark", RETURNED_KINDS) + ") UNION ALL "
-                "SELECT site, src, mark, NULL FROM _rfv WHERE rtype = 'builtin'")
+                "SELECT site, src, mark, NULL FROM _rfv WHERE rtype = 'builtin' UNION ALL "
+                "SELECT DISTINCT v.site, v.src, v.mark, NULL FROM _rfv v JOIN imports i ON i.path = v.path "
+                "AND i.strategy = 'external' AND i.binding = split_part(v.rtype, '.', 1)")
     for temp in ("_rfn", "_rfv"):
         cur.execute(f"DROP TABLE {temp}")
 
