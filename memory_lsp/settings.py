@@ -69,6 +69,10 @@ class CodeLens:
 @dataclass(frozen=True)
 class Embeddings:
     background: bool = True  # embed memories and chunks in the background after indexing
+    # the code chunks the background embeds, most central files first (memories always): all of an
+    # 11,000-file workspace's ~270,000, at 44 a second, kept both cores busy for 1.7 hours (BENCHMARKS.md
+    # bb); 0: memories only. BM25 and the graph still search all code; `memory-lsp embed` does the rest
+    code_chunks: int = 10_000
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ def camel(name: str) -> str:
 LIMITS = {"max_per_file": (0, 1000), "min_confidence": (0.0, 1.0), "depth": (1, 6), "max_memories": (0, 50),
           "min_dependents": (1, 1_000_000), "workers": (1, 16), "debounce_ms": (0, 10_000), "max_file_bytes": (1_000, 1_000_000_000),
           "max_line_bytes": (100, 10_000_000), "git_max_commits": (0, 1_000_000),
-          "co_change_max_files": (2, 10_000), "co_change_min_support": (1, 1000)}
+          "co_change_max_files": (2, 10_000), "co_change_min_support": (1, 1000), "code_chunks": (0, 100_000_000)}
 
 
 def parse(raw, base: Config | None = None) -> tuple[Config, list[str]]:

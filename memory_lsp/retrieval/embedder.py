@@ -15,12 +15,24 @@ import hashlib
 import importlib.util
 import os
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 
+from memory_lsp.store.ingest import release_freed_memory
+
 MAX_TOKENS = 128  # chunks are cut here: the head of a function (signature, docstring) says most
-BATCH = 32
+# texts per model run: small batches of texts of like length pad little and keep the activations
+# small (1,000 stdlib chunks on one thread: 8 -> 32-33 items/s and a 371 MB peak, 64 -> 20-22/s and 1.1 GB)
+BATCH = 8
+# one core: a language server shares the machine with the editor, and its embedding runs in the
+# background (stdlib chunks: 28.9 items/s on one thread, 46.6 on two that kept both cores busy; a
+# query 6.5 ms against 4.6: BENCHMARKS.md bb)
+THREADS = 1
+# a model nobody used this long is unloaded, its memory handed back (~150 MB: the optimised session
+# holds the weights as float32); the next text loads it again in ~0.2 s
+UNLOAD_AFTER_S = 60.0
 
 
 def _package_dir(name: str) -> Path | None:
@@ -52,7 +64,7 @@ def default_status() -> dict:
 
 class Embedder:
     def __init__(self, model_path: str | os.PathLike | None = None, tokenizer_path: str | os.PathLike | None = None,
-                 threads: int = 2, max_tokens: int = MAX_TOKENS):
+                 threads: int = THREADS, max_tokens: int = MAX_TOKENS, unload_after: float | None = UNLOAD_AFTER_S):
         if model_path is None or tokenizer_path is None:
             model_path, tokenizer_path = default_paths()
         self.model_path, self.tokenizer_path = Path(model_path), Path(tokenizer_path)
@@ -65,9 +77,11 @@ class Embedder:
         self.model_id = f"{self.model_path.parent.name}/{self.model_path.name}:{st.st_size}:{max_tokens}"
         self._session = self._tokenizer = None
         self._lock = threading.Lock()
+        self.unload_after, self._last_used, self._watching = unload_after, 0.0, False
 
     def _load(self):
         with self._lock:
+            self._last_used = time.monotonic()
             if self._session is None:
                 import onnxruntime as ort
                 from tokenizers import Tokenizer
@@ -78,10 +92,34 @@ class Embedder:
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy wait between batches
+                # no arena: it keeps the largest batch's activations for the life of the process
+                options.enable_cpu_mem_arena = False
+                options.enable_mem_pattern = False
                 self._session = ort.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
                 self._inputs = {i.name for i in self._session.get_inputs()}
                 self._tokenizer = tok
+                if self.unload_after is not None and not self._watching:
+                    self._watching = True
+                    threading.Thread(target=self._unload_when_idle, name="embedder-idle", daemon=True).start()
         return self._session, self._tokenizer
+
+    def _unload_when_idle(self) -> None:
+        """Drop the session once unused for `unload_after` seconds (a run under way keeps its own
+        reference to it), then hand the C heap's free pages back."""
+        while True:
+            with self._lock:
+                idle = time.monotonic() - self._last_used
+                if idle >= self.unload_after:
+                    self._session = self._tokenizer = None
+                    self._watching = False
+                    break
+            time.sleep(max(1.0, self.unload_after - idle))
+        release_freed_memory()
+
+    @property
+    def loaded(self) -> bool:
+        return self._session is not None
 
     @property
     def dim(self) -> int:
@@ -96,6 +134,7 @@ class Embedder:
         for start in range(0, len(order), batch):
             idx = order[start:start + batch]
             out[idx] = self._run(session, tok, [texts[i] for i in idx])
+            self._last_used = time.monotonic()
         return out
 
     def _run(self, session, tok, texts: list[str]) -> np.ndarray:

@@ -21,7 +21,7 @@ import numpy as np
 
 from memory_lsp.memory.model import Memory
 from memory_lsp.retrieval.bm25 import Bm25Index
-from memory_lsp.retrieval.embedder import Embedder, shared_default
+from memory_lsp.retrieval.embedder import BATCH, Embedder, shared_default
 from memory_lsp.retrieval.links import FileLinks
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import fulltext
@@ -84,10 +84,11 @@ class Retriever:
                 self._embedder_error = str(exc)
         return self._embedder
 
-    def embed_pending(self, limit: int | None = None, batch: int = 64, progress=None, should_stop=None,
-                      kind: str | None = None) -> dict:
+    def embed_pending(self, limit: int | None = None, batch: int = BATCH, progress=None, should_stop=None,
+                      kind: str | None = None, code_chunks: int | None = None) -> dict:
         """Embed what has no vector yet, most useful first (memories, then central files), or only
-        `kind` (memory, code); resumable.
+        `kind` (memory, code), of the code only the `code_chunks` most useful chunks (when given);
+        resumable.
 
         The pending list is computed once per run (it hashes every item's text). Items are taken
         in groups of GROUP: a group is sorted by length, so a batch pads little, and its vectors
@@ -100,7 +101,7 @@ class Retriever:
             return {"embedded": 0, "reused": 0, "seconds": 0.0}
         started, embedded = time.perf_counter(), 0
         model = embedder.model_id
-        pending = sql.pending_items(self.store, model, limit if limit is not None else 2 ** 62, kind)
+        pending = sql.pending_items(self.store, model, limit if limit is not None else 2 ** 62, kind, code_chunks)
         served = sql.reuse_vectors(self.store, model, pending)
         todo = [item_id for item_id, _kind, _hash in pending if item_id not in served]
         stopped = False

@@ -339,7 +339,7 @@ class Folder:
         """Embed in the background, giving way whenever another job is waiting (it resumes after)."""
         self._embedding_queued = False
         try:
-            out = self.ws.embed_pending(should_stop=self._others_waiting)
+            out = self.ws.embed_pending(should_stop=self._others_waiting, code_chunks=self.config.embeddings.code_chunks)
         except Exception:
             log.exception("background embedding failed")
             return

@@ -33,16 +33,20 @@ ITEMS = f"""
     FROM chunks c LEFT JOIN files f ON f.path = c.path"""
 
 
-def pending_items(store: Store, model: str, limit: int, kind: str | None = None) -> list[tuple[str, str, str]]:
+def pending_items(store: Store, model: str, limit: int, kind: str | None = None,
+                  code_chunks: int | None = None) -> list[tuple[str, str, str]]:
     """(id, kind, hash) without a current vector, most useful first (only `kind`: memory or code,
-    when given). Texts are fetched per group (`item_texts`): holding every pending text at once
-    would cost about 100 MB on the stdlib."""
+    when given; of the code, only the `code_chunks` most useful chunks, when given: the same ones
+    run after run, so that a budget never walks through the whole code a slice at a time).
+    Texts are fetched per group (`item_texts`): holding every pending text at once would cost
+    about 100 MB on the stdlib."""
     return store.cursor().execute(f"""
-        WITH items AS ({ITEMS})
-        SELECT i.id, i.kind, md5(i.text) AS hash FROM items i
+        WITH items AS ({ITEMS}),
+        placed AS (SELECT *, row_number() OVER (PARTITION BY kind ORDER BY rank DESC, id) AS place FROM items)
+        SELECT i.id, i.kind, md5(i.text) AS hash FROM placed i
         WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_id = i.id AND v.hash = md5(i.text) AND v.model = ?)
-          AND (? IS NULL OR i.kind = ?)
-        ORDER BY i.rank DESC, i.id LIMIT ?""", [model, kind, kind, limit]).fetchall()
+          AND (? IS NULL OR i.kind = ?) AND (? IS NULL OR i.kind = 'memory' OR i.place <= ?)
+        ORDER BY i.rank DESC, i.id LIMIT ?""", [model, kind, kind, code_chunks, code_chunks, limit]).fetchall()
 
 
 def item_texts(store: Store, ids: list[str]) -> list[tuple[str, str, str, str]]:

@@ -311,13 +311,15 @@ class Workspace:
         self._memories_embedded = signature
         return out
 
-    def embed_pending(self, limit: int | None = None, progress=None, should_stop=None) -> dict:
+    def embed_pending(self, limit: int | None = None, progress=None, should_stop=None,
+                      code_chunks: int | None = None) -> dict:
         """The search index brought up to date (a server's background job after indexing: the
         whole index's documents take ~20 s at 11,000 files, which the first search would wait
-        for), then vectors for what has none."""
+        for), then vectors for what has none (of the code, the `code_chunks` most useful chunks)."""
         self.sync_memories()
         fulltext.ensure_fts(self.store, should_stop=should_stop)
-        return self.retriever().embed_pending(limit=limit, progress=progress, should_stop=should_stop)
+        return self.retriever().embed_pending(limit=limit, progress=progress, should_stop=should_stop,
+                                              code_chunks=code_chunks)
 
     # -- the graph ---------------------------------------------------------------------------------
     def load_graph(self, prepare: bool = False) -> ImpactGraph:
