@@ -75,9 +75,9 @@ def cli_here(root: Path, *args: str) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
-def folder_with_graph(path: Path):
-    """A server's Folder on `path` in this process (no file watcher, no background embedding),
-    yielded once its first index ran and its impact graph is loaded."""
+def folder_with_graph(path: Path, background: bool = False):
+    """A server's Folder on `path` in this process (no file watcher; background embedding only if
+    asked), yielded once its first index ran and its impact graph is loaded."""
     from concurrent.futures import ThreadPoolExecutor
     from dataclasses import replace
 
@@ -86,7 +86,7 @@ def folder_with_graph(path: Path):
 
     config = Config()
     config = replace(config, indexing=replace(config.indexing, watch=False, workers=0),
-                     embeddings=replace(config.embeddings, background=False))
+                     embeddings=replace(config.embeddings, background=background))
     with ThreadPoolExecutor(1) as reader:
         folder = Folder(path, config, reader, on_change=lambda folder, paths: None)
         try:
