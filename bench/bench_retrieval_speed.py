@@ -90,8 +90,8 @@ def main() -> None:
     count = 0
     round_ratios = []  # a burst of other work hits one round: the median of rounds shrugs it off
     for r in range(args.throughput // GROUP):
-        ids = [i for i, _k, _h in sql.pending_items(ws.store, embedder.model_id, GROUP)]
-        texts = sorted((t for *_, t in sql.item_texts(ws.store, ids)), key=len)
+        pending = sql.pending_items(ws.store, embedder.model_id, GROUP)
+        texts = sorted((t for *_, t in sql.item_texts(ws.store, [p[0] for p in pending], [p[3] for p in pending])), key=len)
         sides = {}
         for side in ("bare", "ours") if r % 2 == 0 else ("ours", "bare"):
             t = time.perf_counter()

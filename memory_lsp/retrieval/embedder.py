@@ -99,6 +99,7 @@ class Embedder:
                 self._session = ort.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
                 self._inputs = {i.name for i in self._session.get_inputs()}
                 self._tokenizer = tok
+                self._last_used = time.monotonic()  # loading is no idle time
                 if self.unload_after is not None and not self._watching:
                     self._watching = True
                     threading.Thread(target=self._unload_when_idle, name="embedder-idle", daemon=True).start()

@@ -102,11 +102,16 @@ class Retriever:
         started, embedded = time.perf_counter(), 0
         model = embedder.model_id
         pending = sql.pending_items(self.store, model, limit if limit is not None else 2 ** 62, kind, code_chunks)
+        self.store.drop_cache()  # the listing read every chunk's text (~200 MB cached at 11,282 files)
         served = sql.reuse_vectors(self.store, model, pending)
-        todo = [item_id for item_id, _kind, _hash in pending if item_id not in served]
+        # memories, then the chosen chunks in table order: a group reads a stretch of the table
+        todo = sorted(((item_id, rid) for item_id, _kind, _hash, rid in pending if item_id not in served),
+                      key=lambda it: (it[1] is not None, it[1] or 0))
         stopped = False
         for start in range(0, len(todo), GROUP):
-            rows = sorted(sql.item_texts(self.store, todo[start:start + GROUP]), key=lambda r: len(r[3]))
+            group = todo[start:start + GROUP]
+            rows = sorted(sql.item_texts(self.store, [i for i, _ in group], [r for _, r in group]),
+                          key=lambda r: len(r[3]))
             done, vecs = 0, []
             try:
                 while done < len(rows) and not (stopped := bool(should_stop and should_stop())):
@@ -117,6 +122,7 @@ class Retriever:
                     sql.write_vectors(self.store, model, [(i, k, h, v) for (i, k, h, _), v in
                                                           zip(rows[:done], np.concatenate(vecs))])
             embedded += done
+            self.store.drop_cache()  # the stretch of text it read: the groups read the whole table in turn
             if progress:
                 progress(*sql.vector_counts(self.store, model))
             if stopped:

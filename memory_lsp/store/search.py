@@ -25,37 +25,49 @@ def joined(values) -> str:
 
 # -- vectors --------------------------------------------------------------------------------
 # everything that can be embedded, with its text and its priority (memories, then central files)
-ITEMS = f"""
-    SELECT m.id, 'memory' AS kind, {MEMORY_TEXT} AS text, 1e9 AS rank
+# (`rid`: a chunk's rowid, by which a group's texts are read: an IN list of ids scanned the whole
+# table for every group, ~195 MB of text kept in DuckDB's cache at 11,282 files)
+def _items(chunks_where: str = "") -> str:
+    return f"""
+    SELECT m.id, 'memory' AS kind, {MEMORY_TEXT} AS text, 1e9 AS rank, NULL::BIGINT AS rid
     FROM memories m WHERE m.valid_to IS NULL
     UNION ALL
-    SELECT c.id, 'code', {CHUNK_TEXT}, coalesce(f.score, 0) + coalesce(f.reach, 0)
-    FROM chunks c LEFT JOIN files f ON f.path = c.path"""
+    SELECT c.id, 'code', {CHUNK_TEXT}, coalesce(f.score, 0) + coalesce(f.reach, 0), c.rowid
+    FROM chunks c LEFT JOIN files f ON f.path = c.path {chunks_where}"""
+
+
+ITEMS = _items()
 
 
 def pending_items(store: Store, model: str, limit: int, kind: str | None = None,
-                  code_chunks: int | None = None) -> list[tuple[str, str, str]]:
-    """(id, kind, hash) without a current vector, most useful first (only `kind`: memory or code,
+                  code_chunks: int | None = None) -> list[tuple[str, str, str, int | None]]:
+    """(id, kind, hash, rid) without a current vector, most useful first (only `kind`: memory or code,
     when given; of the code, only the `code_chunks` most useful chunks, when given: the same ones
     run after run, so that a budget never walks through the whole code a slice at a time).
     Texts are fetched per group (`item_texts`): holding every pending text at once would cost
     about 100 MB on the stdlib."""
+    # the items chosen by rank first, their texts hashed after (hashing every text then choosing:
+    # +100 MB of peak and 0.76 against 0.54 s at 11,282 files)
     return store.cursor().execute(f"""
         WITH items AS ({ITEMS}),
-        placed AS (SELECT *, row_number() OVER (PARTITION BY kind ORDER BY rank DESC, id) AS place FROM items)
-        SELECT i.id, i.kind, md5(i.text) AS hash FROM placed i
+        chosen AS (SELECT id FROM (SELECT id, kind, row_number() OVER (PARTITION BY kind ORDER BY rank DESC, id) AS place
+                                   FROM items)
+                   WHERE (? IS NULL OR kind = ?) AND (? IS NULL OR kind = 'memory' OR place <= ?))
+        SELECT i.id, i.kind, md5(i.text) AS hash, i.rid FROM items i SEMI JOIN chosen c ON c.id = i.id
         WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_id = i.id AND v.hash = md5(i.text) AND v.model = ?)
-          AND (? IS NULL OR i.kind = ?) AND (? IS NULL OR i.kind = 'memory' OR i.place <= ?)
-        ORDER BY i.rank DESC, i.id LIMIT ?""", [model, kind, kind, code_chunks, code_chunks, limit]).fetchall()
+        ORDER BY i.rank DESC, i.id LIMIT ?""", [kind, kind, code_chunks, code_chunks, model, limit]).fetchall()
 
 
-def item_texts(store: Store, ids: list[str]) -> list[tuple[str, str, str, str]]:
-    """(id, kind, hash, text) of these items as they are now."""
+def item_texts(store: Store, ids: list[str], rids: list[int] = ()) -> list[tuple[str, str, str, str]]:
+    """(id, kind, hash, text) of these items as they are now; `rids`: the chunks' rowids (a group
+    of chunks close in the table reads only that stretch of it)."""
     if not ids:
         return []
+    known = [r for r in rids if r is not None]
+    span = (min(known), max(known)) if known else (0, -1)
     return store.cursor().execute(f"""
-        WITH items AS ({ITEMS})
-        SELECT id, kind, md5(text), text FROM items WHERE id IN {IN_LIST}""", [joined(ids)]).fetchall()
+        WITH items AS ({_items("WHERE c.rowid BETWEEN ? AND ?")})
+        SELECT id, kind, md5(text), text FROM items WHERE id IN {IN_LIST}""", [*span, joined(ids)]).fetchall()
 
 
 def reuse_vectors(store: Store, model: str, items: list[tuple]) -> set[str]:

@@ -9,7 +9,7 @@ from memory_lsp.retrieval.embedder import Embedder
 
 
 def test_an_idle_model_is_unloaded_and_comes_back_the_same():
-    e = Embedder(unload_after=0.3)
+    e = Embedder(unload_after=1.0)
     first = e.encode(["parse a json document", "the weather is sunny"])
     assert e.loaded
     deadline = time.monotonic() + 10
@@ -21,10 +21,10 @@ def test_an_idle_model_is_unloaded_and_comes_back_the_same():
 
 
 def test_a_model_in_use_stays_loaded():
-    e = Embedder(unload_after=0.5)
-    for _ in range(8):  # used every 0.2 s: never idle long enough
+    e = Embedder(unload_after=2.0)
+    for _ in range(6):  # used every 0.5 s, 3 s in all: never idle long enough
         e.encode(["a text"])
-        time.sleep(0.2)
+        time.sleep(0.5)
         assert e.loaded
 
 
