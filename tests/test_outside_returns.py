@@ -3,11 +3,8 @@ outside the workspace: typed, never a workspace method guessed by name (issue 12
 `info_dict = super().to_info_dict(ctx); info_dict.update(...)` was linked to `ProgressBar.update`,
 `binary_file = _find_binary_writer(file); binary_file.write(...)` to `HelpFormatter.write`)."""
 
-from test_fixture_calls import fresh_snapshot
-from test_incremental import snapshot
+import test_return_calls as return_calls
 from test_return_calls import calls_at
-
-from memory_lsp.workspace import Workspace
 
 FILES = {
     "pkg/__init__.py": "",
@@ -76,17 +73,7 @@ def test_a_function_returning_an_outside_type_is_never_guessed_on(tmp_path, inde
 
 
 def _edit_and_compare(tmp_path, write_files, path, old, new, site, want):
-    root = write_files(tmp_path / "ws", FILES)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
-    text = FILES[path].replace(old, new)
-    assert text != FILES[path]
-    (root / path).write_text(text)
-    ws.reindex({path: text.encode()})
-    assert calls_at(ws, *site) == want
-    incremental = snapshot(ws)
-    ws.close()
-    assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental
+    return_calls._edit_and_compare(tmp_path, write_files, path, old, new, site, want, strategies=("",), files=FILES)
 
 
 def test_an_outside_type_imported_from_the_workspace_instead_retypes_the_callers(tmp_path, write_files):

@@ -124,12 +124,16 @@ def test_an_outside_function_imported_by_name_is_never_guessed(tmp_path, index_f
     ws.close()
 
 
-def _edit_and_compare(tmp_path, write_files, path, old, new, site, want, extra=None, strategies=("returned",)):
-    root = write_files(tmp_path / "ws", {**FILES, **(extra or {})})
+def _edit_and_compare(tmp_path, write_files, path, old, new, site, want, extra=None, strategies=("returned",),
+                      files=FILES):
+    """One file edited and re-indexed as an editor does: the calls at `site` (of `strategies`; ""
+    for all) are `want`, and every row equals a fresh full index's."""
+    files = {**files, **(extra or {})}
+    root = write_files(tmp_path / "ws", files)
     ws = Workspace.open(root)
     ws.index(workers=0)
-    text = {**FILES, **(extra or {})}[path].replace(old, new)
-    assert text != {**FILES, **(extra or {})}[path]
+    text = files[path].replace(old, new)
+    assert text != files[path]
     (root / path).write_text(text)
     ws.reindex({path: text.encode()})
     assert [c for c in calls_at(ws, *site) if c[1].startswith(strategies)] == want
