@@ -41,7 +41,7 @@ def test_query_types():
 
 def test_before_embed_the_first_search_embeds_the_memories_and_says_the_code_follows(ws):
     out = ws.search("apply_discount")
-    assert out["note"] and "vectors cover 3 of 8 items so far" in out["note"]  # 3 memories, no chunk yet
+    assert out["note"] and "vectors cover 3 of 8 items" in out["note"]  # 3 memories, no chunk yet
     code = [r for r in out["results"] if r["kind"] == "code"]
     assert (code[0]["symbol"], code[0]["path"]) == ("apply_discount", "shop/pricing.py")
     assert "Never change apply_discount" in out["results"][0]["text"]  # the policy about it comes first
