@@ -70,8 +70,9 @@ class CodeLens:
 class Embeddings:
     background: bool = True  # embed memories and chunks in the background after indexing
     # the code chunks the background embeds, most central files first (memories always): all of an
-    # 11,000-file workspace's ~270,000, at 44 a second, kept both cores busy for 1.7 hours (BENCHMARKS.md
-    # bb); 0: memories only. BM25 and the graph still search all code; `memory-lsp embed` does the rest
+    # 11,282-file workspace's 274,000, at the 31 a second measured there, kept both cores busy for 2.4
+    # hours (BENCHMARKS.md bb); 0: memories only. BM25 and the graph search all code; `memory-lsp embed`
+    # does the rest
     code_chunks: int = 10_000
 
 
