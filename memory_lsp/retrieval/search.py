@@ -251,7 +251,7 @@ class Retriever:
             return [], "no vectors yet (run `memory-lsp embed`): BM25 and the graph only", -1.0
         total = snap.item_count()
         done = min(len(index[0]), total)
-        note = None if done >= total else (f"vectors cover {done} of {total} items (memories, then the code of the "
+        note = None if done >= total else (f"vectors cover {done} of {total} items (memories first, then the code of the "
                                             "most central files; `memory-lsp embed` does the rest now)")
         found, nearest = self._nearest(index, embedder.encode([query])[0], kind, depth)
         return found, note, nearest
