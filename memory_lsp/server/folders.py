@@ -330,37 +330,42 @@ class Folder:
         # reads every item's text to find what is missing (0.5-2.6 s at 11,000 files) and would
         # hold the next keystroke's re-index behind it
 
-    def _want_embedding(self) -> None:
-        if self.ws is None or not self.config.embeddings.background or self._embedding_queued or self._stop.is_set():
-            return
-        self._embedding_queued = True
-        self._submit(self._embed_some)
+    def _want_embedding(self) -> bool:
+        """Queue the background embedding job; True if one is queued (it settles when it ends)."""
+        if self.ws is None or not self.config.embeddings.background or self._stop.is_set():
+            return False
+        if not self._embedding_queued:
+            self._embedding_queued = True
+            self._submit(self._embed_some)
+        return True
 
     def _embed_some(self) -> None:
-        """Embed in the background, giving way whenever another job is waiting (it resumes after)."""
+        """Embed in the background, giving way whenever another job is waiting (it resumes after);
+        once it ends, the blocks it read leave DuckDB's cache."""
         self._embedding_queued = False
         try:
             out = self.ws.embed_pending(should_stop=self._others_waiting, code_chunks=self.config.embeddings.code_chunks)
         except Exception:
             log.exception("background embedding failed")
-            return
-        if out.get("error"):
+            out = None
+        if out is not None and out.get("error"):
             log.warning("no background embedding: %s", out["error"])
-        elif self._others_waiting():
+        elif out is not None and self._others_waiting():
             self._want_embedding()
-        else:
+            return
+        elif out is not None:
             log.info("embedded %d items in the background", out.get("embedded", 0))
-            self._settle()  # the blocks it read leave DuckDB's cache
+        self._settle()
 
     # -- background loops --------------------------------------------------------------------------
     def _graph_loop(self) -> None:
         settle_at = None  # a while after the last graph load, if no edit came since
         while not self._stop.is_set():
             if not self._graph_wanted.wait(None if settle_at is None else max(0.0, settle_at - time.monotonic())):
-                settle_at = None  # idle: DuckDB's cache handed back (not after each edit: +0.13 s to the next)
-                self._settle()
-                if self.ready.is_set():
-                    self._want_embedding()  # the edits paused: their search documents and vectors
+                settle_at = None  # idle: DuckDB's cache handed back (not after each edit: +0.13 s to the next),
+                # after the edits' search documents and vectors, when the embedding job runs (it settles)
+                if not (self.ready.is_set() and self._want_embedding()):
+                    self._settle()
                 continue
             if self._stop.is_set():
                 return
