@@ -139,7 +139,7 @@ class Returns:
             applied = made is not None and made.startswith(RETURNED) and not made.endswith(APPLIED)
             return None, made + APPLIED if applied else None
         inner, name = receivers.split_attr(callee)
-        if cls is not None and (receivers.split_call(inner) or ("",))[0] == "super":
+        if cls is not None and inner.startswith("super(") and (receivers.split_call(inner) or ("",))[0] == "super":
             return self._next_in_bases(cls, name)
         if not inner:
             if (None, name) in self.defined and name not in self.classes:
