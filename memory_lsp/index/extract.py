@@ -12,7 +12,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, docs, languages, receivers, receivers_java, receivers_ts, returns
+from memory_lsp.index import aliases, docs, instance, languages, receivers, receivers_java, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -193,6 +193,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     # the enclosing class, and the scopes whose names it sees (its own, the functions around it,
     # the module's; not a class's)
     cls_of: dict = {None: None}
+    alias: dict = {None: None}  # a method's (or its nested functions') other name for self or cls
     outer: dict = {None: []}  # qualnames of the non-class definitions around and including it
     sees: dict = {None: [None]}
     stack = []  # indices into defs (sorted by start, then longest first) and facts.symbols
@@ -216,6 +217,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             sees[di] = [sym.qualname] + outer[parent] + [None]
             if not is_class:
                 context[sym.qualname] = (sees[di], cls_of[di])
+            # the instance under another name (`def invoke(__self, ...)`), also in the functions nested in it
+            alias[di] = None if is_class or rules is not receivers else \
+                instance.other_name(defs[di][4], sym.name) if sym.kind == "method" else alias[parent]
             stack.append(di)
             di += 1
         while stack and defs[stack[-1]][1] <= pos:
@@ -223,6 +227,10 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
         top = stack[-1] if stack else None
         enclosing = syms[top] if stack else None
         enclosing_class = cls_of[top]
+        if alias[top] is not None and tag != 1:
+            item = instance.renamed(item, alias[top])
+            if item is None:
+                continue
         if tag == 3:
             rets_at.append((enclosing.qualname if enclosing else None, item[1], item[2]))
         elif tag == 2:
@@ -258,7 +266,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line))
         return
     defined = {(s.parent, s.name) for s in syms}
-    calls = [_through_held(c, held, defined, lang.self_names) for c in calls] if held else calls
+    calls = [instance.through_held(c, held, defined, lang.self_names) for c in calls] if held else calls
     typer = returns.Returns(scopes, defined, {s.qualname for s in syms if s.kind in classes}, bases, context,
                             frozenset(typevars), rules)
     for func, kind, text in rets_at:
@@ -311,19 +319,6 @@ def _class_parameter(scopes, functions: list, name: str) -> tuple[str, str]:
 def _pattern_kinds(lang_name: str) -> dict:
     """Pattern index -> its kind (below), filled as patterns first match (one dict per process)."""
     return {}
-
-
-def _through_held(call: tuple, held: dict, defined: set, self_names) -> tuple:
-    """`self.context_class(...)` where the class body says `context_class = Context` (and defines
-    no method of that name) calls `Context`: the reference is rewritten to the name held, resolved
-    like a call written in the file. What a subclass puts there instead is not followed (as a
-    method's override is not for `self.m()`)."""
-    (pos, kind, name, receiver, line, _whole), top, cls = call
-    value = held.get((cls, name)) if receiver in self_names else None
-    if value is None or (cls, name) in defined:
-        return call
-    owner, _, called = value.rpartition(".")
-    return (pos, kind, called, owner or None, line, owner or None), top, cls
 
 
 def _pattern_kind(caps: dict) -> tuple:

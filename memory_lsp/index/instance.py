@@ -1,0 +1,66 @@
+"""The instance inside a Python method: the name it goes by, and what its class body holds.
+
+A method's first parameter is the instance whatever it is called (click's `Context.invoke(__self,
+callback, ...)` keeps `self` free for a keyword argument), and a classmethod's is the class
+(`klass`, `mcs`). The rest of the index reads a receiver named `self` or `cls`, so a method whose
+first parameter has another name has that name rewritten in its calls and bindings, and in the
+functions nested in it, before they are typed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_lsp.index import receivers
+
+_IMPLICIT_CLASS = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
+_PLAIN = frozenset(("self", "cls"))
+
+
+def other_name(node, name: str) -> tuple[re.Pattern, str] | None:
+    """For a method's definition node: (a pattern finding its first parameter's name, "self" or
+    "cls") when that parameter is not called self or cls; None for a staticmethod or a method
+    without parameters."""
+    params = node.child_by_field_name("parameters")
+    first = params.named_children[0] if params is not None and params.named_child_count else None
+    if first is not None and first.type == "typed_parameter":
+        first = first.named_children[0] if first.named_child_count else None
+    if first is None or first.type != "identifier":
+        return None
+    text = first.text.decode("utf-8", "replace")
+    if text in _PLAIN:
+        return None
+    decorators = [d.text.decode("utf-8", "replace").lstrip("@").strip() for d in node.parent.named_children
+                  if d.type == "decorator"] if node.parent is not None and node.parent.type == "decorated_definition" else []
+    if "staticmethod" in decorators:
+        return None
+    to = "cls" if "classmethod" in decorators or name in _IMPLICIT_CLASS else "self"
+    return re.compile(r"(?<![\w.])" + re.escape(text) + r"\b"), to
+
+
+def renamed(item, alias: tuple[re.Pattern, str]):
+    """A call reference (pos, kind, name, receiver, line, whole), a binding or a return (pos, how,
+    text) with the instance renamed in it; None for the binding of the parameter itself."""
+    pattern, to = alias
+    if isinstance(item, receivers.Binding):
+        if pattern.fullmatch(item.name):
+            return None
+        return item._replace(text=pattern.sub(to, item.text)) if item.text else item
+    if len(item) == 3:
+        return item[0], item[1], pattern.sub(to, item[2])
+    pos, kind, name, receiver, line, whole = item
+    return (pos, kind, name, pattern.sub(to, receiver) if receiver else receiver, line,
+            pattern.sub(to, whole) if whole else whole)
+
+
+def through_held(call: tuple, held: dict, defined: set, self_names) -> tuple:
+    """`self.context_class(...)` where the class body says `context_class = Context` (and defines
+    no method of that name) calls `Context`: the reference is rewritten to the name held, resolved
+    like a call written in the file. What a subclass puts there instead is not followed (as a
+    method's override is not for `self.m()`)."""
+    (pos, kind, name, receiver, line, _whole), top, cls = call
+    value = held.get((cls, name)) if receiver in self_names else None
+    if value is None or (cls, name) in defined:
+        return call
+    owner, _, called = value.rpartition(".")
+    return (pos, kind, called, owner or None, line, owner or None), top, cls
