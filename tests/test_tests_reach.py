@@ -168,8 +168,8 @@ GUESSES = ("name_unique", "name_ambiguous", "override")  # as graph/tests_reach.
 
 class HeldReading:
     """graph/tests_held.py read plainly: a method runs for its class's makers when it is a dunder,
-    in a test file, never called by name, or called through an untyped receiver by a caller holding
-    an instance; a name guess is walked when the caller holds its class, or no guess of the site
+    in a test file, never called by name, called through an untyped receiver by a caller holding
+    an instance, or overrides a base's method that a call on self resolves to; a name guess is walked when the caller holds its class, or no guess of the site
     is held and it is no override of another guess's method."""
 
     def __init__(self, cur, symbols: dict, tests: set):
@@ -178,6 +178,7 @@ class HeldReading:
         files = {p for p, in cur.execute("SELECT path FROM files").fetchall()}
         self.calls, self.bases = defaultdict(set), defaultdict(set)
         self.guessed = defaultdict(list)  # (caller, line) -> callees
+        self.on_self = set()  # methods a `self.m()` call resolves to
         for src, dst, kind, line, strategy in cur.execute(
                 "SELECT src, dst, kind, line, coalesce(strategy, '') FROM edges").fetchall():
             if kind in ("CALLS", "USES_FIXTURE") and dst in symbols and strategy not in GUESSES \
@@ -187,6 +188,8 @@ class HeldReading:
                 self.bases[src].add(dst)
             if kind in REACH_KINDS and src in symbols and dst in symbols and strategy in GUESSES:
                 self.guessed[(src, line)].append(dst)
+            if kind == "CALLS" and strategy in ("self", "self_inherited") and src in symbols and dst in symbols:
+                self.on_self.add(dst)
         self.named = {n for n, in cur.execute("SELECT DISTINCT name FROM refs WHERE kind = 'call' AND name "
                                               "IS NOT NULL AND coalesce(rtype, '') NOT IN ('builtin', 'local')").fetchall()}
         self.untyped, self.made = defaultdict(list), {}
@@ -225,7 +228,8 @@ class HeldReading:
         holder, leaf = self._class_of(node), node.rsplit(".", 1)[1]
         if holder is None or self.symbols[node] in self.tests or (leaf.startswith("__") and leaf.endswith("__")):
             return True
-        return leaf not in self.named or any(self.holds(s, holder, on) for s, on in self.untyped[leaf])
+        return leaf not in self.named or any(self.holds(s, holder, on) for s, on in self.untyped[leaf]) \
+            or any(f"{b}.{leaf}" in self.on_self for b in self.up(holder) - {holder})
 
     def walks_guess(self, src: str, dst: str, line: int) -> bool:
         site = [(d, self._class_of(d)) for d in self.guessed[(src, line)]]

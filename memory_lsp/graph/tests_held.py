@@ -188,10 +188,32 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     # a method of a class outside the tests, no dunder, called by name: held only by its callers' instances
     called = (leaf >= 0) & (g.call_ptr[leaf + 1] > g.call_ptr[np.maximum(leaf, 0)])
     ask = is_class[holder] & ~g.is_test[g.path_of[ids]] & ~names.dunder[ids] & called
+    on_self = _called_on_self(g, names, rows, step_kind)
     for i, c, k in zip(ids[ask].tolist(), holder[ask].tolist(), leaf[ask].tolist()):
-        if not held(c, k):
+        if not held(c, k) and not _overrides_called(holds, c, on_self.get(k)):
             parent[i] = -1
     return parent, holds
+
+
+def _called_on_self(g, names: Holders, rows: np.ndarray, step_kind: np.ndarray) -> dict[int, set[int]]:
+    """Per call-name id: the classes whose method of that name a `self.m()` call resolves to."""
+    strategies = [g.strategies.index(s) for s in ("self", "self_inherited") if s in g.strategies]
+    if "CALLS" not in g.kinds or not strategies:
+        return {}
+    callee = np.unique(rows[(step_kind == g.kinds.index("CALLS")) & np.isin(g.e["strategy"][g.step_edge], strategies)])
+    found: dict[int, set[int]] = {}
+    for c, k in zip(names.holder_of(callee, g.n).tolist(), names.leaf_of(callee, len(g.call_ptr) - 1).tolist()):
+        if c >= 0 and k >= 0:
+            found.setdefault(k, set()).add(c)
+    return found
+
+
+def _overrides_called(holds: "Holding", cls: int, called_in: set[int] | None) -> bool:
+    """Whether a method of `cls` overrides a base's method of its name that a `self.m()` call
+    resolves to (`called_in`: those bases): an instance of `cls` runs it there (click's
+    `BaseCommand.make_context` calls `self.parse_args`, which runs `Command.parse_args` for a
+    Command), so making the class may run it."""
+    return bool(called_in) and any(b != cls and b in called_in for b in holds.up(cls))
 
 
 def guesses(g, rows: np.ndarray, guessed: np.ndarray, holds: "Holding") -> np.ndarray:
