@@ -40,6 +40,8 @@
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (call function: [(identifier) (attribute)] @bind.call)) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) type: (type) @bind.type) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (identifier) @bind.alias) @bind
+; `self._remove = self._queue.remove`: `self._remove(x)` calls what `self._queue` has (index/instance.py)
+(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (attribute) @bind.bound) @bind
 ; `cls = template_class or self.template_class`, `x = Foo() if flag else Bar()`: what its operands
 ; agree on (index/returns.py)
 (assignment left: (identifier) @bind.name right: [(boolean_operator operator: "or") (conditional_expression)] @bind.either) @bind

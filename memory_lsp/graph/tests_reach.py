@@ -9,8 +9,8 @@ USES_FIXTURE edges between symbols at any confidence (a test to run is not a cla
 default 0.5, recall fell to 0.98 on click and requests), name guesses only where the caller
 holds an instance of the guessed method's class or nothing better is known, and from a nested
 function to the function around it and from some methods to their class (graph/tests_held.py:
-dunders, properties, methods called through an untyped receiver by a caller holding an instance;
-not every method: bench/BENCHMARKS.md ad), and from a file's symbols to the code that calls
+dunders, properties, methods called through an untyped receiver by a caller holding an instance,
+overrides of a base's method called on self; not every method: bench/BENCHMARKS.md ad), and from a file's symbols to the code that calls
 through an attribute of self named like nothing defined (`self.config_class(...)`: a class held
 in an attribute) in the files importing it. No depth limit: a test runs its callees however deep
 (at depth 3, recall fell to 0.64-0.77 on requests: bench/BENCHMARKS.md aa). A Python test file

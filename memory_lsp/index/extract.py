@@ -204,6 +204,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
     rets_at, bases, context = [], {}, {}  # for index/returns.py
     module_vars: dict[str, int] = {}  # a module-level name bound to a call or a literal, or annotated: its first line
     held: dict[tuple, str] = {}  # (class, attribute) -> the name its class body binds it to
+    bound: dict[tuple, str] = {}  # (class, `self.x`) -> the attribute of another value a method binds it to
     typevars: set[str] = set()  # `GrpType = t.TypeVar("GrpType", bound="Group")`: names no class
     for pos, tag, item in items:
         while di < len(defs) and defs[di][0] <= pos:
@@ -235,8 +236,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
             rets_at.append((enclosing.qualname if enclosing else None, item[1], item[2]))
         elif tag == 2:
             scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
-            if item.kind == "held":  # the query matches class bodies only
-                held.setdefault((scope, item.name), item.text)
+            if item.kind in ("held", "bound"):  # a class body's `x = Foo`; a method's `self.x = y.z`
+                (held if item.kind == "held" else bound).setdefault((scope, item.name), item.text)
             elif item.kind == "alias":  # `self.x = x`: what x is where it is assigned
                 scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
             else:
@@ -275,6 +276,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
         quals = sees[top]
         here = any((q, name) in defined for q in quals)
         rtype = rules.rtype(scopes, quals, cls, name, whole, here, typer, line)
+        if rtype is None and bound and receiver in lang.self_names and (cls, name) not in defined:
+            rtype = instance.bound_type(bound.get((cls, "self." + name)), scopes, quals, cls, typer, rules)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
     # what a module-level name is (`current_app: Flask = LocalProxy(...)`), for the files importing
@@ -338,7 +341,8 @@ def _pattern_kind(caps: dict) -> tuple:
     if "returns" in caps:
         return ("returns",)
     if "bind" in caps:
-        value = next((k for k in ("type", "call", "literal", "alias", "iter", "held", "either", "callee") if "bind." + k in caps), None)
+        value = next((k for k in ("type", "call", "literal", "alias", "iter", "held", "either", "callee", "bound")
+                      if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:
         return ("mutation",)

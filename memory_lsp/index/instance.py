@@ -1,4 +1,5 @@
-"""The instance inside a Python method: the name it goes by, and what its class body holds.
+"""The instance inside a Python method: the name it goes by, what its class body holds, and what
+an attribute a method binds to another value's attribute calls.
 
 A method's first parameter is the instance whatever it is called (click's `Context.invoke(__self,
 callback, ...)` keeps `self` free for a keyword argument), and a classmethod's is the class
@@ -64,3 +65,11 @@ def through_held(call: tuple, held: dict, defined: set, self_names) -> tuple:
         return call
     owner, _, called = value.rpartition(".")
     return (pos, kind, called, owner or None, line, owner or None), top, cls
+
+
+def bound_type(value: str | None, scopes, chain: list, cls: str | None, typer, rules) -> str | None:
+    """What `self.x(...)` is when a method bound `self.x` to an attribute of another value
+    (jinja2's LRUCache: `self._remove = self._queue.remove`, `self._queue` a deque): Python's
+    ("builtin") when that value is; else None (nothing known)."""
+    owner = value.rpartition(".")[0] if value else ""
+    return "builtin" if owner and rules.rtype(scopes, chain, cls, "", owner, False, typer) == "builtin" else None
