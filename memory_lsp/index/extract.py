@@ -7,12 +7,11 @@ is captured (convention: grammars/README.md); this module only interprets the ca
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, docs, instance, languages, receivers, receivers_java, receivers_ts, returns
+from memory_lsp.index import aliases, docs, effects, instance, languages, receivers, receivers_java, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -143,7 +142,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
         top_level = {s.name for s in facts.symbols if s.parent is None}
         facts.imports += aliases.alias_imports(facts.path, assignments, facts.imports, top_level)
     _attach_references(facts, lang, defs, refs, inherits, binds, rets)
-    facts.side_effects = _side_effects(lang, facts.imports, called)
+    facts.side_effects = effects.side_effects(lang, facts.imports, called)
 
 
 def _nest_definitions(facts, lang, data, defs) -> None:
@@ -237,6 +236,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
         elif tag == 2:
             scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
             if item.kind in ("held", "bound"):  # a class body's `x = Foo`; a method's `self.x = y.z`
+                if item.kind == "held" and (scope, item.name) not in held:  # for `obj.x(...)` in other files
+                    facts.refs.append(Ref("heldtype", f"{scope}.{item.name}", scope, item.name, None, item.line, item.text))
                 (held if item.kind == "held" else bound).setdefault((scope, item.name), item.text)
             elif item.kind == "alias":  # `self.x = x`: what x is where it is assigned
                 scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
@@ -370,30 +371,3 @@ _OWNER_PREFIX = re.compile(r"^(?:[*&\s]|'\w+\s*|mut\s|dyn\s)+")
 def _owner_name(text: str) -> str:
     """`*Stack[T]`, `&'a mut Foo<T>`, `fmt::Foo` -> the bare type name."""
     return re.split(r"::|\.", _strip_generic(_OWNER_PREFIX.sub("", text)))[-1].strip()
-
-
-def _side_effects(lang, imports, called) -> list[str]:
-    found = []
-    # module paths compare with "." separators (Rust `std::fs` is `std.fs` here)
-    modules = {imp.module.strip("\"'<>").replace("::", ".") for imp in imports}
-    modules |= {f"{imp.module}.{imp.name}".replace("::", ".") for imp in imports if imp.name}
-    calls = set(called)
-    for category, (import_roots, call_pattern) in _effect_rules(lang.name).items():
-        if any(m in import_roots or m.split(".")[0] in import_roots or m.split("/")[0] in import_roots
-               or any(m.startswith(r + ".") or m.startswith(r + "/") for r in import_roots)
-               for m in modules):
-            found.append(category)
-        elif call_pattern and any(call_pattern.match(c) for c in calls):
-            found.append(category)
-    return found
-
-
-@functools.lru_cache(maxsize=None)
-def _effect_rules(lang_name: str) -> dict:
-    """Per category: the set of import roots and one compiled regex for all call patterns."""
-    rules = {}
-    for category, spec in languages.registry()[lang_name].side_effects.items():
-        calls = spec.get("calls", ())
-        pattern = re.compile("|".join(fnmatch.translate(c) for c in calls)) if calls else None
-        rules[category] = (frozenset(r.replace("::", ".") for r in spec.get("imports", ())), pattern)
-    return rules

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins
 
-from memory_lsp.store import fixture_calls, receiver_classes, retyped, return_calls, var_calls
+from memory_lsp.store import fixture_calls, held_calls, receiver_classes, retyped, return_calls, var_calls
 from memory_lsp.store.code import RETURN_KINDS, value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import NAMESPACE_IMPORT, STAR_EXPORT, _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
@@ -374,6 +374,7 @@ def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) 
                CASE WHEN d = 0 THEN {_lit(c.typed)} ELSE {_lit(c.inherited)} END,
                CASE WHEN how = 'super' THEN 'super' WHEN d = 0 THEN how ELSE how || '_inherited' END, name, 1
         FROM _typed""")
+    held_calls.resolve(cur, c.typed)  # no method of that name: a class or function the class body holds
     for temp in ("_recv", "_mrecv", "_mcls"):
         cur.execute(f"DROP TABLE IF EXISTS {temp}")
 

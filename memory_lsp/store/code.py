@@ -61,15 +61,16 @@ class FileShape(NamedTuple):
     returns: tuple = ()  # sorted (src, name, rtype) of what its functions return and its variables are
 
 
-# refs of what a function returns / what calling its result gives / what it gives its callbacks
-RETURN_KINDS = ("returntype", "appliedtype", "paramtype")
+# refs of what a function returns / what calling its result gives / what it gives its callbacks /
+# what a class attribute holds (`context_class = Context`: store/held_calls.py)
+RETURN_KINDS = ("returntype", "appliedtype", "paramtype", "heldtype")
 SHAPE_RETURNS = RETURN_KINDS + ("vartype",)  # and what a module-level variable is (store/var_calls.py)
 
 
 def shape_return(kind: str, src: str, name: str, rtype: str, slot: str | None = None) -> tuple:
     """A FileShape `returns` row: an applied type (`appliedtype`) after "()", a callback's
     parameter after its slot, a variable's after "=", so that any changing is seen."""
-    mark = {"returntype": "", "appliedtype": "()", "vartype": "=", "paramtype": f"({slot})"}[kind]
+    mark = {"returntype": "", "appliedtype": "()", "vartype": "=", "paramtype": f"({slot})", "heldtype": "<-"}[kind]
     return (src, name, mark + rtype)
 
 

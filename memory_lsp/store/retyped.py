@@ -7,7 +7,8 @@ returns another type (graph/resolution.py, index/indexer.py). A call outside `_r
 again when
 - its receiver is typed by a class so named (`x = Alpha(); x.get()`, Alpha renamed away: a guess
   by name again), or by a mark (store/return_calls.py) whose function, owner or returned class is;
-- it is a call named so on a receiver whose class is known (a type, a mark, `super()`, `self`,
+- it is a call named so, or named like an attribute holding one (store/held_calls.py), on a
+  receiver whose class is known (a type, a mark, `super()`, `self`,
   a pytest fixture, a module variable): the method may now be found in another class of the
   receiver's bases, in a file the calling file does not import (`get` moved from `Env` to its
   base `Base` in another file).
@@ -29,6 +30,12 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
     if not names:
         return
     named = value_set(store, cur, "_n", names)
+    # an attribute holding one of them (`context_class = Context`): the calls through it (store/held_calls.py)
+    held = {r[0] for r in cur.execute(f"""SELECT DISTINCT name FROM refs WHERE kind = 'heldtype'
+                                          AND split_part(rtype, '.', -1) IN {named}""").fetchall()}
+    if not held <= names:
+        names = names | held
+        named = value_set(store, cur, "_n", names)
     fns, classes = set(names), sorted(class_like(names))
     if classes:
         typed = value_set(store, cur, "_n_classes", classes)
