@@ -169,8 +169,9 @@ GUESSES = ("name_unique", "name_ambiguous", "override")  # as graph/tests_reach.
 class HeldReading:
     """graph/tests_held.py read plainly: a method runs for its class's makers when it is a dunder,
     in a test file, never called by name, called through an untyped receiver by a caller holding
-    an instance, or overrides a base's method that a call on self resolves to; a name guess is walked when the caller holds its class, or no guess of the site
-    is held and it is no override of another guess's method."""
+    an instance, or overrides a base's method that a call on self resolves to; a name guess is
+    walked when the caller holds its class, or no guess of the site is held and it is no override
+    of another guess's method."""
 
     def __init__(self, cur, symbols: dict, tests: set):
         self.symbols, self.tests = symbols, tests

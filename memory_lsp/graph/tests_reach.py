@@ -10,9 +10,9 @@ default 0.5, recall fell to 0.98 on click and requests), name guesses only where
 holds an instance of the guessed method's class or nothing better is known, and from a nested
 function to the function around it and from some methods to their class (graph/tests_held.py:
 dunders, properties, methods called through an untyped receiver by a caller holding an instance,
-overrides of a base's method called on self; not every method: bench/BENCHMARKS.md ad), and from a file's symbols to the code that calls
-through an attribute of self named like nothing defined (`self.config_class(...)`: a class held
-in an attribute) in the files importing it. No depth limit: a test runs its callees however deep
+overrides of a base's method called on self; not every method: bench/BENCHMARKS.md ad), and from
+a file's symbols to the code that calls through an attribute of self named like nothing defined
+(`self.config_class(...)`: a class held in an attribute) in the files importing it. No depth limit: a test runs its callees however deep
 (at depth 3, recall fell to 0.64-0.77 on requests: bench/BENCHMARKS.md aa). A Python test file
 with no function or class named test* (helpers, conftest.py, type-check files) holds no tests.
 

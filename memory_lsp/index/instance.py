@@ -31,8 +31,9 @@ def other_name(node, name: str) -> tuple[re.Pattern, str] | None:
     text = first.text.decode("utf-8", "replace")
     if text in _PLAIN:
         return None
-    decorators = [d.text.decode("utf-8", "replace").lstrip("@").strip() for d in node.parent.named_children
-                  if d.type == "decorator"] if node.parent is not None and node.parent.type == "decorated_definition" else []
+    around = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else None
+    decorators = [d.text.decode("utf-8", "replace").lstrip("@").strip()
+                  for d in (around.named_children if around is not None else ()) if d.type == "decorator"]
     if "staticmethod" in decorators:
         return None
     to = "cls" if "classmethod" in decorators or name in _IMPLICIT_CLASS else "self"
