@@ -43,19 +43,22 @@ def test_the_graph_reads_again_only_the_files_whose_edges_changed(tmp_path, inde
     ws = index_files(tmp_path, FILES)
     try:
         ws.load_graph()
-        text = "# a comment\n" + FILES["pkg/core.py"]
-        (tmp_path / "pkg/core.py").write_text(text)
-        ws.reindex({"pkg/core.py": text.encode()})
-        ws.load_graph()  # the first follow after a whole load reads every row once
+
+        def edit(text):
+            (tmp_path / "pkg/core.py").write_text(text)
+            ws.reindex({"pkg/core.py": text.encode()})
+            return ws.load_graph()
+
+        text = FILES["pkg/core.py"].replace("os.getcwd()", "os.getcwd() or os.getpid()")
+        edit(text)  # the first follow after a whole load reads every row once
         read = []
         real = follow_unresolved.test_reads.unresolved_rows_of
         monkeypatch.setattr(follow_unresolved.test_reads, "unresolved_rows_of",
                             lambda cur, path, is_test: read.append(path) or real(cur, path, is_test))
-        text = "# another comment\n" + text
-        (tmp_path / "pkg/core.py").write_text(text)
-        ws.reindex({"pkg/core.py": text.encode()})
-        graph = ws.load_graph()
+        graph = edit("# a comment\n" + text.replace("os.getpid()", "os.getppid()"))
         assert hasattr(graph, "unresolved_rows")  # followed
         assert read == ["pkg/core.py"]  # not its importers, whose IMPORTS edges were made again
+        edit("# another comment\n# a comment\n" + text.replace("os.getpid()", "os.getppid()"))
+        assert read == ["pkg/core.py"]  # lines moved only: no row read (the refs version stayed)
     finally:
         ws.close()

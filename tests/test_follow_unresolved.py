@@ -169,3 +169,41 @@ def test_kept_words_are_strings_of_their_own():
     assert codes.tolist() == [0, 0, 1, 2] and words.words == ["pkg/a.py::Store.get", "x", None]
     assert words.words[0] is not read[0]
     assert words.codes(["pkg/a.py::Store.get"]).tolist() == [0]  # found again by value
+
+
+def test_an_edit_that_only_moves_lines_reads_no_unresolved_rows(tmp_path, index_files, monkeypatch):
+    """A comment typed: the run moves the file's references and edges to other lines, changes no
+    row test selection's unresolved calls hold (they have no lines), and leaves the index's refs
+    version (store/code.py) as it was; the graph that follows keeps the last graph's rows instead
+    of reading the file's again (~1/3 of following a comment edit on the stdlib)."""
+    from memory_lsp.store import graph_reads
+
+    ws = index_files(tmp_path, {"helper.py": HELPER, "code.py": CODE, "user.py": "def use(x):\n    return x.make()\n",
+                                "tests/test_helper.py": TEST})
+    reads = []  # the files whose rows a follow read again ("*": all, as after a whole load)
+    one, every = test_reads.unresolved_rows_of, test_reads.unresolved_rows
+    monkeypatch.setattr(test_reads, "unresolved_rows_of", lambda *a, **k: reads.append(a[1]) or one(*a, **k))
+    monkeypatch.setattr(test_reads, "unresolved_rows", lambda *a, **k: reads.append("*") or every(*a, **k))
+    try:
+        before = ws.load_graph()
+        version = graph_reads.refs_version(ws.store.cursor())
+        assert version is not None and before.refs_version == version
+
+        def edit(text):
+            (tmp_path / "code.py").write_text(text)
+            ws.reindex({str(tmp_path / "code.py"): text.encode()})
+            graph = ws.load_graph()
+            assert _rows(graph.unresolved_calls) == _rows(test_reads.unresolved_calls(ws.store.cursor()))
+            return graph
+
+        graph = edit("# a comment\n" + CODE)
+        assert graph_reads.refs_version(ws.store.cursor()) == version and graph.refs_version == version
+        assert reads == []
+        graph = edit("# a comment\n" + CODE + "\n    def more(self):\n        return self.maker()\n")
+        assert graph.refs_version != version and reads == ["*"]  # a call added: read again
+        graph = edit("# two comments\n# a comment\n" + CODE + "\n    def more(self):\n        return self.maker()\n")
+        assert reads == ["*"]
+        graph = edit("# a comment\n" + CODE + "\n    def more(self):\n        return self.other()\n")
+        assert reads == ["*", "code.py"]  # now the file's rows only (the last graph kept them all)
+    finally:
+        ws.close()

@@ -50,11 +50,16 @@ def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
         sites_of = sorted(set(changed) | resolved_in)
         symbols = graph_reads.symbols_of_files(cur, changed) if changed else None
         sites = graph_reads.call_sites_of_files(cur, sites_of) if sites_of else None
-        # test selection's unresolved calls: the rows of the files changed or touched read again
-        redo = sorted((set(changed) | touched) - {None})
-        is_test = _test_flags(files_now, redo)
-        rows, unresolved = follow_unresolved.follow(old, cur, redo, is_test, _same_files(old, files_now),
-                                                    _names_before(old, changed), _names_now(symbols))
+        version = graph_reads.refs_version(cur)
+        if version is not None and version == getattr(old, "refs_version", None) and old.unresolved_calls:
+            # every run since moved lines only (a comment typed): test selection's unresolved calls,
+            # which hold no lines, are the last graph's
+            rows, unresolved = getattr(old, "unresolved_rows", None), dict(old.unresolved_calls)
+        else:  # the rows of the files changed or touched read again
+            redo = sorted((set(changed) | touched) - {None})
+            rows, unresolved = follow_unresolved.follow(old, cur, redo, _test_flags(files_now, redo),
+                                                        _same_files(old, files_now), _names_before(old, changed),
+                                                        _names_now(symbols))
         unresolved["reexports"] = test_reads.reexports_since(cur, (old.unresolved_calls or {}).get("reexports"))
     if release is not None:
         release(store.cursor())
@@ -63,7 +68,7 @@ def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
     old_to_new[source[source >= 0]] = np.flatnonzero(source >= 0)
     graph = ImpactGraph(table, files, edges, _symbols(old, changed, symbols), _sites(old, sites_of, sites),
                         following=(old, old_to_new, fresh_at))
-    graph.unresolved_calls, graph.unresolved_rows = unresolved, rows
+    graph.unresolved_calls, graph.unresolved_rows, graph.refs_version = unresolved, rows, version
     tests_carry.carry_from(old, graph, old_to_new, fresh_at)
     return graph
 

@@ -16,6 +16,9 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
   kept by file; a name that becomes a method, or stops being one, anywhere is read by name.
 - `classes` (the class symbols) move with the changed files' symbols only.
 
+No row holds a line: when every run since the last graph only moved lines (a comment typed: the
+index's refs version, store/code.py, stayed), graph/follow.py keeps the last graph's rows unread.
+
 The server keeps these rows from its first edit on: the two large kinds (`untyped`, and the
 methods of each file) are held as columns of codes into `Words`, each distinct string once.
 """

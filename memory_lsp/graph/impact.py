@@ -142,6 +142,7 @@ class ImpactGraph:
         with graph_reads.graph_transaction(store.cursor()) as cur:
             # test selection's rows first, while the process is small (that query was the peak: BENCHMARKS.md an)
             unresolved = test_reads.unresolved_calls(cur)  # for _tests
+            version = graph_reads.refs_version(cur)
             release(cur)
             names = Names(*graph_reads.names(cur, release))
             release(cur)
@@ -161,7 +162,7 @@ class ImpactGraph:
         release(store.cursor())
         files["node"] = files.pop("id")
         graph = cls(names, files, edges, symbols, calls)
-        graph.unresolved_calls = unresolved
+        graph.unresolved_calls, graph.refs_version = unresolved, version
         return graph
 
     # -- the walk -------------------------------------------------------------------------------------

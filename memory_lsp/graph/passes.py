@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from memory_lsp.graph import promotions, resolution, scoring
 from memory_lsp.index.indexer import Changes, GraphPasses
-from memory_lsp.store import edges
+from memory_lsp.store import code, edges
 from memory_lsp.store.db import Store
 
 
 def link(store: Store, cur, changes: Changes) -> None:
+    if changes.everywhere or changes.rebound or changes.names:  # more than lines moved (store/moved_lines.py)
+        code.mark_refs_changed(store, cur)
     structural = None if changes.everywhere or changes.structure_changed else changes.changed
     if not changes.links_same:  # else the files' import rows and flags are as they were: so are these edges
         edges.rebuild_import_edges(store, cur, structural)

@@ -82,6 +82,15 @@ def mark_imports_changed(store: Store, cur) -> None:
     store.set_meta(IMPORTS_VERSION, uuid.uuid4().hex, cur)
 
 
+# meta: a new value whenever a run may have changed a reference, import, symbol or edge other than
+# by moving it to another line (graph/follow.py keeps the last graph's unresolved calls while it stays)
+REFS_VERSION = "refs_version"
+
+
+def mark_refs_changed(store: Store, cur) -> None:
+    store.set_meta(REFS_VERSION, uuid.uuid4().hex, cur)
+
+
 def names_rebound(old: FileShape | None, new: FileShape | None) -> set[str]:
     """Names whose meaning for other files an edit changed beside its symbols: a function now
     returning another type (the calls other files type by it: store/return_calls.py), and an

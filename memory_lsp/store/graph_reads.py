@@ -30,6 +30,12 @@ def graph_transaction(cur):
         cur.execute("ROLLBACK")  # nothing was written (the temporary tables go with it)
 
 
+def refs_version(cur) -> str | None:
+    """The index's references version (store/code.py REFS_VERSION), read in the graph's transaction."""
+    row = cur.execute("SELECT max(value) FROM meta WHERE key = 'refs_version'").fetchone()
+    return row[0] if row else None
+
+
 # what identifies an edge's content for the graph: two rows with the same fingerprint give the
 # graph the same steps and call-site confidences (hash() is DuckDB's 64-bit hash)
 EDGE_FINGERPRINT = ("hash(e.src, e.dst, e.kind, e.src_path, e.dst_path, e.line, e.confidence, e.strategy, "
