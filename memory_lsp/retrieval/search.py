@@ -90,7 +90,7 @@ class Retriever:
         `kind` (memory, code), of the code only the `code_chunks` most useful chunks (when given);
         resumable.
 
-        The pending list is computed once per run (it hashes every item's text). Items are taken
+        The pending list is computed once per run (it hashes the texts of the items chosen). Items are taken
         in groups of GROUP: a group is sorted by length, so a batch pads little, and its vectors
         are written together. `should_stop` is asked before every batch; what is done is kept.
         """

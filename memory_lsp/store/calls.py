@@ -357,11 +357,7 @@ def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) 
         FROM b LEFT JOIN bound i ON i.path = b.path AND i.binding = b.first""")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _typed AS
-        WITH RECURSIVE anc(cid, base, d) AS (
-            SELECT DISTINCT cid, cid, 0 FROM _cls
-            UNION ALL
-            SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN _inh e ON e.src = a.base
-            WHERE a.d < 8),
+        WITH RECURSIVE {receiver_classes.ancestors("_cls")},
         found AS (
             SELECT k.src, m.id AS dst, k.path, m.path AS dst_path, k.line, k.name, k.how, a.d
             FROM _cls k JOIN anc a ON a.cid = k.cid JOIN {syms} m ON m.id = a.base || '.' || k.name

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from memory_lsp.store.code import REFS_VERSION
+
 SEP = "\x1f"  # joins lists of names into one parameter (binding a list costs ~85 us an element)
 IN_NAMES = f"(SELECT unnest(string_split(?, '{SEP}')))"
 
@@ -32,7 +34,7 @@ def graph_transaction(cur):
 
 def refs_version(cur) -> str | None:
     """The index's references version (store/code.py REFS_VERSION), read in the graph's transaction."""
-    row = cur.execute("SELECT max(value) FROM meta WHERE key = 'refs_version'").fetchone()
+    row = cur.execute("SELECT max(value) FROM meta WHERE key = ?", [REFS_VERSION]).fetchone()
     return row[0] if row else None
 
 

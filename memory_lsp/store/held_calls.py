@@ -16,21 +16,19 @@ shape returns (store/code.py `names_rebound`, store/retyped.py).
 from __future__ import annotations
 
 from memory_lsp.store.edges import _COLUMNS, _lit
+from memory_lsp.store.receiver_classes import ancestors
 from memory_lsp.store.return_calls import class_named
 
 
 def resolve(cur, typed_confidence: float) -> None:
     """CALLS edges for the calls of `_cls` (store/calls.py) that `_typed` left without a method."""
-    cur.execute("""
+    cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _held AS
         WITH RECURSIVE open AS (
             SELECT k.* FROM _cls k ANTI JOIN _typed t ON t.path = k.path AND t.line = k.line
                    AND t.name = k.name AND t.src = k.src
             WHERE k.name IN (SELECT name FROM refs WHERE kind = 'heldtype')),
-        anc(cid, base, d) AS (
-            SELECT DISTINCT cid, cid, 0 FROM open
-            UNION ALL
-            SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN _inh e ON e.src = a.base WHERE a.d < 8)
+        {ancestors("open")}
         SELECT DISTINCT k.path AS site, k.src, k.line, k.name, h.path, h.rtype, a.d
         FROM open k JOIN anc a ON a.cid = k.cid
         JOIN refs h ON h.kind = 'heldtype' AND h.src = a.base || '.' || k.name

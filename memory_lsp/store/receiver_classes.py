@@ -12,6 +12,16 @@ JAVA_CLASS = "CASE WHEN ends_with(i.path, '.java') THEN i.binding END"
 IN_SCOPE = "(i.scope IS NULL OR {src} = i.scope OR starts_with({src}, i.scope || '.'))"  # an import in a function binds there
 
 
+def ancestors(source: str) -> str:
+    """A recursive CTE `anc(cid, base, d)`: each class `cid` of the table `source` and its bases
+    up to 8 levels (`_inh`, the INHERITS edges store/calls.py reads once), `d` levels up; for a
+    query starting `WITH RECURSIVE`."""
+    return f"""anc(cid, base, d) AS (
+            SELECT DISTINCT cid, cid, 0 FROM {source}
+            UNION ALL
+            SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN _inh e ON e.src = a.base WHERE a.d < 8)"""
+
+
 def classes(cur, source: str, target: str, syms: str) -> None:
     """`target`: the rows of `source` (references with `tname` and `how`) with `cid`, the class
     their receiver is: the enclosing one (`self`), or the one `tname` names (module docstring),

@@ -19,7 +19,7 @@ or the returned class changes name or a return type changes (store/retyped.py).
 from __future__ import annotations
 
 from memory_lsp.store.code import value_set
-from memory_lsp.store.receiver_classes import JAVA_CLASS
+from memory_lsp.store.receiver_classes import JAVA_CLASS, ancestors
 
 MARK = "->"
 # what an annotated return (or a callback's parameter) may name: a TypeScript or Java interface's
@@ -88,10 +88,7 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
     # owner names, or the imported function the mark names
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rfn AS
-        WITH RECURSIVE anc(cid, base, d) AS (
-            SELECT DISTINCT cid, cid, 0 FROM _mcls
-            UNION ALL
-            SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN _inh e ON e.src = a.base WHERE a.d < 8),
+        WITH RECURSIVE {ancestors("_mcls")},
         -- a method, or an attribute its class types (index/returns.py `attributes`: a row of its own)
         member AS (SELECT id FROM symbols WHERE kind = 'method' AND name IN {wanted}
                    UNION SELECT src FROM refs WHERE kind = 'returntype' AND name IN {wanted}),
