@@ -21,6 +21,10 @@
 
 (class_definition name: (identifier) @inherit.child superclasses: (argument_list (identifier) @inherit.base))
 (class_definition name: (identifier) @inherit.child superclasses: (argument_list (attribute) @inherit.base))
+; Django's `class BookManager(models.Manager.from_queryset(BookQuerySet))`: a subclass of the manager
+; that has the queryset's methods (copied onto it): both are what its calls reach
+(class_definition name: (identifier) @inherit.child superclasses: (argument_list (call function: (attribute object: [(identifier) (attribute)] @inherit.base attribute: (identifier) @_made) (#eq? @_made "from_queryset"))))
+(class_definition name: (identifier) @inherit.child superclasses: (argument_list (call function: (attribute attribute: (identifier) @_made) arguments: (argument_list . [(identifier) (attribute)] @inherit.base) (#eq? @_made "from_queryset"))))
 
 (assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
 (augmented_assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
@@ -35,6 +39,8 @@
 ; what a name is bound to, for receiver types (index/receivers.py): the strongest binding wins
 (class_definition name: (identifier) @inherit.child superclasses: (argument_list (subscript value: [(identifier) (attribute)] @inherit.base)))
 (assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @bind.call)) @bind
+; Django's `objects = models.Manager.from_queryset(BookQuerySet)()` (index/returns.py `_called`)
+(assignment left: (identifier) @bind.name right: (call function: (call function: (attribute attribute: (identifier) @_made)) @bind.call) (#eq? @_made "from_queryset")) @bind
 (assignment left: (identifier) @bind.name type: (type) @bind.type) @bind
 (assignment left: (identifier) @bind.name right: [(list) (dictionary) (set) (string) (concatenated_string) (list_comprehension) (dictionary_comprehension) (set_comprehension) (integer) (float)] @bind.literal) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (call function: [(identifier) (attribute)] @bind.call)) @bind

@@ -373,4 +373,9 @@ def _attribute(scopes: Scopes, chain: list, cls: str | None, receiver: str, retu
     if m is None or returns is None:
         return None
     owner, attr = m.groups()
-    return member_mark(rtype(scopes, chain, cls, "", owner, False, returns), attr)
+    typ = rtype(scopes, chain, cls, "", owner, False, returns)
+    if typ is None and owner.isidentifier() and owner not in BUILTIN_NAMES and scopes.lookup(chain, owner) is None:
+        # `Book.objects.published()`: an attribute of a class itself, named like one (call_type)
+        # and bound in no scope here (the file's class or an import): what its body binds there
+        typ = call_type(owner)
+    return member_mark(typ, attr)

@@ -28,7 +28,19 @@ _DOTTED = re.compile(r"[A-Za-z_][\w.]*").fullmatch
 _CASTS = frozenset(("cast", "typing.cast", "t.cast"))
 _NOT_OWNERS = receivers.BUILTIN_NAMES | {"self", "cls"}  # `self.x` is typed by receivers.rtype, not here
 _NO_METHODS = frozenset(("object", "Generic", "Protocol"))  # bases a `super()` call looks past
+_ENUMS = ("Enum", "Flag")  # the endings of enum.Enum's kinds' names: Enum, IntEnum, StrEnum, Flag, IntFlag
+_DJANGO_MANAGERS = frozenset(("Manager", "BaseManager"))
 _MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
+
+
+def _django_manager(callee: str) -> str | None:
+    """The queryset class of `models.Manager.from_queryset(BookQuerySet)`, a manager class Django
+    makes with that queryset's methods (its own being Django's Manager's or BaseManager's)."""
+    call = receivers.split_call(callee)
+    if call is None or not _DOTTED(call[1].strip()):
+        return None
+    manager, name = receivers.split_attr(call[0])
+    return call[1].strip() if name == "from_queryset" and manager.rsplit(".", 1)[-1] in _DJANGO_MANAGERS else None
 
 
 def names_class(typ: str | None) -> bool:
@@ -135,6 +147,9 @@ class Returns:
         if callee in _OWN_CLASS:
             return None, cls
         if callee.endswith(")"):  # `click.group()(cli)`: what calling another file's function's result gives
+            queryset = _django_manager(callee)
+            if queryset:
+                return None, queryset
             made = self.expr(callee, chain, cls, depth + 1)
             applied = made is not None and made.startswith(RETURNED) and not made.endswith(APPLIED)
             return None, made + APPLIED if applied else None
@@ -149,6 +164,9 @@ class Returns:
             elsewhere = made is None and name not in receivers.BUILTIN_NAMES and \
                 not any((q, name) in self.defined for q in chain) and self.scopes.lookup(chain, name) is None
             return None, RETURNED + name if elsewhere else made
+        if name == "as_manager" and _DOTTED(inner) and (inner in self.classes or receivers.call_type(inner) == inner) \
+                and self.scopes.lookup(chain, inner) is None and self.method(inner, name) is None:
+            return None, inner  # Django's `BookQuerySet.as_manager()`: a manager with the queryset's methods
         if inner in ("self", "cls") and cls is not None:
             owner = cls
         elif inner in self.classes:  # `Foo.create()`
@@ -251,7 +269,9 @@ class Returns:
         names = self._attrs.get(cls, ())
         typed = ((a, receivers.rtype(self.scopes, [cls], cls, "", "self." + a, False, self)) for a in sorted(names)
                  if a.isidentifier() and (cls, a) not in self.defined)
-        return [(a, t) for a, t in typed if gives_type(t)]
+        # an enum's `RED = 1` is a member, an instance of the enum (`Color.RED.describe()`)
+        members = any(b.rsplit(".", 1)[-1].endswith(_ENUMS) for b in self.bases.get(cls, ()))
+        return [(a, cls if members and t == "builtin" else t) for a, t in typed if gives_type(t)]
 
     def lineage(self, cls: str) -> list[str]:
         """The bases of `cls` this file defines, nearest first (breadth first, each once)."""
