@@ -348,6 +348,10 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
             hit = scopes.lookup([base], "self." + attr) or scopes.lookup([base], attr)
             if hit is not None:
                 break
+        if hit is None and returns is not None and "." not in cls and returns.bases_elsewhere(cls):
+            # `self.headers.get()` where a base in another file types it (`headers: Headers`): the
+            # attribute of this class, found up its bases by the graph (store/return_calls.py)
+            return member_mark(cls, attr)
     elif receiver.isidentifier():
         hit = scopes.lookup(chain, receiver, line)
         if hit is None and receiver in BUILTIN_NAMES and not (returns is not None and (None, receiver) in returns.defined):

@@ -273,6 +273,11 @@ class Returns:
         members = any(b.rsplit(".", 1)[-1].endswith(_ENUMS) for b in self.bases.get(cls, ()))
         return [(a, cls if members and t == "builtin" else t) for a, t in typed if gives_type(t)]
 
+    def bases_elsewhere(self, cls: str) -> bool:
+        """Whether `cls` or a base of it here names a base this file does not define (nor Python)."""
+        return any(b not in self.classes and b not in receivers.BUILTIN_NAMES and b.rsplit(".", 1)[-1] not in _NO_METHODS
+                   for c in [cls, *self.lineage(cls)] for b in self.bases.get(c, ()))
+
     def lineage(self, cls: str) -> list[str]:
         """The bases of `cls` this file defines, nearest first (breadth first, each once)."""
         out, todo = [], list(self.bases.get(cls, ()))

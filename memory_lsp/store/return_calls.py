@@ -67,7 +67,11 @@ def class_named(typed: str, keys: str, kinds: str = "('class')") -> str:
         UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND k.is_module
                AND starts_with(v.rtype, k.binding || '.')
                JOIN symbols s ON s.path = k.target AND v.rtype = k.binding || '.' || s.name AND s.parent IS NULL
-               AND s.kind IN {kinds}"""
+               AND s.kind IN {kinds}
+        UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND k.is_module  -- `ds.Headers`:
+               AND starts_with(v.rtype, k.binding || '.')  -- a name the imported package's __init__ re-exports
+               JOIN imports j ON j.path = k.target AND NOT j.is_module AND v.rtype = k.binding || '.' || j.binding
+               JOIN symbols s ON s.path = j.target AND s.name = j.name AND s.parent IS NULL AND s.kind IN {kinds}"""
 
 
 def marked_names(cur) -> list[str]:
@@ -89,9 +93,10 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rfn AS
         WITH RECURSIVE {ancestors("_mcls")},
-        -- a method, or an attribute its class types (index/returns.py `attributes`: a row of its own)
+        -- a method, an attribute its class types (index/returns.py `attributes`: a row of its own)
+        -- or a class its body holds (`storage_class = ds.Headers`: `self.storage_class()` makes one)
         member AS (SELECT id FROM symbols WHERE kind = 'method' AND name IN {wanted}
-                   UNION SELECT src FROM refs WHERE kind = 'returntype' AND name IN {wanted}),
+                   UNION SELECT src FROM refs WHERE kind IN ('returntype', 'heldtype') AND name IN {wanted}),
         meth AS (SELECT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name || CASE WHEN k.applied THEN '()' ELSE '' END
                         || CASE WHEN k.slot <> '' THEN '(' || k.slot || ')' ELSE '' END AS rtype, m.id AS fn, a.d
                  FROM _mcls k JOIN anc a ON a.cid = k.cid
@@ -113,8 +118,9 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rfv AS
         SELECT f.path AS site, f.src, f.rtype AS mark, t.path, t.rtype FROM _rfn f
-        JOIN refs t ON t.kind = CASE WHEN ends_with(f.rtype, '()') THEN 'appliedtype'
-                                     WHEN {SLOT.format('f.rtype')} <> '' THEN 'paramtype' ELSE 'returntype' END
+        JOIN refs t ON t.kind IN (CASE WHEN ends_with(f.rtype, '()') THEN 'appliedtype'
+                                       WHEN {SLOT.format('f.rtype')} <> '' THEN 'paramtype' ELSE 'returntype' END,
+                                  CASE WHEN NOT ends_with(f.rtype, ')') THEN 'heldtype' END)
              AND t.src = f.fn AND (t.kind <> 'paramtype' OR t.receiver = {SLOT.format('f.rtype')})
         WHERE t.name IN {functions}""")
     # a function returning Python's own type (`-> dict`) or a type its file imports from outside
