@@ -192,10 +192,31 @@ class ImpactGraph:
             yield offsets, owner, reached
             frontier = reached.astype(np.int64)
 
+    def implementation(self, target: str) -> str | None:
+        """The module's definition a stub declares (`x.pyi::C.m` -> `x.py::C.m`), if indexed: calls
+        link the module's (imports prefer the .py), so what depends on the stub depends on it."""
+        path, _, symbol = target.partition("::")
+        twin = f"{path[:-1]}::{symbol}" if symbol and path.endswith(".pyi") else None
+        return twin if twin is not None and self.has_symbol(twin) else None
+
     def walk(self, target: str, target_path: str, depth: int,
              min_confidence: float = 0.0) -> tuple[list[Dependent], list[str]]:
         """Breadth first from the target; each node keeps its first (shortest, best-scored) path
-        among the edges at or above `min_confidence`."""
+        among the edges at or above `min_confidence`. A stub's symbol: its own dependents and its
+        implementation's (`implementation`), each node by its shortest path."""
+        twin = self.implementation(target)
+        if twin is None:
+            return self._walk(target, target_path, depth, min_confidence)
+        deps, tests = self._walk(target, target_path, depth, min_confidence)
+        more, more_tests = self._walk(twin, twin.partition("::")[0], depth, min_confidence)
+        best: dict[str, Dependent] = {}
+        for d in deps + more:
+            if d.node not in best or (d.depth, -d.score) < (best[d.node].depth, -best[d.node].score):
+                best[d.node] = d
+        return sorted(best.values(), key=lambda d: (d.depth, -d.score)), sorted(set(tests) | set(more_tests))
+
+    def _walk(self, target: str, target_path: str, depth: int,
+              min_confidence: float) -> tuple[list[Dependent], list[str]]:
         deps: list[Dependent] = []
         parents = [([target], [], 1.0, 0.0, [])]
         names, kinds, e = self.names, self.kinds, self.e
@@ -243,6 +264,8 @@ class ImpactGraph:
         memoised (the graph never changes once loaded)."""
         key = (target, target_path, depth, min_confidence)
         found = self._counts.get(key)
+        if found is None and self.implementation(target) is not None:  # a stub's: two walks merged
+            found = tuple(map(len, self.walk(target, target_path, depth, min_confidence)))
         if found is None:
             found = self._small_counts(target, target_path, depth, min_confidence)
             if found is None:

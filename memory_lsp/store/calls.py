@@ -185,7 +185,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     _resolve_typed(store, cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", syms, builtin_methods)
     cur.execute(f"DROP {'VIEW' if scope is None else 'TABLE'} _refs")
-    for temp in ("_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_star", "_imports", "_inh", "_over", "_counts", "_open", "_closed", "_vt", "_ft", "_rt") + (("_syms",) if scope else ()):
+    for temp in ("_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_star", "_imports", "_inh", "_over", "_counts", "_twins", "_open", "_closed", "_vt", "_ft", "_rt") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -218,10 +218,15 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
     is not bound to an external import, nor is the called name itself, and whose type is unknown or a name the workspace does not
     resolve (index/receivers.py); never a builtin). Two plain statements here instead of the
     same CTEs in each pass: DuckDB spent more CPU planning them than running them."""
+    # a stub beside its module (`x.pyi` by `x.py`) declares the module's definitions: no candidate of its own
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _twins AS SELECT s.id FROM {syms} s
+        JOIN symbols t ON t.path = substr(s.path, 1, length(s.path) - 1) AND t.id = t.path || substr(s.id, length(s.path) + 1)
+        WHERE ends_with(s.path, '.pyi') AND s.name IN (SELECT name FROM _refs)""")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _counts AS  -- @overload stubs repeat one id: count definitions, not rows
         SELECT name, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
-        FROM {syms} WHERE name IN (SELECT name FROM _refs)
+        FROM {syms} s ANTI JOIN _twins w ON w.id = s.id WHERE name IN (SELECT name FROM _refs)
         GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
     # a bare name an import from outside binds (`from pprint import pformat; pformat(x)`), in its function only when
     # the import sits in one: no workspace function of that name is meant (inner joins on equal keys, then the scope
@@ -315,6 +320,7 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
                     ELSE 'name_ambiguous' END, r.name, 1
         FROM _open r {typed} JOIN _counts c ON c.name = r.name
              JOIN {syms} s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method') {over}
+             ANTI JOIN _twins w ON w.id = s.id
         WHERE r.kind = '{ref_kind}' AND ({defined}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
 
