@@ -2,7 +2,9 @@
 werkzeug, a package never developed against, whose CALLS recall was 0.932: 135 of its 236 missed
 sites were tests' `d = self.storage_class(); d.add(...)` with `storage_class = ds.Headers` in the
 class body (a class held, `ds` a package whose __init__ re-exports Headers), and
-`self.headers.get(...)` in a Response whose base in another file says `headers: Headers`."""
+`self.headers.get(...)` in a Response whose base in another file says `headers: Headers`; and
+`response = self.response_wrapper(...)`, an attribute bound to what `t.cast(t.Type["TestResponse"], ...)`
+says."""
 
 import test_return_calls as return_calls
 from test_return_calls import calls_at
@@ -18,6 +20,16 @@ FILES = {
     "pkg/base.py": "from pkg.ds import Headers\n\n\nclass BaseResponse:\n    headers: Headers\n",
     "pkg/response.py": ("from pkg.base import BaseResponse\n\n\nclass Response(BaseResponse):\n"
                         "    def etag(self):\n        return self.headers.get('etag')\n"),            # 6
+    "pkg/client.py": ("import typing as t\n\nfrom pkg.response import Response\n\n\n"
+                      "class TestResponse(Response):\n    pass\n\n\n"
+                      "class Client:\n"
+                      "    def __init__(self, wrapper=None):\n"
+                      "        self.wrapper = t.cast(t.Type['TestResponse'], wrapper)\n\n"
+                      "    def open(self, thing):\n"
+                      "        response = self.wrapper()\n"
+                      "        local = t.cast('Response', thing)\n"
+                      "        tag = response.etag()\n"                                         # 17
+                      "        return tag, local.etag()\n"),                                    # 18
     "tests/__init__.py": "",
     "tests/test_ds.py": (
         "import typing as t\n\nfrom pkg import ds\n\n\n"
@@ -46,6 +58,9 @@ def test_calls_on_attributes_typed_elsewhere(tmp_path, index_files):
         assert calls_at(ws, "tests/test_ds.py", 26) == [("pkg/ds/headers.py::Headers", "module_attr"),  # made
                                                         ("pkg/ds/headers.py::Headers.get", "returned")]
         assert calls_at(ws, "pkg/response.py", 6) == [("pkg/ds/headers.py::Headers.get", "returned")]
+        # what a cast says (werkzeug's Client: `self.response_wrapper = t.cast(t.Type["TestResponse"], ...)`)
+        assert calls_at(ws, "pkg/client.py", 17) == [("pkg/response.py::Response.etag", "returned_inherited")]
+        assert calls_at(ws, "pkg/client.py", 18) == [("pkg/response.py::Response.etag", "typed")]
     finally:
         ws.close()
 

@@ -38,12 +38,16 @@
 
 ; what a name is bound to, for receiver types (index/receivers.py): the strongest binding wins
 (class_definition name: (identifier) @inherit.child superclasses: (argument_list (subscript value: [(identifier) (attribute)] @inherit.base)))
-(assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @bind.call)) @bind
+(assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @bind.call) (#not-match? @bind.call "^((typing|t)[.])?cast$")) @bind
+; `x = t.cast(T, v)`, `self.x = typing.cast(Type["T"], v)`: what the cast says from there on, as a
+; binding to a call would (a cast narrows in one branch: not a declaration for the whole function)
+(assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @_cast arguments: (argument_list . (_) @bind.cast)) (#match? @_cast "^((typing|t)[.])?cast$")) @bind
+(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (call function: [(identifier) (attribute)] @_cast arguments: (argument_list . (_) @bind.cast)) (#match? @_cast "^((typing|t)[.])?cast$")) @bind
 ; Django's `objects = models.Manager.from_queryset(BookQuerySet)()` (index/returns.py `_called`)
 (assignment left: (identifier) @bind.name right: (call function: (call function: (attribute attribute: (identifier) @_made)) @bind.call) (#eq? @_made "from_queryset")) @bind
 (assignment left: (identifier) @bind.name type: (type) @bind.type) @bind
 (assignment left: (identifier) @bind.name right: [(list) (dictionary) (set) (string) (concatenated_string) (list_comprehension) (dictionary_comprehension) (set_comprehension) (integer) (float)] @bind.literal) @bind
-(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (call function: [(identifier) (attribute)] @bind.call)) @bind
+(assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (call function: [(identifier) (attribute)] @bind.call) (#not-match? @bind.call "^((typing|t)[.])?cast$")) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) type: (type) @bind.type) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (identifier) @bind.alias) @bind
 ; `self._remove = self._queue.remove`: `self._remove(x)` calls what `self._queue` has (index/instance.py)

@@ -342,7 +342,7 @@ def _pattern_kind(caps: dict) -> tuple:
     if "returns" in caps:
         return ("returns",)
     if "bind" in caps:
-        value = next((k for k in ("type", "call", "literal", "alias", "iter", "held", "either", "callee", "bound")
+        value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", "held", "either", "callee", "bound")
                       if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:

@@ -32,7 +32,7 @@ BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
 _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
-_PRIORITY = {"type": 4, "call": 3, "iter": 3, "either": 3, "callee": 3, "literal": 2, "param": 1, "assign": 1}
+_PRIORITY = {"type": 4, "call": 3, "cast": 3, "iter": 3, "either": 3, "callee": 3, "literal": 2, "param": 1, "assign": 1}
 CONFLICT = "?"
 UNTYPED = frozenset(("builtin", "local", "super"))  # rtypes that name no class
 DEFER = "()"  # a binding to a call whose type is what that call returns (`x = self._clone()`): index/returns.py
@@ -219,7 +219,7 @@ def call_type(callee: str) -> str | None:
 
 
 def binding_type(kind: str, text: str | None) -> str | None:
-    if kind == "type":
+    if kind in ("type", "cast"):
         return annotation_type(text or "")
     if kind == "call":
         return call_type(text or "") or (DEFER + text if text else None)
