@@ -9,6 +9,8 @@ says."""
 import test_return_calls as return_calls
 from test_return_calls import calls_at
 
+from memory_lsp.index.extract import extract
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/ds/__init__.py": ("from .headers import Headers as Headers\nfrom .headers import Other as Other\n"
@@ -83,3 +85,17 @@ def test_a_reexport_moved_retypes_the_held_class(tmp_path, write_files):
     _edit_and_compare(tmp_path, write_files, "pkg/ds/__init__.py", "from .headers import Headers as Headers\n",
                       "from .headers import Other as Headers\n", ("tests/test_ds.py", 26),
                       [("pkg/ds/headers.py::Other.get", "returned")])
+
+
+def test_a_cast_types_from_its_line_on():
+    # urllib3's HTTPHeaderDict.extend: a cast narrows in one branch; the branch above is not typed by it
+    facts = extract("pkg/n.py", (
+        "import typing as t\n\n"
+        "def extend(*args):\n"
+        "    other = args[0] if args else ()\n"
+        "    if isinstance(other, dict):\n"
+        "        other.items()\n"                                   # 6
+        "    else:\n"
+        "        other = t.cast(t.Iterable[int], other)\n"
+        "        other.items()\n").encode(), "python")            # 9
+    assert {r.line: r.rtype for r in facts.refs if r.name == "items"} == {6: None, 9: "builtin"}
