@@ -99,3 +99,15 @@ def test_a_cast_types_from_its_line_on():
         "        other = t.cast(t.Iterable[int], other)\n"
         "        other.items()\n").encode(), "python")            # 9
     assert {r.line: r.rtype for r in facts.refs if r.name == "items"} == {6: None, 9: "builtin"}
+
+
+def test_a_property_of_the_class_types_its_attribute():
+    # werkzeug's EnvironBuilder.close: `files = self.files.values()`, `files` a property `-> FileMultiDict`
+    facts = extract("pkg/b.py", (
+        "class Bag:\n    def values(self):\n        return []\n\n\n"
+        "class Base:\n    @property\n    def files(self) -> Bag:\n        return Bag()\n\n"
+        "    @files.setter\n    def files(self, value: Bag) -> None:\n        pass\n\n\n"
+        "class Builder(Base):\n"
+        "    def close(self):\n"
+        "        return self.files.values()\n").encode(), "python")                  # 18
+    assert {r.line: r.rtype for r in facts.refs if r.name == "values" and r.kind == "call"} == {18: "Bag"}

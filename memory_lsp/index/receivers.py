@@ -342,6 +342,9 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return call_type(made.group(1))
     if receiver.startswith("self.") and cls is not None and receiver.count(".") == 1:
         attr = receiver[5:]
+        prop = returns.method(cls, attr) if returns is not None else None
+        if prop is not None:  # `self.files.values()`: a property of the class or a base here (`-> FileMultiDict`)
+            return returns.of(prop)
         hit = scopes.lookup([cls], "self." + attr) or scopes.lookup([cls], attr)
         for base in returns.lineage(cls) if returns is not None and hit is None else ():
             # set or annotated in a base class of this file (`right: Expr` in BinExpr, `self.right` in And)

@@ -79,7 +79,8 @@ class Returns:
         if func is None:
             return
         if kind == "type":
-            self.annotation[func] = text
+            if text.strip() != "None" or func not in self.annotation:  # a property's setter (`-> None`) after its getter
+                self.annotation[func] = text
         else:
             (self.yields if kind == "yield" else self.values).setdefault(func, []).append(text)
 
