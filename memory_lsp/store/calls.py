@@ -286,14 +286,14 @@ def _path_ends(suffixes: tuple[str, ...]) -> str:
 
 def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, syms: str,
              builtin_methods: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
-    """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`); on an
-    untyped receiver in a file of one of `builtin_methods`' suffixes, a name of its list is one candidate more."""
+    """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`); on a
+    receiver in a file of one of `builtin_methods`' suffixes, a name of its list is one candidate more."""
     calls = ref_kind == "call"
     language = " OR ".join(f"(r.name IN ({_quoted(names)}) AND ({_path_ends(suffixes)}))"
                            for suffixes, names in (builtin_methods or {}).items())
-    # (a mark of another file's function the graph did not resolve says as little as no type)
-    builtin = (f"(r.receiver IS NOT NULL AND (r.rtype IS NULL OR starts_with(r.rtype, '{MARK}')) AND ({language}))"
-               if calls and language else "false")
+    # (a type here is one the graph found no method for: a name it did not resolve, a mark, a type alias
+    # (`Context = Union[Dict, ...]`), a class with a base outside: it says as little as no type)
+    builtin = f"(r.receiver IS NOT NULL AND ({language}))" if calls and language else "false"
     defined = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
     candidates = f"({defined} + CASE WHEN {builtin} THEN 1 ELSE 0 END)"
     # a receiver whose class was found in the workspace, with every direct base resolved (or one of NO_WORKSPACE_METHODS):
