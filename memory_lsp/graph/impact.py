@@ -264,10 +264,11 @@ class ImpactGraph:
         memoised (the graph never changes once loaded)."""
         key = (target, target_path, depth, min_confidence)
         found = self._counts.get(key)
-        if found is None and self.implementation(target) is not None:  # a stub's: two walks merged
-            found = tuple(map(len, self.walk(target, target_path, depth, min_confidence)))
         if found is None:
-            found = self._small_counts(target, target_path, depth, min_confidence)
+            if self.implementation(target) is not None:  # a stub's: two walks merged
+                found = tuple(map(len, self.walk(target, target_path, depth, min_confidence)))
+            else:
+                found = self._small_counts(target, target_path, depth, min_confidence)
             if found is None:
                 reached = [r for _o, _p, r in self._levels(target, target_path, depth, min_confidence)]
                 nodes = np.concatenate(reached) if reached else np.zeros(0, dtype=np.int64)
