@@ -220,9 +220,9 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
     same CTEs in each pass: DuckDB spent more CPU planning them than running them."""
     # a stub beside its module (`x.pyi` by `x.py`) declares the module's definitions: no candidate of its own
     cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _twins AS SELECT s.id FROM {syms} s
-        JOIN symbols t ON t.path = substr(s.path, 1, length(s.path) - 1) AND t.id = t.path || substr(s.id, length(s.path) + 1)
-        WHERE ends_with(s.path, '.pyi') AND s.name IN (SELECT name FROM _refs)""")
+        CREATE OR REPLACE TEMP TABLE _twins AS  -- the stubs first: most workspaces have none
+        WITH stub AS (SELECT id, path FROM {syms} WHERE ends_with(path, '.pyi'))
+        SELECT s.id FROM stub s JOIN symbols t ON t.id = substr(s.path, 1, length(s.path) - 1) || substr(s.id, length(s.path) + 1)""")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _counts AS  -- @overload stubs repeat one id: count definitions, not rows
         SELECT name, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
