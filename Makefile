@@ -18,7 +18,7 @@ run: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/lint-imports --no-cache  # the layers of ARCHITECTURE.md (.importlinter)
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n auto --maxprocesses=4  # one worker a core (pytest-xdist)
 	if command -v npm >/dev/null; then $(MAKE) vscode; fi  # the VS Code extension, wherever npm is
 
 # the VS Code extension: build from the lockfile, unit tests, a .vsix (editors/vscode/README.md)
