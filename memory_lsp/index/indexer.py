@@ -30,8 +30,6 @@ from memory_lsp.index.lifeline import die_with_parent
 from memory_lsp.index.version import facts_version
 from memory_lsp.settings import Settings
 from memory_lsp.store import code, edges, ingest, moved_lines
-from memory_lsp.store.code import FileShape
-from memory_lsp.store.ingest import release_freed_memory
 from memory_lsp.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -261,9 +259,9 @@ class _Writer:
         self.paths_moved = False  # a path appeared or vanished: any import may land elsewhere now
         self.imports: list[ImportRow] = []
         self.edges_kept: set[str] = set()  # removed files whose edges from elsewhere are still there
-        self.old_shapes: dict[str, FileShape] = {}  # what other files' edges depend on, before
+        self.old_shapes: dict[str, code.FileShape] = {}  # what other files' edges depend on, before
         self.old_imports: dict[str, frozenset] = {}  # path -> its import rows as written, lines too, before
-        self.new_shapes: dict[str, FileShape] = {}
+        self.new_shapes: dict[str, code.FileShape] = {}
         self.parsed = 0
         self.skipped: list[tuple] = []
 
@@ -303,7 +301,7 @@ class _Writer:
         code.insert(self.store, self.cur, code.SKIP_COLUMNS, "skipped", skips)
         self.skipped += skips
         if len(batch.files) >= BATCH:  # a worker batch's rows are garbage now: hand the pages back
-            release_freed_memory()
+            ingest.release_freed_memory()
         for f in batch.files:
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known
@@ -364,14 +362,16 @@ class _Writer:
             names |= code.names_rebound(self.old_shapes.get(path), self.new_shapes.get(path))
         # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
         structure = any(differs(p, "imports", "is_test", "mutates") for p in self.changed) or bool(rebound - self.changed)
-        # re-parsed files' IMPORTS, ASSERTS_ON and DRIVES edges (code.remove_files kept them) stay when no
-        # import row of theirs changed, not even its line, and every import landed where it did before
+        # re-parsed files' IMPORTS, ASSERTS_ON and DRIVES edges (code.remove_files kept them) stay when every
+        # import landed where it did before and no import row of theirs changed but for its line (the edges move too)
         written: dict[str, set] = {}
         for r in self.imports:
             written.setdefault(r.path, set()).add((r.line, r.module, r.name, r.alias))
         moved_imports = self.first_run or self.paths_moved or every or marked or structure  # beside their lines
-        links_same = not moved_imports and \
-            all(self.old_imports.get(p, frozenset()) == frozenset(written.get(p, ())) for p in self.changed)
+        lines = {} if moved_imports else {p: moved_lines.import_lines_moved(self.old_imports.get(p), written.get(p))
+                                          for p in self.changed}
+        if links_same := not moved_imports and None not in lines.values():
+            moved_lines.move_file_links(cur, lines)
         if moved_imports:
             code.mark_imports_changed(store, cur)
         if not links_same:

@@ -8,7 +8,11 @@ An editor's run calls `keep` before it replaces a file's rows, `lines_moved` aft
 are written (which of the files only moved lines: every reference the same but for its line, in
 order, each old line going to one new line; the imports the same, each in the same function),
 then `restore` for those: their CALLS, INHERITS and USES_FIXTURE edges back, at the new lines.
-Everything else a run does (import edges, documentation, scores) is done as for any edit.
+Imports that only moved (`import_lines_moved`: the same rows, each at another line, their order
+kept): the file's IMPORTS and ASSERTS_ON edges, whose line is the least of their rows' lines, get
+their lines moved in place (`move_file_links`) instead of being made again with the promotions
+(~25 ms of a comment typed above the imports on the stdlib). Everything else a run does
+(documentation, scores) is done as for any edit.
 """
 
 from __future__ import annotations
@@ -87,6 +91,34 @@ def restore(cur, paths: set[str]) -> None:
             FROM _old_edges e JOIN (SELECT DISTINCT path, old, new FROM _line_map) m
                  ON m.path = e.src_path AND m.old = e.line
             WHERE e.src_path = ANY(?::VARCHAR[])""", [sorted(paths)])
+
+
+def import_lines_moved(old: frozenset | None, new: frozenset | None) -> dict[int, int] | None:
+    """old line -> new line when the import rows `new` (line, module, name, alias) are `old` with
+    their lines moved in order (each old line to one new line, no two to the same, so the least
+    line of any group of rows moves to the least of the group); else None."""
+    key = lambda row: (row[0], *("" if x is None else str(x) for x in row[1:]))  # noqa: E731
+    old, new = sorted(old or (), key=key), sorted(new or (), key=key)
+    if len(old) != len(new) or any(a[1:] != b[1:] for a, b in zip(old, new)):
+        return None
+    lines = {}
+    for a, b in zip(old, new):
+        if lines.setdefault(a[0], b[0]) != b[0]:
+            return None
+    return lines if len(set(lines.values())) == len(lines) else None
+
+
+def move_file_links(cur, lines: dict[str, dict[int, int]]) -> None:
+    """The IMPORTS and ASSERTS_ON edges from each file of `lines` moved to their new lines
+    (DRIVES and same-directory ASSERTS_ON edges have none)."""
+    rows = [(path, old, new) for path, moves in sorted(lines.items()) for old, new in moves.items() if old != new]
+    if rows:
+        cur.execute("CREATE OR REPLACE TEMP TABLE _import_lines (path VARCHAR, old INTEGER, new INTEGER)")
+        cur.executemany("INSERT INTO _import_lines VALUES (?, ?, ?)", rows)
+        cur.execute("""
+            UPDATE edges SET line = m.new FROM _import_lines m
+            WHERE edges.kind IN ('IMPORTS', 'ASSERTS_ON') AND edges.src_path = m.path AND edges.line = m.old""")
+        cur.execute("DROP TABLE _import_lines")
 
 
 def drop(cur) -> None:
