@@ -56,7 +56,7 @@ def test_the_graph_reads_again_only_the_files_whose_edges_changed(tmp_path, inde
         monkeypatch.setattr(follow_unresolved.test_reads, "unresolved_rows_of",
                             lambda cur, path, is_test: read.append(path) or real(cur, path, is_test))
         graph = edit("# a comment\n" + text.replace("os.getpid()", "os.getppid()"))
-        assert hasattr(graph, "unresolved_rows")  # followed
+        assert graph.followed  # followed
         assert read == ["pkg/core.py"]  # not its importers, whose IMPORTS edges were made again
         edit("# another comment\n# a comment\n" + text.replace("os.getpid()", "os.getppid()"))
         assert read == ["pkg/core.py"]  # lines moved only: no row read (the refs version stayed)

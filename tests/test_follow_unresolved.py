@@ -55,7 +55,7 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
                 (tmp_path / rel).write_text(text)
             ws.reindex({str(tmp_path / rel): text.encode() for rel, text in change.items()})
             graph = ws.load_graph()
-            assert hasattr(graph, "unresolved_rows"), what  # followed, not read whole
+            assert graph.followed, what  # followed, not read whole
             want = _rows(test_reads.unresolved_calls(ws.store.cursor()))
             assert _rows(graph.unresolved_calls) == want, what
             seen.append((len(want["tests"]), len(want["dispatch"]), len(want["untyped"]), len(want["classes"])))
@@ -153,7 +153,7 @@ def test_a_name_that_becomes_a_method_elsewhere_brings_rows_of_files_not_touched
             (tmp_path / "other.py").write_text(text)
             ws.reindex({str(tmp_path / "other.py"): text.encode()})
             graph = ws.load_graph()
-            assert hasattr(graph, "unresolved_rows")  # followed
+            assert graph.followed  # followed
             assert _rows(graph.unresolved_calls)["untyped"] == want
             assert _rows(test_reads.unresolved_calls(ws.store.cursor()))["untyped"] == want
     finally:

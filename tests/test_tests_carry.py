@@ -75,7 +75,7 @@ def test_the_carried_selection_equals_a_fresh_one_after_every_edit(tmp_path, ind
             before = graph.test_reach()
             ws.reindex({str(tmp_path / rel): text.encode() for rel, text in change.items()})
             graph = ws.load_graph(prepare=True)
-            assert hasattr(graph, "unresolved_rows"), what  # followed, not read whole
+            assert graph.followed, what  # followed, not read whole
             carried = graph.test_reach() is before
             assert carried == same, what
             fresh = tests_reach.TestReach(graph, graph.unresolved_calls)
@@ -112,7 +112,7 @@ def test_the_first_follow_after_a_whole_load_keeps_the_unresolved_columns(tmp_pa
     ws = index_files(tmp_path, FILES)
     try:
         graph = ws.load_graph(prepare=True)
-        assert not hasattr(graph, "unresolved_rows")  # read whole
+        assert not graph.followed  # read whole
         before = graph.test_reach()
         _write(tmp_path, {"pkg/use.py": "# moved\n" + FILES["pkg/use.py"]})
         ws.reindex({str(tmp_path / "pkg/use.py"): ("# moved\n" + FILES["pkg/use.py"]).encode()})

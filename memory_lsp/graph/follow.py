@@ -51,10 +51,10 @@ def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
         symbols = graph_reads.symbols_of_files(cur, changed) if changed else None
         sites = graph_reads.call_sites_of_files(cur, sites_of) if sites_of else None
         version = graph_reads.refs_version(cur)
-        if version is not None and version == getattr(old, "refs_version", None) and old.unresolved_calls:
+        if version is not None and version == old.refs_version and old.unresolved_calls:
             # every run since moved lines only (a comment typed): test selection's unresolved calls,
             # which hold no lines, are the last graph's
-            rows, unresolved = getattr(old, "unresolved_rows", None), dict(old.unresolved_calls)
+            rows, unresolved = old.unresolved_rows, dict(old.unresolved_calls)
         else:  # the rows of the files changed or touched read again
             redo = sorted((set(changed) | touched) - {None})
             rows, unresolved = follow_unresolved.follow(old, cur, redo, _test_flags(files_now, redo),

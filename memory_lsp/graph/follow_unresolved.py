@@ -40,7 +40,7 @@ def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: boo
     """(the rows to keep with the new graph, `unresolved_calls` as test_reads gives them).
     `paths`: the files changed or touched; `is_test`: their test flags now (absent: deleted);
     `same_files`: no file was added or deleted and no test flag changed."""
-    before = getattr(old, "unresolved_rows", None)
+    before = old.unresolved_rows
     if before is None or not same_files or len(paths) > MAX_PATHS:
         rows = _sets(test_reads.unresolved_rows(cur))
     else:

@@ -103,6 +103,14 @@ class ImpactGraph:
         self._counts: dict[tuple, tuple[int, int]] = {}
         self._lock = threading.Lock()
         self._by_name: dict[int, tuple[list[str], list[int]]] = {}  # a file's symbols, sorted by name
+        # test selection's inputs (graph/tests_carry.py), set by `load` and graph/follow.py: the unresolved
+        # calls, the rows a followed graph made them from (None: read whole), the refs version read with
+        # them; and the last graph's selection to carry (None: none was built)
+        self.followed = following is not None
+        self.unresolved_calls: dict | None = None
+        self.unresolved_rows: dict | None = None
+        self.refs_version: str | None = None
+        self.reach_before: tuple | None = None
 
     def node_id(self, name: str | None) -> int | None:
         """The node id of a name this graph knows (a later graph may have added more)."""

@@ -32,16 +32,16 @@ UNRESOLVED_KINDS = ("tests", "dispatch", "untyped", "classes", "reexports")
 def reach(g) -> tests_reach.TestReach:
     """The graph's test selection: the last graph's when it was built from the same parts, else
     built with what the last build worked out that still holds (graph/held_memo.py)."""
-    before = g.__dict__.pop("reach_before", None)
+    before, g.reach_before = g.reach_before, None
     memo = None
     if before is not None:
         reach_before, unresolved_before, digest_before = before
-        unresolved = getattr(g, "unresolved_calls", None) or {}
+        unresolved = g.unresolved_calls or {}
         same_unresolved = all(unresolved.get(k) is unresolved_before.get(k) for k in UNRESOLVED_KINDS)
         if digest_before is not None and same_unresolved and digest(g) == digest_before:
             return reach_before
         memo = reach_before.memo
-    return tests_reach.TestReach(g, getattr(g, "unresolved_calls", None), memo)
+    return tests_reach.TestReach(g, g.unresolved_calls, memo)
 
 
 def carry_from(old, new, old_to_new: np.ndarray, fresh_at: np.ndarray) -> None:
@@ -50,7 +50,7 @@ def carry_from(old, new, old_to_new: np.ndarray, fresh_at: np.ndarray) -> None:
     or -1) and made (graph/follow.py), from which `new`'s steps are hashed as a change of `old`'s."""
     built = old.__dict__.get("_reach")
     if built is not None:  # a name added (a new function, say): never the same, no digest needed
-        new.reach_before = (built, getattr(old, "unresolved_calls", None) or {},
+        new.reach_before = (built, old.unresolved_calls or {},
                             digest(old) if old.n == new.n else None)
         if old.n == new.n and "_step_sums" in old.__dict__:
             new._step_sums = _followed_sums(old, new, old_to_new, fresh_at)
