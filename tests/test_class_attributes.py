@@ -96,3 +96,61 @@ def test_a_manager_made_from_another_queryset_retypes_its_callers(tmp_path, writ
 
 def test_a_queryset_method_renamed_away_leaves_no_edge(tmp_path, write_files):
     _edit_and_compare(tmp_path, write_files, "def published(self):", "def visible(self):", 7, [])
+
+
+# Django's documented forms of a manager with a queryset's methods bound at module level
+# (`BookManager = PublishedManager.from_queryset(BookQuerySet)`, then `objects = BookManager()`):
+# the class Django makes there is a class of the index, a subclass of both
+NAMED_MANAGERS = {
+    "shop/__init__.py": "",
+    "shop/models.py": (
+        "from django.db import models\n\n\n"
+        "class PublishedManager(models.Manager):\n"
+        "    def recent(self):\n"                                                     # 5
+        "        return self.order_by('-id')\n\n\n"
+        "class BookQuerySet(models.QuerySet):\n"
+        "    def published(self):\n"                                                  # 10
+        "        return self.filter(published=True)\n\n\n"
+        "class PaperQuerySet(models.QuerySet):\n"
+        "    def published(self):\n"                                                  # 15
+        "        return self.filter(out=True)\n\n\n"
+        "BookManager = PublishedManager.from_queryset(BookQuerySet)\n"
+        "PlainManager = models.Manager.from_queryset(PaperQuerySet)\n\n\n"           # 20
+        "class Book(models.Model):\n"
+        "    objects = BookManager()\n\n\n"
+        "class Paper(models.Model):\n"                                                # 25
+        "    objects = PlainManager()\n"),
+    "shop/views.py": (
+        "from shop.models import Book, Paper\n\n\n"
+        "def views():\n"
+        "    Book.objects.published()\n"                                              # 5
+        "    Book.objects.recent()\n"                                                 # 6
+        "    Paper.objects.published()\n"                                             # 7
+        "    Paper.objects.recent()\n"),                                              # 8
+}
+
+
+def test_a_manager_class_made_at_module_level_has_the_manager_s_and_the_queryset_s_methods(tmp_path, index_files):
+    ws = index_files(tmp_path, NAMED_MANAGERS)
+    try:
+        at = lambda line: calls_at(ws, "shop/views.py", line)  # noqa: E731
+        assert at(5) == [("shop/models.py::BookQuerySet.published", "returned_inherited")]  # not PaperQuerySet's
+        assert at(6) == [("shop/models.py::PublishedManager.recent", "returned_inherited")]
+        assert at(7) == [("shop/models.py::PaperQuerySet.published", "returned_inherited")]
+        assert at(8) == []  # Django's Manager has no `recent`: no guess at PublishedManager's
+        bases = ws.store.cursor().execute(
+            "SELECT src, dst FROM edges WHERE kind = 'INHERITS' AND src_path = 'shop/models.py' ORDER BY src, dst").fetchall()
+        assert bases == [("shop/models.py::BookManager", "shop/models.py::BookQuerySet"),
+                         ("shop/models.py::BookManager", "shop/models.py::PublishedManager"),
+                         ("shop/models.py::PlainManager", "shop/models.py::PaperQuerySet")]
+        listed = ws.impact("shop/models.py::BookQuerySet.published", depth=1)  # the default threshold
+        assert [d["symbol"] for d in listed["dependents"]] == ["views"]
+    finally:
+        ws.close()
+
+
+def test_a_module_level_manager_made_from_another_queryset_retypes_its_callers(tmp_path, write_files):
+    return_calls._edit_and_compare(tmp_path, write_files, "shop/models.py", "from_queryset(BookQuerySet)",
+                                   "from_queryset(PaperQuerySet)", ("shop/views.py", 5),
+                                   [("shop/models.py::PaperQuerySet.published", "returned_inherited")],
+                                   strategies=("returned",), files=NAMED_MANAGERS)

@@ -25,6 +25,11 @@
 ; that has the queryset's methods (copied onto it): both are what its calls reach
 (class_definition name: (identifier) @inherit.child superclasses: (argument_list (call function: (attribute object: [(identifier) (attribute)] @inherit.base attribute: (identifier) @_made) (#eq? @_made "from_queryset"))))
 (class_definition name: (identifier) @inherit.child superclasses: (argument_list (call function: (attribute attribute: (identifier) @_made) arguments: (argument_list . [(identifier) (attribute)] @inherit.base) (#eq? @_made "from_queryset"))))
+; and Django's `BookManager = PublishedManager.from_queryset(BookQuerySet)` at module level: the class
+; Django makes there, a subclass of the manager with the queryset's methods (`objects = BookManager()`)
+(module (expression_statement (assignment left: (identifier) @name right: (call function: (attribute attribute: (identifier) @_made) arguments: (argument_list . [(identifier) (attribute)])) (#eq? @_made "from_queryset")) @definition.class))
+(module (expression_statement (assignment left: (identifier) @inherit.child right: (call function: (attribute object: [(identifier) (attribute)] @inherit.base attribute: (identifier) @_made) (#eq? @_made "from_queryset")))))
+(module (expression_statement (assignment left: (identifier) @inherit.child right: (call function: (attribute attribute: (identifier) @_made) arguments: (argument_list . [(identifier) (attribute)] @inherit.base) (#eq? @_made "from_queryset")))))
 
 (assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
 (augmented_assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
