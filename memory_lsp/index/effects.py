@@ -17,9 +17,7 @@ def side_effects(lang, imports, called) -> list[str]:
     modules |= {f"{imp.module}.{imp.name}".replace("::", ".") for imp in imports if imp.name}
     calls = set(called)
     for category, (import_roots, call_pattern) in _effect_rules(lang.name).items():
-        if any(m in import_roots or m.split(".")[0] in import_roots or m.split("/")[0] in import_roots
-               or any(m.startswith(r + ".") or m.startswith(r + "/") for r in import_roots)
-               for m in modules):
+        if import_roots and any(import_roots.match(m) for m in modules):
             found.append(category)
         elif call_pattern and any(call_pattern.match(c) for c in calls):
             found.append(category)
@@ -28,10 +26,12 @@ def side_effects(lang, imports, called) -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def _effect_rules(lang_name: str) -> dict:
-    """Per category: the set of import roots and one compiled regex for all call patterns."""
+    """Per category: one compiled regex for the import roots (a module is one of them, or inside
+    one: a root, then "." or "/"; one match per module, not a scan of the roots) and one for all
+    call patterns."""
     rules = {}
     for category, spec in languages.registry()[lang_name].side_effects.items():
-        calls = spec.get("calls", ())
+        calls, roots = spec.get("calls", ()), sorted({r.replace("::", ".") for r in spec.get("imports", ())})
         pattern = re.compile("|".join(fnmatch.translate(c) for c in calls)) if calls else None
-        rules[category] = (frozenset(r.replace("::", ".") for r in spec.get("imports", ())), pattern)
+        rules[category] = (re.compile(f"(?:{'|'.join(map(re.escape, roots))})(?:[./]|$)") if roots else None, pattern)
     return rules
