@@ -56,6 +56,8 @@ def _edits(root: Path):
     yield "lines only: a comment on top", {"lib/json/encoder.py": "# moved down a line\n" + encoder}
     yield "a new module and a test asserting on it", {"lib/json/extra.py": NEW_MODULE,
                                                        "tests/test_extra.py": NEW_TEST}
+    # the test's IMPORTS and ASSERTS_ON edges moved in place (store/moved_lines.move_file_links)
+    yield "lines only: a comment above a test's imports", {"tests/test_extra.py": "# extra\n\n" + NEW_TEST}
     yield "a function renamed with its calls", {
         "lib/json/encoder.py": encoder.replace("py_encode_basestring_ascii", "py_ascii_encoder")}
     yield "a file deleted", {"lib/json/tool.py": None}

@@ -11,7 +11,7 @@ then `restore` for those: their CALLS, INHERITS and USES_FIXTURE edges back, at 
 Imports that only moved (`import_lines_moved`: the same rows, each at another line, their order
 kept): the file's IMPORTS and ASSERTS_ON edges, whose line is the least of their rows' lines, get
 their lines moved in place (`move_file_links`) instead of being made again with the promotions
-(~25 ms of a comment typed above the imports on the stdlib). Everything else a run does
+(~18 ms of SQL of a comment typed above the imports on the stdlib). Everything else a run does
 (documentation, scores) is done as for any edit.
 """
 
