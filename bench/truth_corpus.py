@@ -1,7 +1,7 @@
 """Ground truth for bench_truth.py, from tools nobody here wrote, cached per corpus.
 
-A corpus is a registry package's sdist (pip download), its src/ and tests/ copied into a
-workspace. The truths:
+A corpus is a registry package's sdist (pip download), its src/ (or its package folder, for a
+flat layout) and tests/ copied into a workspace. The truths:
   calls    jedi `goto` (follow_imports) at every call site Python's `ast` finds: the function or
            class it reaches, "external" when that is outside the workspace, nothing when jedi
            cannot say (those sites are left out of every score);
@@ -58,6 +58,9 @@ def workspace(spec: str) -> Path:
     for part in ("src", "tests"):
         if (top / part).is_dir():
             shutil.copytree(top / part, ws / part, ignore=shutil.ignore_patterns("__pycache__"))
+    flat = top / name.lower().replace("-", "_")
+    if not (top / "src").is_dir() and (flat / "__init__.py").exists():  # a flat layout (httpx/ beside tests/):
+        shutil.copytree(flat, ws / "src" / flat.name, ignore=shutil.ignore_patterns("__pycache__"))  # under src/ too
     for extra in ("conftest.py", "pyproject.toml", "setup.cfg", "tox.ini"):
         if (top / extra).exists():
             shutil.copy2(top / extra, ws / extra)

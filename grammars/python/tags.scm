@@ -79,6 +79,10 @@
 (for_statement left: (identifier) @bind.name right: [(identifier) (call) (attribute)] @bind.iter) @bind
 ; ... and in a comprehension (`[x.as_const() for x in self.items]`), bound in the function around it
 (for_in_clause left: (identifier) @bind.name right: [(identifier) (call) (attribute)] @bind.iter) @bind
+; `for k, v in pairs` / `for name, item in table.items()`: the first two names, each a slot of what is
+; iterated (`pairs: list[tuple[Key, Item]]`, `table: dict[str, Item]`: index/elements.py)
+([(for_statement left: [(pattern_list . (identifier) @bind.name) (tuple_pattern . (identifier) @bind.name)] right: [(identifier) (call) (attribute)] @bind.first) (for_in_clause left: [(pattern_list . (identifier) @bind.name) (tuple_pattern . (identifier) @bind.name)] right: [(identifier) (call) (attribute)] @bind.first)] @bind)
+([(for_statement left: [(pattern_list . (_) . (identifier) @bind.name) (tuple_pattern . (_) . (identifier) @bind.name)] right: [(identifier) (call) (attribute)] @bind.second) (for_in_clause left: [(pattern_list . (_) . (identifier) @bind.name) (tuple_pattern . (_) . (identifier) @bind.name)] right: [(identifier) (call) (attribute)] @bind.second)] @bind)
 ; what a function returns (index/returns.py): its annotation, else its `return x` / `return f(...)`
 (function_definition name: (identifier) @returns.name return_type: (type) @returns.type) @returns
 (return_statement [(identifier) (call)] @returns.value) @returns

@@ -342,8 +342,8 @@ def _pattern_kind(caps: dict) -> tuple:
     if "returns" in caps:
         return ("returns",)
     if "bind" in caps:
-        value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", "held", "either", "callee", "bound")
-                      if "bind." + k in caps), None)
+        value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", "first", "second", "held",
+                                  "either", "callee", "bound") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:
         return ("mutation",)

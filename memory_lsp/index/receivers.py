@@ -20,6 +20,8 @@ import builtins
 import re
 from typing import NamedTuple
 
+from memory_lsp.index import elements
+
 BUILTIN_CALLS = frozenset(
     "set dict list tuple frozenset str bytes bytearray int float complex bool open iter sorted reversed "
     "enumerate zip map filter range memoryview".split())
@@ -32,7 +34,8 @@ BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
 _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
-_PRIORITY = {"type": 4, "call": 3, "cast": 3, "iter": 3, "either": 3, "callee": 3, "literal": 2, "param": 1, "assign": 1}
+_PRIORITY = {"type": 4, "call": 3, "cast": 3, "iter": 3, "first": 3, "second": 3, "either": 3, "callee": 3,
+             "literal": 2, "param": 1, "assign": 1}
 CONFLICT = "?"
 UNTYPED = frozenset(("builtin", "local", "super"))  # rtypes that name no class
 DEFER = "()"  # a binding to a call whose type is what that call returns (`x = self._clone()`): index/returns.py
@@ -196,15 +199,21 @@ def applied_type(text: str, typevars: frozenset = frozenset()) -> str | None:
     return annotation_type(results.pop()) if len(results) == 1 else None
 
 
-def element_type(text: str) -> str | None:
-    """`list[Foo]`, `Iterator["Foo"]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class."""
+def element_text(text: str) -> str | None:
+    """`list[Foo]`, `Optional[Sequence[tuple[A, B]]]` -> what iterating it yields, as written."""
     t = text.strip().strip("'\"").strip()
     m = _WRAPPERS.match(t)
     while m and not _ITERABLES.match(t):
         t = m.group(1).split(",")[0].strip().strip("'\"")
         m = _WRAPPERS.match(t)
     m = _ITERABLES.match(t)
-    typ = annotation_type(m.group(1).split(",")[0]) if m and "[" not in m.group(1) else None
+    return m.group(1) if m else None
+
+
+def element_type(text: str) -> str | None:
+    """`list[Foo]`, `Iterator["Foo"]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class."""
+    inner = element_text(text)
+    typ = annotation_type(inner.split(",")[0]) if inner and "[" not in inner else None
     return typ if typ not in (None, "builtin") else None
 
 
@@ -225,8 +234,8 @@ def binding_type(kind: str, text: str | None) -> str | None:
         return call_type(text or "") or (DEFER + text if text else None)
     if kind == "literal":
         return "builtin"
-    if kind == "iter":
-        return ELEMENT + text if text else None
+    if kind == "iter" or kind in elements.TARGET_SLOTS:  # a tuple target's name: its slot (index/elements.py)
+        return ELEMENT + elements.slot_of(kind) + text if text else None
     if kind == "either":
         values = [v for v in either_values(text or "") if v != "None"]
         return EITHER + EITHER.join(values) if values else None
@@ -280,6 +289,8 @@ class Scopes:
             element = element_type(text or "")
             if element:
                 self.table[(scope, name + ELEMENT)] = (rank, element)
+            for suffix, slot in elements.slots(text or "", element_text(text or ""), ELEMENT, annotation_type).items():
+                self.table[(scope, name + suffix)] = (rank, slot)  # (not `typ`: the name's own, below)
         old = self.table.get(key)
         if old is None or rank > old[0]:
             self.table[key] = (rank, typ)

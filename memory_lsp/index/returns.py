@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from memory_lsp.index import receivers
+from memory_lsp.index import elements, receivers
 
 DEFER, ANY_OF, ELEMENT, RETURNED = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT, receivers.RETURNED
 EITHER = receivers.EITHER
@@ -25,6 +25,7 @@ APPLIED = "()"  # after a mark: the result of calling what that function returns
 CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
 _DOTTED = re.compile(r"[A-Za-z_][\w.]*").fullmatch
+_NAMED = re.compile(r"(?:self\.)?[A-Za-z_]\w*").fullmatch  # a name, or an attribute of the instance
 _CASTS = frozenset(("cast", "typing.cast", "t.cast"))
 _NOT_OWNERS = receivers.BUILTIN_NAMES | {"self", "cls"}  # `self.x` is typed by receivers.rtype, not here
 _NO_METHODS = frozenset(("object", "Generic", "Protocol"))  # bases a `super()` call looks past
@@ -205,15 +206,27 @@ class Returns:
 
     def element(self, text: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
         """What iterating `text` yields (`for x in text`): the elements of a name or `self.x`
-        annotated `list[Foo]`, or of a call of this file's function annotated `-> Iterator[Foo]`."""
-        text = text.strip()
-        if text.isidentifier() or (text.startswith("self.") and text[5:].isidentifier()):
-            hit = self.scopes.lookup(chain, text + ELEMENT) if text.isidentifier() else \
-                self.scopes.lookup([cls], text + ELEMENT) or self.scopes.lookup([cls], text[5:] + ELEMENT)
-            return hit[1] if hit and hit[1] != receivers.CONFLICT else None
+        annotated `list[Foo]`, or of a call of this file's function annotated `-> Iterator[Foo]`;
+        for a tuple target's name (`for k, v in text`: its slot first), that slot of each element,
+        or of a mapping's `items()` (index/elements.py)."""
+        slot, text = (text[1], text[2:].strip()) if text.startswith(elements.SLOT) else ("", text.strip())
+        if _NAMED(text):
+            return self._beside(text, ELEMENT + slot, chain, cls) or \
+                (self._beside(text, elements.MAPPING + "0", chain, cls) if not slot else None)  # a mapping's keys
         call = receivers.split_call(text)
+        owner, view = receivers.split_attr(call[0]) if call and not call[1].strip() else ("", "")
+        if view in elements.VIEWS and _NAMED(owner) and (elements.VIEWS[view] is None) == bool(slot):
+            return self._beside(owner, elements.MAPPING + (elements.VIEWS[view] or slot), chain, cls)
+        if slot:
+            return None
         func = self._called(call[0], chain, cls, depth + 1)[0] if call and depth <= _MAX_DEPTH else None
         return receivers.element_type(self.annotation[func]) if func in self.annotation else None
+
+    def _beside(self, name: str, suffix: str, chain: list, cls: str | None) -> str | None:
+        """What the scopes keep beside a name or `self.x` (its elements, a slot of them)."""
+        hit = self.scopes.lookup(chain, name + suffix) if name.isidentifier() else \
+            self.scopes.lookup([cls], name + suffix) or self.scopes.lookup([cls], name[5:] + suffix)
+        return hit[1] if hit and hit[1] != receivers.CONFLICT else None
 
     def bound(self, typ: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
         """The type of a name bound to a call (DEFER), to one of several values (EITHER) or several

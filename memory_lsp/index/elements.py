@@ -1,0 +1,54 @@
+"""What iterating an annotated container gives, slot by slot: `for k, v in pairs` with `pairs:
+list[tuple[Key, Item]]` binds k to Key and v to Item; `for name, item in table.items()` with `table:
+dict[str, Item]` binds item to Item (`.values()` gives the values, `.keys()` and the mapping itself
+the keys). index/receivers.py keeps these types beside the annotated name (`pairs[]0`, `table{}1`);
+index/returns.py reads them for a name bound by a `for` (a tuple target's names carry their slot).
+"""
+
+from __future__ import annotations
+
+import re
+
+SLOT = "\x1c"  # in an element binding, before the slot of a tuple target's name (`for k, v in x`: 0, 1)
+MAPPING = "{}"  # after a name: its mapping's keys (0) and values (1)
+_MAPPINGS = re.compile(r"^(?:[\w.]+\.)?(?:dict|Dict|Mapping|MutableMapping|OrderedDict|DefaultDict|defaultdict)"
+                       r"\[(.*)\]$", re.S)
+_TUPLES = re.compile(r"^(?:typing\.|t\.)?(?:tuple|Tuple)\[(.*)\]$", re.S)
+VIEWS = {"items": None, "values": "1", "keys": "0"}  # a mapping's method -> the slot it iterates (None: both)
+TARGET_SLOTS = {"first": "0", "second": "1"}  # the bind kinds of tags.scm's tuple targets
+
+
+def slot_of(kind: str) -> str:
+    """What a binding of `kind` ("iter", or a tuple target's "first" or "second") puts before the iterated text."""
+    return SLOT + TARGET_SLOTS[kind] if kind in TARGET_SLOTS else ""
+
+
+def type_args(text: str) -> list[str]:
+    """`Key | None, dict[str, Item]` -> the two, split at the commas outside brackets."""
+    args, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(text[start:i].strip())
+            start = i + 1
+    args.append(text[start:].strip())
+    return [a for a in args if a]
+
+
+def slots(annotation: str, element: str | None, element_suffix: str, annotation_type) -> dict[str, str]:
+    """Suffixes to keep beside a name annotated `annotation` -> the class each slot is: a tuple
+    element's (`element`: the text iterating gives, if any) after `element_suffix`, a mapping's
+    keys and values after MAPPING. `annotation_type` reads one type as written."""
+    out = {}
+    tuple_of = _TUPLES.match(element.strip()) if element else None
+    mapping = _MAPPINGS.match(annotation.strip().strip("'\""))
+    for suffix, match in ((element_suffix, tuple_of), (MAPPING, mapping)):
+        args = type_args(match.group(1)) if match else []
+        for i, arg in enumerate(args[:2] if suffix == element_suffix or len(args) == 2 else ()):
+            typ = annotation_type(arg)
+            if typ and typ != "builtin":
+                out[suffix + str(i)] = typ
+    return out

@@ -1,0 +1,86 @@
+"""A `for` with a tuple target reads each name's slot of what it iterates (index/elements.py):
+`for k, v in self._body` with `self._body: list[tuple[Key | None, Item]]`, `for name, item in
+table.items()` with `table: dict[str, Item]`, `.values()`, a mapping's keys, a comprehension's
+tuple target. tomlkit renders its containers so; each such call was a guess among every class
+defining `as_string`."""
+
+import pytest
+import test_return_calls as return_calls
+from test_return_calls import calls_at
+
+from memory_lsp.index import elements, receivers
+from memory_lsp.index.extract import extract
+
+ITEMS = (
+    "from __future__ import annotations\n\n\n"
+    "class Key:\n    def as_string(self):\n        return 'k'\n\n\n"
+    "class Item:\n    def as_string(self):\n        return 'i'\n\n\n"
+    "class Other:\n    def as_string(self):\n        return 'o'\n\n\n"
+    "class Container:\n"
+    "    def __init__(self) -> None:\n"
+    "        self._body: list[tuple[Key | None, Item]] = []\n"
+    "        self._map: dict[str, Item] = {}\n\n"
+    "    def render(self):\n"
+    "        for k, v in self._body:\n"
+    "            k.as_string()\n"                                                        # 26
+    "            v.as_string()\n"                                                        # 27
+    "        for name, item in self._map.items():\n"
+    "            item.as_string()\n"                                                     # 29
+    "        for item in self._map.values():\n"
+    "            item.as_string()\n"                                                     # 31
+    "        return [v.as_string() for _, v in self._body]\n\n\n"                        # 32
+    "def pairs(rows: list[tuple[Key, Other]], table: dict[Key, Item]):\n"
+    "    for a, b in rows:\n"
+    "        a.as_string()\n"                                                            # 37
+    "        b.as_string()\n"                                                            # 38
+    "    for (key, value) in table.items():\n"
+    "        key.as_string()\n"                                                          # 40
+    "        value.as_string()\n"                                                        # 41
+    "    for key in table:\n"
+    "        key.as_string()\n"                                                          # 43
+    "    for pair in table.items():\n"
+    "        pair.as_string()\n"                                                         # 45
+    "    for a, b in table.values():\n"
+    "        b.as_string()\n"                                                            # 47
+)
+FILES = {"pkg/__init__.py": "", "pkg/items.py": ITEMS}
+KEY, ITEM, OTHER = (f"pkg/items.py::{c}.as_string" for c in ("Key", "Item", "Other"))
+
+
+def test_each_name_of_a_tuple_target_is_its_slot_of_the_elements(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        want = {26: KEY, 27: ITEM, 29: ITEM, 31: ITEM, 32: ITEM, 37: KEY, 38: OTHER, 40: KEY, 41: ITEM, 43: KEY}
+        for line, target in want.items():
+            assert calls_at(ws, "pkg/items.py", line) == [(target, "typed")], line
+        for line in (45, 47):  # a pair itself, a slot of values that are no tuples: not typed
+            assert all(strategy != "typed" for _, strategy in calls_at(ws, "pkg/items.py", line)), line
+    finally:
+        ws.close()
+
+
+def test_an_annotation_edited_retypes_the_slots_as_a_fresh_index(tmp_path, write_files):
+    return_calls._edit_and_compare(tmp_path, write_files, "pkg/items.py", "list[tuple[Key, Other]]",
+                                   "list[tuple[Other, Key]]", ("pkg/items.py", 37), [(OTHER, "typed")],
+                                   strategies=("typed",), files=FILES)
+
+
+def test_an_attribute_annotated_a_mapping_is_python_s_mapping():
+    text = ITEMS + "\n\nclass Holder:\n    def __init__(self) -> None:\n        self.funcs: dict[\n" \
+                   "            Key, list[Item]\n        ] = {}\n\n    def add(self):\n        self.funcs.setdefault(1, [])\n"
+    refs = extract("pkg/items.py", text.encode(), "python").refs
+    assert [r.rtype for r in refs if r.name == "setdefault"] == ["builtin"]  # not Key: the keys' type
+
+
+@pytest.mark.parametrize("annotation, want", [
+    ("list[tuple[Key | None, Item]]", {"[]0": "Key", "[]1": "Item"}),
+    ("Sequence[Tuple['Key', Item]]", {"[]0": "Key", "[]1": "Item"}),
+    ("dict[str, Item]", {"{}1": "Item"}),
+    ("Mapping[Key, list[Item]]", {"{}0": "Key"}),
+    ("dict[tuple[Key, Item], Other]", {"{}1": "Other"}),
+    ("list[Item]", {}),
+    ("tuple[Key, Item]", {}),  # a tuple itself iterates its items: no slots
+])
+def test_slots_read_from_an_annotation(annotation, want):
+    got = elements.slots(annotation, receivers.element_text(annotation), receivers.ELEMENT, receivers.annotation_type)
+    assert got == want
