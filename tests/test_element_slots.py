@@ -42,6 +42,19 @@ ITEMS = (
     "        pair.as_string()\n"                                                         # 45
     "    for a, b in table.values():\n"
     "        b.as_string()\n"                                                            # 47
+    "    for i, (a, b) in enumerate(rows):\n"
+    "        i.as_string()\n"                                                            # 49
+    "    for i, r in enumerate(rows):\n"
+    "        r.as_string()\n"                                                            # 51
+    "    for x, y in zip(things(), rows):\n"
+    "        x.as_string()\n"                                                            # 53
+    "    for x, y in zip(rows, [Other()]):\n"
+    "        y.as_string()\n"                                                            # 55
+    "    for i, b in enumerate(rows, start=1):\n"
+    "        i.as_string()\n"                                                            # 57
+    "    for i, t in enumerate(things()):\n"
+    "        t.as_string()\n"                                                            # 59
+    "\n\ndef things() -> list[Item]:\n    return []\n"
 )
 FILES = {"pkg/__init__.py": "", "pkg/items.py": ITEMS}
 KEY, ITEM, OTHER = (f"pkg/items.py::{c}.as_string" for c in ("Key", "Item", "Other"))
@@ -53,7 +66,10 @@ def test_each_name_of_a_tuple_target_is_its_slot_of_the_elements(tmp_path, index
         want = {26: KEY, 27: ITEM, 29: ITEM, 31: ITEM, 32: ITEM, 37: KEY, 38: OTHER, 40: KEY, 41: ITEM, 43: KEY}
         for line, target in want.items():
             assert calls_at(ws, "pkg/items.py", line) == [(target, "typed")], line
-        for line in (45, 47):  # a pair itself, a slot of values that are no tuples: not typed
+        # enumerate's and zip's items pair their arguments' elements
+        assert calls_at(ws, "pkg/items.py", 53) == [(ITEM, "typed")]
+        assert calls_at(ws, "pkg/items.py", 59) == [(ITEM, "typed")]
+        for line in (45, 47, 49, 51, 55, 57):  # a pair itself, no tuples, an index, a list literal's element
             assert all(strategy != "typed" for _, strategy in calls_at(ws, "pkg/items.py", line)), line
     finally:
         ws.close()

@@ -25,6 +25,7 @@ APPLIED = "()"  # after a mark: the result of calling what that function returns
 CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
 _DOTTED = re.compile(r"[A-Za-z_][\w.]*").fullmatch
+_PAIRING = frozenset(("enumerate", "zip"))  # Python's functions whose items pair their arguments' elements
 _NAMED = re.compile(r"(?:self\.)?[A-Za-z_]\w*").fullmatch  # a name, or an attribute of the instance
 _CASTS = frozenset(("cast", "typing.cast", "t.cast"))
 _NOT_OWNERS = receivers.BUILTIN_NAMES | {"self", "cls"}  # `self.x` is typed by receivers.rtype, not here
@@ -217,6 +218,12 @@ class Returns:
         owner, view = receivers.split_attr(call[0]) if call and not call[1].strip() else ("", "")
         if view in elements.VIEWS and _NAMED(owner) and (elements.VIEWS[view] is None) == bool(slot):
             return self._beside(owner, elements.MAPPING + (elements.VIEWS[view] or slot), chain, cls)
+        # `for i, x in enumerate(items)`: x an element of items; `for a, b in zip(xs, ys)`: of xs, of ys
+        pairing = call and call[0] in _PAIRING and (None, call[0]) not in self.defined  # Python's, not a namesake here
+        args = elements.type_args(call[1]) if pairing and slot and depth <= _MAX_DEPTH else []
+        at = int(slot) - (call[0] == "enumerate") if args else -1
+        if 0 <= at < len(args) and (call[0] == "zip" or len(args) == 1) and "=" not in args[at]:
+            return self.element(args[at], chain, cls, depth + 1)
         if slot:
             return None
         func = self._called(call[0], chain, cls, depth + 1)[0] if call and depth <= _MAX_DEPTH else None
