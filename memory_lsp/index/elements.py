@@ -1,9 +1,10 @@
 """What iterating an annotated container gives, slot by slot: `for k, v in pairs` with `pairs:
 list[tuple[Key, Item]]` binds k to Key and v to Item; `for name, item in table.items()` with `table:
 dict[str, Item]` binds item to Item (`.values()` gives the values, `.keys()` and the mapping itself
-the keys); `for i, x in enumerate(items)` and `for a, b in zip(xs, ys)` bind x, a and b to elements of
-the arguments (index/returns.py). index/receivers.py keeps these types beside the annotated name (`pairs[]0`, `table{}1`);
-index/returns.py reads them for a name bound by a `for` (a tuple target's names carry their slot).
+the keys); `for i, x in enumerate(items)` and `for a, b in zip(xs, ys)` bind x, a and b to elements
+of the arguments. index/receivers.py keeps these types beside the annotated name (`pairs[]0`,
+`table{}1`); index/returns.py reads them for a name bound by a `for` (a tuple target's names carry
+their slot).
 """
 
 from __future__ import annotations
