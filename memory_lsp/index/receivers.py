@@ -34,8 +34,8 @@ BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
 _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
-_PRIORITY = {"type": 4, "call": 3, "cast": 3, "iter": 3, "first": 3, "second": 3, "either": 3, "callee": 3,
-             "literal": 2, "param": 1, "assign": 1}
+_PRIORITY = {"type": 4, "call": 3, "cast": 3, "iter": 3, "either": 3, "callee": 3, "literal": 2, "param": 1,
+             "assign": 1} | dict.fromkeys(elements.TARGET_SLOTS, 3)  # a tuple target's name ranks as `for x in`
 CONFLICT = "?"
 UNTYPED = frozenset(("builtin", "local", "super"))  # rtypes that name no class
 DEFER = "()"  # a binding to a call whose type is what that call returns (`x = self._clone()`): index/returns.py
@@ -210,9 +210,9 @@ def element_text(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def element_type(text: str) -> str | None:
-    """`list[Foo]`, `Iterator["Foo"]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class."""
-    inner = element_text(text)
+def element_type(text: str, inner: str | None = None) -> str | None:
+    """`list[Foo]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class (`inner`: element_text's)."""
+    inner = element_text(text) if inner is None else inner
     typ = annotation_type(inner.split(",")[0]) if inner and "[" not in inner else None
     return typ if typ not in (None, "builtin") else None
 
@@ -286,10 +286,10 @@ class Scopes:
         if line is not None:
             self.lines.setdefault(key, []).append((line, rank, typ))
         if kind == "type" and self._python and (scope, name + ELEMENT) not in self.table:
-            element = element_type(text or "")
+            element = element_type(text or "", inner := element_text(text or ""))  # inner: for the slots too
             if element:
                 self.table[(scope, name + ELEMENT)] = (rank, element)
-            for suffix, slot in elements.slots(text or "", element_text(text or ""), ELEMENT, annotation_type).items():
+            for suffix, slot in elements.slots(text or "", inner, ELEMENT, annotation_type).items():
                 self.table[(scope, name + suffix)] = (rank, slot)  # (not `typ`: the name's own, below)
         old = self.table.get(key)
         if old is None or rank > old[0]:
