@@ -323,6 +323,9 @@ def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
         config["extension_directory"] = ext_dir
     conn = duckdb.connect(path, config=config)
     try:
+        # no progress bar (a connection's own setting; its cursors take it): DuckDB draws one on the
+        # process's stdout for a query past 2 s, which is the server's LSP stream and the CLI's answer
+        conn.execute("SET enable_progress_bar = false")
         conn.execute("SELECT 1").fetchone()  # a damaged WAL shows up here at the latest
         if verify:
             clean_close.read_every_block(conn)

@@ -74,3 +74,30 @@ def test_the_server_answers_a_read_of_a_closed_index_with_content_modified():
 
     with pytest.raises(JsonRpcContentModified):
         asyncio.run(hover())
+
+
+
+
+SETTINGS = textwrap.dedent("""
+    import sys, threading
+    from memory_lsp.store.db import Store
+    store = Store.open(sys.argv[1])
+    setting = "SELECT current_setting('enable_progress_bar')"
+    seen = [store.conn.execute(setting).fetchone()[0], store.cursor().execute(setting).fetchone()[0]]
+    worker = threading.Thread(target=lambda: seen.append(store.cursor().execute(setting).fetchone()[0]))
+    worker.start()
+    worker.join()
+    store.close()
+    print(seen)
+""")
+
+
+def test_no_progress_bar_can_reach_stdout(tmp_path):
+    """stdout is the server's LSP stream and the CLI's answer: DuckDB draws its progress bar there
+    for a query past 2 s (a loaded CI machine's CREATE TABLE above did), unless the connection says
+    not to; every thread's cursor takes the connection's setting. In a process of its own, as the
+    server's and the CLI's (under pytest DuckDB starts with the bar off)."""
+    done = subprocess.run([sys.executable, "-c", SETTINGS, str(tmp_path / "x.duckdb")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == str([False] * 3)
