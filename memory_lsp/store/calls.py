@@ -30,12 +30,15 @@ _IN_SCOPE = receiver_classes.IN_SCOPE
 
 def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
                  confidence: CallConfidence, max_candidates: int, scope: RefScope | None,
-                 builtin_methods: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
+                 builtin_methods: dict[tuple[str, ...], tuple[str, ...]] | None = None,
+                 families: dict[str, str] | None = None) -> None:
     """Resolve call and base-class references to symbols (CALLS and INHERITS edges).
 
     Precise strategies first (self, same file, imported name, imported module's attribute);
     by name only where nothing precise matched, the name has at most `max_candidates`
     definitions and no receiver is bound to an external import. `scope` None: every reference.
+    `families`: language -> its family (index/languages.py's resolver): a guess by name stays in
+    the family of the calling file (a Go `string(x)` is no Python function named `string`).
     """
     if scope is not None:
         _scoped_refs(store, cur, scope)
@@ -175,7 +178,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
         FROM _precise GROUP BY src, dst, kind, path, dst_path, line, name""")
     # base classes by name first: the typed pass below walks the INHERITS edges
-    _open_refs(cur, max_candidates, selfs, syms)
+    _open_refs(cur, max_candidates, selfs, syms, families or {})
     _by_name(cur, c, kind, max_candidates, "inherit", syms)
     # the INHERITS edges once (every base, those just resolved too), for the walks up the bases
     cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
@@ -185,7 +188,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     _resolve_typed(store, cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", syms, builtin_methods)
     cur.execute(f"DROP {'VIEW' if scope is None else 'TABLE'} _refs")
-    for temp in ("_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_star", "_imports", "_inh", "_over", "_counts", "_twins", "_open", "_closed", "_vt", "_ft", "_rt") + (("_syms",) if scope else ()):
+    for temp in ("_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_star", "_imports", "_inh", "_over", "_counts", "_fam", "_twins", "_open", "_closed", "_vt", "_ft", "_rt") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -212,7 +215,7 @@ def _scoped_refs(store: Store, cur, scope: RefScope) -> None:
     cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS " + (" UNION ALL ".join(selects) or "SELECT * FROM refs WHERE false"))
 
 
-def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
+def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[str, str]) -> None:
     """What both by-name passes read, made once: `_counts` (definitions per referenced name, up
     to the limit) and `_open` (references nothing precise matched, whose receiver is no `self`,
     is not bound to an external import, nor is the called name itself, and whose type is unknown or a name the workspace does not
@@ -223,11 +226,14 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str) -> None:
         CREATE OR REPLACE TEMP TABLE _twins AS  -- the stubs first: most workspaces have none
         WITH stub AS (SELECT id, path FROM {syms} WHERE ends_with(path, '.pyi'))
         SELECT s.id FROM stub s JOIN symbols t ON t.id = substr(s.path, 1, length(s.path) - 1) || substr(s.id, length(s.path) + 1)""")
+    # each file's language family: candidates by name are counted, and taken, in the caller's family only
+    family = " ".join(f"WHEN {_quoted([k])} THEN {_quoted([v])}" for k, v in sorted(families.items()) if k != v)
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE _fam AS SELECT path, {f'CASE lang {family} ELSE lang END' if family else 'lang'} AS fam FROM files")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _counts AS  -- @overload stubs repeat one id: count definitions, not rows
-        SELECT name, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
-        FROM {syms} s ANTI JOIN _twins w ON w.id = s.id WHERE name IN (SELECT name FROM _refs)
-        GROUP BY name HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
+        SELECT name, f.fam, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
+        FROM {syms} s JOIN _fam f ON f.path = s.path ANTI JOIN _twins w ON w.id = s.id WHERE name IN (SELECT name FROM _refs)
+        GROUP BY name, f.fam HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
     # a bare name an import from outside binds (`from pprint import pformat; pformat(x)`), in its function only when
     # the import sits in one: no workspace function of that name is meant (inner joins on equal keys, then the scope
     # as a filter: an anti join with it ran 0.8 s on the stdlib)
@@ -318,8 +324,9 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
                / CASE WHEN ends_with(r.path, '.java') THEN 2 ELSE 1 END,  -- graph/resolution.py
                CASE WHEN {overriding} THEN 'override' WHEN ({candidates}) = 1 THEN 'name_unique'
                     ELSE 'name_ambiguous' END, r.name, 1
-        FROM _open r {typed} JOIN _counts c ON c.name = r.name
+        FROM _open r {typed} JOIN _fam rf ON rf.path = r.path JOIN _counts c ON c.name = r.name AND c.fam = rf.fam
              JOIN {syms} s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method') {over}
+             JOIN _fam sf ON sf.path = s.path AND sf.fam = rf.fam
              ANTI JOIN _twins w ON w.id = s.id
         WHERE r.kind = '{ref_kind}' AND ({defined}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")

@@ -1,0 +1,56 @@
+"""A call guessed by name stays in its language's family. tomlkit's Go test runner calls Go's
+`string(b)`; the guess linked it to tomlkit's Python `api.string` (name_unique), so "what breaks
+if `_compat.decode` changes" listed three Go functions. TypeScript and JavaScript are one family
+(a `.ts` file calls what a `.js` file defines), so are C and C++ (their headers are shared)."""
+
+from test_fixture_calls import fresh_snapshot
+from test_incremental import snapshot
+
+from memory_lsp.workspace import Workspace
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/api.py": "def string(raw):\n    return raw\n\n\ndef render(x):\n    return x\n",
+    "runner/runner.go": ('package runner\n\nfunc Read(b []byte) string {\n'
+                         '\treturn string(b)\n}\n'),                          # 4: Go's conversion
+    "web/util.js": "function render(x) {\n  return x;\n}\nmodule.exports = {};\n",
+    "web/app.ts": "export function page(x: number) {\n  return render(x);\n}\n",  # 2: the .js one
+    "native/fmt.h": "int format_value(int v);\n",
+    "native/fmt.c": "int format_value(int v) {\n  return v;\n}\n",
+    "native/use.cpp": "int show(int v) {\n  return format_value(v);\n}\n",   # 2: the C one
+    "pkg/use.py": "def show(v):\n    return format_value(v)\n",              # 2: no Python one
+}
+
+
+def calls_from(ws, path):
+    return sorted(ws.store.cursor().execute(
+        "SELECT line, dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = ?", [path]).fetchall())
+
+
+def test_a_guess_by_name_stays_in_the_callers_language_family(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        assert calls_from(ws, "runner/runner.go") == []
+        assert calls_from(ws, "web/app.ts") == [(2, "web/util.js::render", "name_unique")]
+        assert calls_from(ws, "native/use.cpp") == [(2, "native/fmt.c::format_value", "name_unique")]
+        assert calls_from(ws, "pkg/use.py") == []
+        assert ws.impact("pkg/api.py::string", depth=2)["dependents"] == []
+    finally:
+        ws.close()
+
+
+def test_an_edit_keeps_the_families_as_a_fresh_index(tmp_path, write_files):
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    try:
+        # a Go function named like the Python one appears, then the Python one is renamed away
+        (root / "runner/conv.go").write_text("package runner\n\nfunc string2(b []byte) {}\n")
+        (root / "pkg/api.py").write_text("def text(raw):\n    return raw\n\n\ndef render(x):\n    return x\n")
+        ws.index(workers=0)
+        (root / "runner/conv.go").write_text("package runner\n\nfunc render(b []byte) []byte {\n\treturn b\n}\n")
+        ws.index(workers=0)
+        assert calls_from(ws, "web/app.ts") == [(2, "web/util.js::render", "name_unique")]
+        assert snapshot(ws) == fresh_snapshot(root, tmp_path / "fresh.duckdb")
+    finally:
+        ws.close()
