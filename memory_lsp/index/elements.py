@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from memory_lsp.index import exprtext
+
 SLOT = "\x1c"  # in an element binding, before the slot of a tuple target's name (`for k, v in x`: 0, 1)
 MAPPING = "{}"  # after a name: its mapping's keys (0) and values (1)
 _MAPPINGS = re.compile(r"^(?:[\w.]+\.)?(?:dict|Dict|Mapping|MutableMapping|OrderedDict|DefaultDict|defaultdict)"
@@ -27,17 +29,7 @@ def slot_of(kind: str) -> str:
 
 def type_args(text: str) -> list[str]:
     """`Key | None, dict[str, Item]` -> the two, split at the commas outside brackets."""
-    args, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append(text[start:i].strip())
-            start = i + 1
-    args.append(text[start:].strip())
-    return [a for a in args if a]
+    return [a.strip() for a in exprtext.top_split(text, ",") if a.strip()]
 
 
 def slots(annotation: str, element: str | None, element_suffix: str, annotation_type) -> dict[str, str]:

@@ -122,8 +122,11 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             value = kind[1]
             text = _text(caps["bind." + value][0]) if value not in (None, "callee") else \
                 receivers_ts.callback_slot(caps["bind"][0], name_node) if value else None  # a callback's parameter
-            binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, value or kind[2], text,
-                                           name_node.start_point[0] + 1))
+            line, until = name_node.start_point[0] + 1, None
+            if value == "narrow":  # the lines an isinstance check guards (tags.scm)
+                line = caps["bind.after"][0].end_point[0] + 2 if "bind.after" in caps else caps["bind"][0].start_point[0] + 1
+                until = caps["bind.until"][0].end_point[0] + 1
+            binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, value or kind[2], text, line, until))
         elif what == "mutation":
             facts.mutations += 1
         elif what == "alias":
@@ -243,7 +246,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
                 scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
             else:
                 where = enclosing.qualname if item.name.startswith("self.") and enclosing is not None else None
-                scopes.add(scope, item.name, item.kind, item.text, item.line, where)
+                scopes.add(scope, item.name, item.kind, item.text, item.line, where, item.until)
             if scope is None and item.kind in ("type", "call", "literal"):
                 module_vars.setdefault(item.name, item.line)
                 if item.kind == "call" and _TYPEVAR.fullmatch(item.text or ""):
@@ -343,7 +346,7 @@ def _pattern_kind(caps: dict) -> tuple:
         return ("returns",)
     if "bind" in caps:
         value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", "first", "second", "held",
-                                  "either", "callee", "bound") if "bind." + k in caps), None)
+                                  "either", "callee", "bound", "narrow") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:
         return ("mutation",)

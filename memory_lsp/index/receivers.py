@@ -20,7 +20,7 @@ import builtins
 import re
 from typing import NamedTuple
 
-from memory_lsp.index import elements
+from memory_lsp.index import elements, exprtext
 
 BUILTIN_CALLS = frozenset(
     "set dict list tuple frozenset str bytes bytearray int float complex bool open iter sorted reversed "
@@ -59,6 +59,7 @@ class Binding(NamedTuple):
     kind: str  # type | call | literal | param | assign
     text: str | None  # the annotation or the called expression
     line: int
+    until: int | None = None  # a narrowing's last line (`isinstance(x, Foo)` guards line..until)
 
 
 def annotation_type(text: str) -> str | None:
@@ -87,23 +88,6 @@ def annotation_type(text: str) -> str | None:
 _CALLABLE = re.compile(r"^(?:typing\.|t\.|collections\.abc\.)?Callable\[(.*)\]$", re.S)
 
 
-def top_split(text: str, sep: str, angle: bool = False) -> list[str]:
-    """`text` split at `sep` outside brackets; with `angle`, TypeScript's `<>` too (`A<B | C> | D`
-    -> ["A<B | C>", " D"])."""
-    opening, closing = ("<([{", ">)]}") if angle else ("([{", ")]}")
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in opening:
-            depth += 1
-        elif ch in closing and not (ch == ">" and text[i - 1: i] == "="):  # `=>` closes nothing
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
 _STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\b")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
@@ -124,7 +108,7 @@ def first_step(receiver: str) -> tuple[str, str, bool] | None:
         return None
     rest = receiver[m.end():].strip()
     if rest.startswith("("):
-        call = top_split(rest, ".")
+        call = exprtext.top_split(rest, ".")
         rest = "".join(call[1:]) if call[0].endswith(")") and len(call) > 1 else ("" if call[0].endswith(")") else rest)
     return m.group(1), m.group(2), not rest
 
@@ -132,46 +116,15 @@ def first_step(receiver: str) -> tuple[str, str, bool] | None:
 def own_call(receiver: str) -> str | None:
     """`make(...)` and nothing more: make (a function or method the caller sees by name); not
     `make()(x)`, a call of what make returns."""
-    call = split_call(receiver)
+    call = exprtext.split_call(receiver)
     return call[0] if call and _NAME.fullmatch(call[0]) else None
-
-
-def _from_end(text: str):
-    """(index, character, bracket depth after it) from the last character back: a closing
-    bracket opens a level, an opening one closes it."""
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        ch = text[i]
-        if ch in ")]}":
-            depth += 1
-        elif ch in "([{":
-            depth -= 1
-        yield i, ch, depth
-
-
-def split_call(text: str) -> tuple[str, str] | None:
-    """`a.b(x).c(y, z)` -> ("a.b(x).c", "y, z"): the callee and the arguments of the outer call."""
-    if not text.endswith(")"):
-        return None
-    for i, ch, depth in _from_end(text):
-        if ch in "([{" and depth == 0:
-            return (text[:i].strip(), text[i + 1:-1]) if ch == "(" and i else None
-    return None
-
-
-def split_attr(callee: str) -> tuple[str, str]:
-    """`self._chain().filter` -> ("self._chain()", "filter"); `f` -> ("", "f")."""
-    for i, ch, depth in _from_end(callee):
-        if ch == "." and depth == 0:
-            return callee[:i].strip(), callee[i + 1:].strip()
-    return "", callee
 
 
 def _members(text: str) -> list[str]:
     """The members of `Union[A, B]` or `A | B` (None left out); else [text]."""
     t = text.strip().strip("'\"").strip()
     m = re.match(r"^(?:typing\.|t\.)?Union\[(.*)\]$", t, re.S)
-    parts = top_split(m.group(1), ",") if m else top_split(t, "|")
+    parts = exprtext.top_split(m.group(1), ",") if m else exprtext.top_split(t, "|")
     return [p.strip("'\" ") for p in parts if p.strip("'\" ") not in ("None", "")]
 
 
@@ -193,7 +146,7 @@ def applied_type(text: str, typevars: frozenset = frozenset()) -> str | None:
     for member in _members(text):
         m = _CALLABLE.match(member)
         if m:
-            args = [a.strip() for a in top_split(m.group(1), ",")]
+            args = [a.strip() for a in exprtext.top_split(m.group(1), ",")]
             if len(args) == 2:
                 results |= {r for r in _members(args[1]) if r not in typevars}
     return annotation_type(results.pop()) if len(results) == 1 else None
@@ -274,10 +227,17 @@ class Scopes:
         self._type = typing or binding_type  # another language's reading of a binding (receivers_ts)
         self._python = self._type is binding_type  # `items: list[Foo]` (what elements are) is Python's annotation
         self.lines: dict[tuple, list[tuple[int, int, str | None]]] = {}  # key -> (line, rank, type) of each binding
+        self.narrowed: dict[tuple, list[tuple[int, int, str]]] = {}  # key -> (first, last line, type): isinstance
 
     def add(self, scope: str | None, name: str, kind: str, text: str | None, line: int | None = None,
-            where: str | None = None) -> None:
-        """`where`: the function a binding of an attribute (`self.x`) sits in, whose names its call reads."""
+            where: str | None = None, until: int | None = None) -> None:
+        """`where`: the function a binding of an attribute (`self.x`) sits in, whose names its call reads;
+        `until`: a narrowing's last line (the name is the type only from `line` to there)."""
+        if kind == "narrow":
+            typ = self._type("type", text)
+            if typ is not None and line is not None and until is not None:
+                self.narrowed.setdefault((scope, name), []).append((line, until, typ))
+            return
         if kind == "either" and name in (text or "") and name in either_values(text or ""):
             return  # `x = x or Foo()`: x is also what it was (a parameter, say), which the table does not keep
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
@@ -319,7 +279,12 @@ class Scopes:
         """What `name` is in the nearest scope of `chain` binding it; at `line`, a name bound to
         several types in the calling function itself is the last of its strongest bindings above
         (`t = env.get_template(...)`, then `t = env.from_string(...)`: each `t.render()` after the one
-        above it; a module's name may be rebound before the function runs)."""
+        above it; a module's name may be rebound before the function runs); in lines an isinstance
+        check of the calling function guards, the type it checks (the innermost check's)."""
+        inside = [r for r in self.narrowed.get((chain[0], name), ()) if r[0] <= line <= r[1]] \
+            if line is not None and chain and self.narrowed else None
+        if inside:
+            return 5, max(inside)[2]
         for scope in chain:
             hit = self.table.get((scope, name))
             if hit is not None:

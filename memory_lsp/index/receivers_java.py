@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from memory_lsp.index import receivers
+from memory_lsp.index import exprtext, receivers
 
 PRIMITIVES = frozenset("boolean byte char short int long float double void".split())
 # java.lang, which every file sees without an import (a workspace class so named would shadow it:
@@ -107,7 +107,7 @@ def element(declared: str | None, step: str | None) -> str | None:
         return annotation_type(declared[:-2]) if declared.endswith("[]") else None
     if step not in ELEMENT_METHODS and step != "getKey" or "<" not in declared or not declared.endswith(">"):
         return None
-    args = receivers.top_split(declared[declared.index("<") + 1:-1], ",", angle=True)
+    args = exprtext.top_split(declared[declared.index("<") + 1:-1], ",", angle=True)
     arg = (args[0] if step == "getKey" else args[-1]).strip()
     for prefix in ("?extends", "?super"):
         arg = arg[len(prefix):] if arg.startswith(prefix) else arg

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from memory_lsp.index import receivers
+from memory_lsp.index import exprtext, receivers
 from memory_lsp.index.facts import Ref
 
 LANGS = frozenset(("typescript", "tsx", "javascript"))
@@ -53,7 +53,7 @@ _NEW = re.compile(r"^new\s+([A-Za-z_$][\w$.]*)\s*(?:<.*>)?\s*\(.*\)$", re.S)
 def annotation_type(text: str) -> str | None:
     """`Foo<T> | undefined` -> Foo; arrays, tuples, primitives and the standard library ->
     "builtin"; a type parameter (`T`), a function or object type, a union of classes -> None."""
-    parts = [p.strip() for p in receivers.top_split(text.strip(), "|", angle=True)]
+    parts = [p.strip() for p in exprtext.top_split(text.strip(), "|", angle=True)]
     parts = [p for p in parts if p not in ("undefined", "null", "void", "")]
     if len(parts) != 1:
         return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from memory_lsp.index import elements, receivers
+from memory_lsp.index import elements, exprtext, receivers
 
 DEFER, ANY_OF, ELEMENT, RETURNED = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT, receivers.RETURNED
 EITHER = receivers.EITHER
@@ -38,10 +38,10 @@ _MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a 
 def _django_manager(callee: str) -> str | None:
     """The queryset class of `models.Manager.from_queryset(BookQuerySet)`, a manager class Django
     makes with that queryset's methods (its own being Django's Manager's or BaseManager's)."""
-    call = receivers.split_call(callee)
+    call = exprtext.split_call(callee)
     if call is None or not _DOTTED(call[1].strip()):
         return None
-    manager, name = receivers.split_attr(call[0])
+    manager, name = exprtext.split_attr(call[0])
     return call[1].strip() if name == "from_queryset" and manager.rsplit(".", 1)[-1] in _DJANGO_MANAGERS else None
 
 
@@ -129,7 +129,7 @@ class Returns:
             return None
         if text in ("self", "cls"):
             return cls
-        call = receivers.split_call(text)
+        call = exprtext.split_call(text)
         if call is None:
             if not text.isidentifier():
                 return None
@@ -156,8 +156,8 @@ class Returns:
             made = self.expr(callee, chain, cls, depth + 1)
             applied = made is not None and made.startswith(RETURNED) and not made.endswith(APPLIED)
             return None, made + APPLIED if applied else None
-        inner, name = receivers.split_attr(callee)
-        if cls is not None and inner.startswith("super(") and (receivers.split_call(inner) or ("",))[0] == "super":
+        inner, name = exprtext.split_attr(callee)
+        if cls is not None and inner.startswith("super(") and (exprtext.split_call(inner) or ("",))[0] == "super":
             return self._next_in_bases(cls, name)
         if not inner:
             if (None, name) in self.defined and name not in self.classes:
@@ -214,8 +214,8 @@ class Returns:
         if _NAMED(text):
             return self._beside(text, ELEMENT + slot, chain, cls) or \
                 (self._beside(text, elements.MAPPING + "0", chain, cls) if not slot else None)  # a mapping's keys
-        call = receivers.split_call(text)
-        owner, view = receivers.split_attr(call[0]) if call and not call[1].strip() else ("", "")
+        call = exprtext.split_call(text)
+        owner, view = exprtext.split_attr(call[0]) if call and not call[1].strip() else ("", "")
         if view in elements.VIEWS and _NAMED(owner) and (elements.VIEWS[view] is None) == bool(slot):
             return self._beside(owner, elements.MAPPING + (elements.VIEWS[view] or slot), chain, cls)
         # `for i, x in enumerate(items)`: x an element of items; `for a, b in zip(xs, ys)`: of xs, of ys

@@ -1,0 +1,53 @@
+"""Reading an expression's text as written: where a call's arguments start, the last attribute,
+the parts of a list outside brackets. Shared by the receiver rules of every language
+(index/receivers*.py, index/returns.py, index/elements.py)."""
+
+from __future__ import annotations
+
+
+def top_split(text: str, sep: str, angle: bool = False) -> list[str]:
+    """`text` split at `sep` outside brackets; with `angle`, TypeScript's `<>` too (`A<B | C> | D`
+    -> ["A<B | C>", " D"])."""
+    opening, closing = ("<([{", ">)]}") if angle else ("([{", ")]}")
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in opening:
+            depth += 1
+        elif ch in closing and not (ch == ">" and text[i - 1: i] == "="):  # `=>` closes nothing
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def from_end(text: str):
+    """(index, character, bracket depth after it) from the last character back: a closing
+    bracket opens a level, an opening one closes it."""
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            depth -= 1
+        yield i, ch, depth
+
+
+def split_call(text: str) -> tuple[str, str] | None:
+    """`a.b(x).c(y, z)` -> ("a.b(x).c", "y, z"): the callee and the arguments of the outer call."""
+    if not text.endswith(")"):
+        return None
+    for i, ch, depth in from_end(text):
+        if ch in "([{" and depth == 0:
+            return (text[:i].strip(), text[i + 1:-1]) if ch == "(" and i else None
+    return None
+
+
+def split_attr(callee: str) -> tuple[str, str]:
+    """`self._chain().filter` -> ("self._chain()", "filter"); `f` -> ("", "f")."""
+    for i, ch, depth in from_end(callee):
+        if ch == "." and depth == 0:
+            return callee[:i].strip(), callee[i + 1:].strip()
+    return "", callee

@@ -1,0 +1,89 @@
+"""`isinstance(x, Foo)` says what x is in the lines it guards, as jedi reads it. tomlkit's parser
+writes `if isinstance(value, Table) and value.is_aot_element():` with `value` bound to a Table or an
+AoT: the call was typed AoT (which has no such method) and linked nowhere, so "what breaks if
+`Table.is_aot_element` changes" missed `Parser.parse` and the 35 tests through it."""
+
+from test_fixture_calls import fresh_snapshot
+from test_incremental import snapshot
+
+from memory_lsp.workspace import Workspace
+
+ITEMS = ("class Item:\n    def render(self):\n        return ''\n\n\n"
+         "class Table(Item):\n    def is_aot(self):\n        return False\n\n"
+         "    def render(self):\n        return 't'\n\n\n"
+         "class AoT(Item):\n    def render(self):\n        return 'a'\n\n"
+         "    def extend(self, x):\n        return x\n")
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/items.py": ITEMS,
+    "pkg/use.py": (
+        "from pkg.items import Item, Table, AoT\n"
+        "\n"
+        "\n"
+        "def parse(value: Item, other):\n"
+        "    if isinstance(value, Table) and value.is_aot():\n"   # 5: and's right side
+        "        value.render()\n"                               # 6: the if's block
+        "    elif isinstance(value, AoT):\n"
+        "        value.render()\n"                               # 8: the elif's block
+        "    else:\n"
+        "        value.render()\n"                               # 10: what the annotation says
+        "    value.render()\n"                                   # 11: after the if: the annotation again
+        "    assert isinstance(other, AoT)\n"
+        "    other.extend(1)\n"                                  # 13: after the assert
+        "\n"
+        "\n"
+        "def guard(x):\n"
+        "    if not isinstance(x, Table):\n"
+        "        raise TypeError(x)\n"
+        "    return x.render()\n"                                # 19: past a guard that raises
+        "\n"
+        "\n"
+        "def mapping(d):\n"
+        "    if isinstance(d, dict):\n"
+        "        return d.is_aot()\n"                            # 24: Python's dict: no workspace method
+        "    return d.extend(2)\n"),                             # 25: unknown: a guess by name (a list has extend too)
+}
+
+EXPECTED = [
+    (5, "pkg/items.py::Table.is_aot", "typed"),
+    (6, "pkg/items.py::Table.render", "typed"),
+    (8, "pkg/items.py::AoT.render", "typed"),
+    (10, "pkg/items.py::Item.render", "typed"),
+    (11, "pkg/items.py::Item.render", "typed"),
+    (13, "pkg/items.py::AoT.extend", "typed"),
+    (19, "pkg/items.py::Table.render", "typed"),
+    (25, "pkg/items.py::AoT.extend", "name_ambiguous"),
+]
+
+
+def calls_from(ws, path):
+    return sorted(ws.store.cursor().execute(
+        "SELECT line, dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = ?", [path]).fetchall())
+
+
+def test_an_isinstance_check_types_the_lines_it_guards(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        assert calls_from(ws, "pkg/use.py") == EXPECTED
+        dependents = ws.impact("pkg/items.py::Table.is_aot", depth=1)["dependents"]
+        assert [d["symbol"] for d in dependents] == ["parse"]
+    finally:
+        ws.close()
+
+
+def test_an_edited_check_retypes_as_a_fresh_index(tmp_path, write_files):
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    try:
+        use = root / "pkg/use.py"
+        use.write_text(FILES["pkg/use.py"].replace("isinstance(value, Table) and", "isinstance(value, AoT) and"))
+        ws.index(workers=0)
+        assert (5, "pkg/items.py::Table.is_aot", "typed") not in calls_from(ws, "pkg/use.py")
+        assert snapshot(ws) == fresh_snapshot(root, tmp_path / "fresh.duckdb")
+        (root / "pkg/items.py").write_text(ITEMS.replace("class AoT(Item)", "class AoT(Table)"))  # AoT gains is_aot
+        ws.index(workers=0)
+        assert (5, "pkg/items.py::Table.is_aot", "typed_inherited") in calls_from(ws, "pkg/use.py")
+        assert snapshot(ws) == fresh_snapshot(root, tmp_path / "fresh2.duckdb")
+    finally:
+        ws.close()
