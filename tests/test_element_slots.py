@@ -55,6 +55,19 @@ ITEMS = (
     "    for i, t in enumerate(things()):\n"
     "        t.as_string()\n"                                                            # 59
     "\n\ndef things() -> list[Item]:\n    return []\n"
+    "\n\ndef nested(rows: list[tuple[Key, Other]], table: dict[Key, Item]):\n"
+    "    for i, (a, b) in enumerate(rows, start=1):\n"
+    "        a.as_string()\n"                                                            # 68
+    "        b.as_string()\n"                                                            # 69
+    "    for n, (k, v) in enumerate(table.items()):\n"
+    "        k.as_string()\n"                                                            # 71
+    "        v.as_string()\n"                                                            # 72
+    "    for i, t in enumerate(things(), 1):\n"
+    "        t.as_string()\n"                                                            # 74
+    "    for x, (p, q) in zip(rows, rows):\n"
+    "        q.as_string()\n"                                                            # 76
+    "    for x, (p, q) in rows:\n"
+    "        p.as_string()\n"                                                            # 78
 )
 FILES = {"pkg/__init__.py": "", "pkg/items.py": ITEMS}
 KEY, ITEM, OTHER = (f"pkg/items.py::{c}.as_string" for c in ("Key", "Item", "Other"))
@@ -71,6 +84,18 @@ def test_each_name_of_a_tuple_target_is_its_slot_of_the_elements(tmp_path, index
         assert calls_at(ws, "pkg/items.py", 59) == [(ITEM, "typed")]
         for line in (45, 47, 49, 51, 55, 57):  # a pair itself, no tuples, an index, a list literal's element
             assert all(strategy != "typed" for _, strategy in calls_at(ws, "pkg/items.py", line)), line
+    finally:
+        ws.close()
+
+
+def test_a_tuple_in_the_second_place_reads_the_slots_of_that_slot(tmp_path, index_files):
+    # tomlkit's Container: `for i, (k, v) in enumerate(self._body)`; enumerate's `start` given or not
+    ws = index_files(tmp_path, FILES)
+    try:
+        for line, target in {68: KEY, 69: OTHER, 71: KEY, 72: ITEM, 74: ITEM, 76: OTHER}.items():
+            assert calls_at(ws, "pkg/items.py", line) == [(target, "typed")], line
+        # rows' elements' second slot is Other, a class: no tuple whose slots could be read
+        assert all(strategy != "typed" for _, strategy in calls_at(ws, "pkg/items.py", 78))
     finally:
         ws.close()
 

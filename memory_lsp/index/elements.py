@@ -2,7 +2,7 @@
 list[tuple[Key, Item]]` binds k to Key and v to Item; `for name, item in table.items()` with `table:
 dict[str, Item]` binds item to Item (`.values()` gives the values, `.keys()` and the mapping itself
 the keys); `for i, x in enumerate(items)` and `for a, b in zip(xs, ys)` bind x, a and b to elements
-of the arguments. index/receivers.py keeps these types beside the annotated name (`pairs[]0`,
+of the arguments, `for i, (k, v) in enumerate(pairs)` k and v to the slots of pairs' elements. index/receivers.py keeps these types beside the annotated name (`pairs[]0`,
 `table{}1`); index/returns.py reads them for a name bound by a `for` (a tuple target's names carry
 their slot).
 """
@@ -19,7 +19,16 @@ _MAPPINGS = re.compile(r"^(?:[\w.]+\.)?(?:dict|Dict|Mapping|MutableMapping|Order
                        r"\[(.*)\]$", re.S)
 _TUPLES = re.compile(r"^(?:typing\.|t\.)?(?:tuple|Tuple)\[(.*)\]$", re.S)
 VIEWS = {"items": None, "values": "1", "keys": "0"}  # a mapping's method -> the slot it iterates (None: both)
-TARGET_SLOTS = {"first": "0", "second": "1"}  # the bind kinds of tags.scm's tuple targets
+# the bind kinds of tags.scm's tuple targets -> their slot, a slot of a slot for a tuple in a tuple
+TARGET_SLOTS = {"first": "0", "second": "1", "second_first": "10", "second_second": "11"}
+
+
+def split_slot(text: str) -> tuple[str, str]:
+    """(the slot, the iterated text) of an element binding's text (`slot_of`'s prefix, then the text)."""
+    if not text.startswith(SLOT):
+        return "", text.strip()
+    digits = len(text) - 1 - len(text[1:].lstrip("0123456789"))
+    return text[1:1 + digits], text[1 + digits:].strip()
 
 
 def slot_of(kind: str) -> str:

@@ -11,7 +11,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, docs, effects, instance, languages, receivers, receivers_java, receivers_ts, returns
+from memory_lsp.index import aliases, docs, effects, elements, instance, languages, receivers, receivers_java, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -345,7 +345,7 @@ def _pattern_kind(caps: dict) -> tuple:
     if "returns" in caps:
         return ("returns",)
     if "bind" in caps:
-        value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", "first", "second", "held",
+        value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", *elements.TARGET_SLOTS, "held",
                                   "either", "callee", "bound", "narrow") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     if "mutation" in caps:

@@ -210,7 +210,7 @@ class Returns:
         annotated `list[Foo]`, or of a call of this file's function annotated `-> Iterator[Foo]`;
         for a tuple target's name (`for k, v in text`: its slot first), that slot of each element,
         or of a mapping's `items()` (index/elements.py)."""
-        slot, text = (text[1], text[2:].strip()) if text.startswith(elements.SLOT) else ("", text.strip())
+        slot, text = elements.split_slot(text)
         if _NAMED(text):
             return self._beside(text, ELEMENT + slot, chain, cls) or \
                 (self._beside(text, elements.MAPPING + "0", chain, cls) if not slot else None)  # a mapping's keys
@@ -221,9 +221,9 @@ class Returns:
         # `for i, x in enumerate(items)`: x an element of items; `for a, b in zip(xs, ys)`: of xs, of ys
         pairing = call and call[0] in _PAIRING and (None, call[0]) not in self.defined  # Python's, not a namesake here
         args = elements.type_args(call[1]) if pairing and slot and depth <= _MAX_DEPTH else []
-        at = int(slot) - (call[0] == "enumerate") if args else -1
-        if 0 <= at < len(args) and (call[0] == "zip" or len(args) == 1) and "=" not in args[at]:
-            return self.element(args[at], chain, cls, depth + 1)
+        at = int(slot[0]) - (call[0] == "enumerate") if args else -1  # (enumerate's `start` is no iterable)
+        if 0 <= at < len(args) and (call[0] == "zip" or at == 0) and "=" not in args[at]:
+            return self.element((elements.SLOT + slot[1:] if slot[1:] else "") + args[at], chain, cls, depth + 1)
         if slot:
             return None
         func = self._called(call[0], chain, cls, depth + 1)[0] if call and depth <= _MAX_DEPTH else None
