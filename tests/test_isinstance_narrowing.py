@@ -41,7 +41,18 @@ FILES = {
         "def mapping(d):\n"
         "    if isinstance(d, dict):\n"
         "        return d.is_aot()\n"                            # 24: Python's dict: no workspace method
-        "    return d.extend(2)\n"),                             # 25: unknown: a guess by name (a list has extend too)
+        "    return d.extend(2)\n"                              # 25: unknown: a guess by name (a list has extend too)
+        "\n"
+        "\n"
+        "def rebound(md, make):\n"
+        "    assert isinstance(md, dict)\n"
+        "    md.x = 1\n"
+        "    md = AoT()\n"                                       # werkzeug's test: bound again after the check
+        "    md.extend(3)\n"                                     # 32: an AoT, not a dict
+        "    if isinstance(make, Table):\n"
+        "        make.is_aot()\n"                                # 34
+        "        for make in []:\n"
+        "            make.is_aot()\n"),                          # 36: bound by the for: unknown
 }
 
 EXPECTED = [
@@ -53,6 +64,10 @@ EXPECTED = [
     (13, "pkg/items.py::AoT.extend", "typed"),
     (19, "pkg/items.py::Table.render", "typed"),
     (25, "pkg/items.py::AoT.extend", "name_ambiguous"),
+    (31, "pkg/items.py::AoT", "import"),
+    (32, "pkg/items.py::AoT.extend", "typed"),
+    (34, "pkg/items.py::Table.is_aot", "typed"),
+    (36, "pkg/items.py::Table.is_aot", "name_unique"),
 ]
 
 
@@ -66,7 +81,7 @@ def test_an_isinstance_check_types_the_lines_it_guards(tmp_path, index_files):
     try:
         assert calls_from(ws, "pkg/use.py") == EXPECTED
         dependents = ws.impact("pkg/items.py::Table.is_aot", depth=1)["dependents"]
-        assert [d["symbol"] for d in dependents] == ["parse"]
+        assert sorted(d["symbol"] for d in dependents) == ["parse", "rebound"]
     finally:
         ws.close()
 

@@ -73,6 +73,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     binds = []  # receivers.Binding
     rets = []  # (start_byte, "type" | "value" | "yield", text): index/returns.py
     assignments = []  # module-level assignments: index/aliases.py
+    source_lines = None  # the file's lines, split where an isinstance check needs them
     cursor = tree_sitter.QueryCursor(languages.tags_query(lang.name))
     cursor.set_max_start_depth(MAX_START_DEPTH)
     kinds = _pattern_kinds(lang.name)
@@ -125,7 +126,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             line, until = name_node.start_point[0] + 1, None
             if value == "narrow":  # the lines an isinstance check guards (tags.scm)
                 line = caps["bind.after"][0].end_point[0] + 2 if "bind.after" in caps else caps["bind"][0].start_point[0] + 1
-                until = caps["bind.until"][0].end_point[0] + 1
+                source_lines = data.split(b"\n") if source_lines is None else source_lines  # once, where a check is
+                until = receivers.narrowed_until(source_lines, bind_name, line, caps["bind.until"][0].end_point[0] + 1)
             binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, value or kind[2], text, line, until))
         elif what == "mutation":
             facts.mutations += 1

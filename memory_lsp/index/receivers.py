@@ -218,6 +218,26 @@ def either_values(text: str) -> list[str]:
     return [v for v in values if v]
 
 
+def _rebinding(name: str) -> re.Pattern:
+    """A line that binds `name` again: an assignment whose targets name it (`x = ...`, `x, y = ...`,
+    `x: T = ...`), a `for` over it, `as x`, `x :=`. A keyword argument `f(x=1)` reads as one too:
+    the narrowing ends early, which types less, never wrongly."""
+    n = re.escape(name)
+    target = r"[\w\s,.()\[\]*]*"
+    return re.compile(rf"^\s*{target}\b{n}\b(?![.\[]){target}(?::[^=]*)?(?<![=!<>])=(?!=)|\bfor\b[^:]*\b{n}\b[^:]*\bin\b"
+                      rf"|\bas\s+{n}\b|\b{n}\s*:=")
+
+
+def narrowed_until(lines: list[bytes], name: str, first: int, last: int) -> int:
+    """The last line of `first`..`last` an isinstance check still says what `name` is: the line
+    before `name` is bound again (`md = self.storage_class(...)` after `assert isinstance(md, dict)`)."""
+    rebinding = _rebinding(name)
+    for line in range(first + 1, min(last, len(lines)) + 1):
+        if rebinding.search(lines[line - 1].decode("utf-8", "replace")):
+            return line - 1
+    return last
+
+
 class Scopes:
     """Bindings by (scope qualname or None for the module, name); the strongest kind wins, two
     different types of the same strength cancel out."""
