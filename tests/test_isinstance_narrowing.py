@@ -12,12 +12,13 @@ ITEMS = ("class Item:\n    def render(self):\n        return ''\n\n\n"
          "class Table(Item):\n    def is_aot(self):\n        return False\n\n"
          "    def render(self):\n        return 't'\n\n\n"
          "class AoT(Item):\n    def render(self):\n        return 'a'\n\n"
-         "    def extend(self, x):\n        return x\n")
+         "    def extend(self, x):\n        return x\n\n\n"
+         "class Holder:\n    item: Table\n")
 FILES = {
     "pkg/__init__.py": "",
     "pkg/items.py": ITEMS,
     "pkg/use.py": (
-        "from pkg.items import Item, Table, AoT\n"
+        "from pkg.items import Item, Table, AoT, Holder\n"
         "\n"
         "\n"
         "def parse(value: Item, other):\n"
@@ -52,7 +53,12 @@ FILES = {
         "    if isinstance(make, Table):\n"
         "        make.is_aot()\n"                                # 34
         "        for make in []:\n"
-        "            make.is_aot()\n"),                          # 36: bound by the for: unknown
+        "            make.is_aot()\n"                            # 36: bound by the for: unknown
+        "\n"
+        "\n"
+        "def holder(h):\n"
+        "    if isinstance(h, Holder):\n"
+        "        h.item.is_aot()\n"),                            # 41: an attribute of the checked class
 }
 
 EXPECTED = [
@@ -68,6 +74,7 @@ EXPECTED = [
     (32, "pkg/items.py::AoT.extend", "typed"),
     (34, "pkg/items.py::Table.is_aot", "typed"),
     (36, "pkg/items.py::Table.is_aot", "name_unique"),
+    (41, "pkg/items.py::Table.is_aot", "returned"),
 ]
 
 
@@ -81,7 +88,7 @@ def test_an_isinstance_check_types_the_lines_it_guards(tmp_path, index_files):
     try:
         assert calls_from(ws, "pkg/use.py") == EXPECTED
         dependents = ws.impact("pkg/items.py::Table.is_aot", depth=1)["dependents"]
-        assert sorted(d["symbol"] for d in dependents) == ["parse", "rebound"]
+        assert sorted(d["symbol"] for d in dependents) == ["holder", "parse", "rebound"]
     finally:
         ws.close()
 

@@ -356,7 +356,7 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         if hit is None and receiver in BUILTIN_NAMES and not (returns is not None and (None, receiver) in returns.defined):
             return "builtin"  # `object.__setattr__(...)`, `dict.fromkeys(...)`: Python's own class, not bound here
     else:
-        return _attribute(scopes, chain, cls, receiver, returns)
+        return _attribute(scopes, chain, cls, receiver, returns, line)
     if hit is None or hit[1] in (None, CONFLICT):
         return None
     if hit[1].startswith((DEFER, ANY_OF, ELEMENT, EITHER)):
@@ -367,7 +367,7 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
 _ATTRIBUTE = re.compile(r"^([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)$")
 
 
-def _attribute(scopes: Scopes, chain: list, cls: str | None, receiver: str, returns) -> str | None:
+def _attribute(scopes: Scopes, chain: list, cls: str | None, receiver: str, returns, line: int | None = None) -> str | None:
     """`x.attr.f()` where the file types x (`app: Flask`, `self.stream = Stream()`): a mark of the
     attribute of x's class (`->Flask.json`), which store/return_calls.py resolves as it does a
     method's return (index/returns.py `attributes`). An x the file does not type stays untyped: a
@@ -376,7 +376,7 @@ def _attribute(scopes: Scopes, chain: list, cls: str | None, receiver: str, retu
     if m is None or returns is None:
         return None
     owner, attr = m.groups()
-    typ = rtype(scopes, chain, cls, "", owner, False, returns)
+    typ = rtype(scopes, chain, cls, "", owner, False, returns, line)
     if typ is None and owner.isidentifier() and owner not in BUILTIN_NAMES and scopes.lookup(chain, owner) is None:
         # `Book.objects.published()`: an attribute of a class itself, named like one (call_type)
         # and bound in no scope here (the file's class or an import): what its body binds there
