@@ -58,7 +58,15 @@ FILES = {
         "\n"
         "def holder(h):\n"
         "    if isinstance(h, Holder):\n"
-        "        h.item.is_aot()\n"),                            # 41: an attribute of the checked class
+        "        h.item.is_aot()\n"                              # 41: an attribute of the checked class
+        "\n"
+        "\n"
+        "def equal(other):\n"                                    # werkzeug's MultiDict.__eq__
+        "    if not isinstance(other, Item):\n"
+        "        return NotImplemented\n"
+        "    if isinstance(other, AoT):\n"                       # starts where the guard's lines do
+        "        other.extend(4)\n"                              # 48: the inner check's
+        "    return other.render()\n"),                          # 49: the guard's
 }
 
 EXPECTED = [
@@ -75,6 +83,8 @@ EXPECTED = [
     (34, "pkg/items.py::Table.is_aot", "typed"),
     (36, "pkg/items.py::Table.is_aot", "name_unique"),
     (41, "pkg/items.py::Table.is_aot", "returned"),
+    (48, "pkg/items.py::AoT.extend", "typed"),
+    (49, "pkg/items.py::Item.render", "typed"),
 ]
 
 

@@ -304,7 +304,7 @@ class Scopes:
         inside = [r for r in self.narrowed.get((chain[0], name), ()) if r[0] <= line <= r[1]] \
             if line is not None and chain and self.narrowed else None
         if inside:
-            return 5, max(inside)[2]
+            return 5, max(inside, key=lambda r: (r[0], -r[1]))[2]  # the innermost: latest start, then nearest end
         for scope in chain:
             hit = self.table.get((scope, name))
             if hit is not None:
