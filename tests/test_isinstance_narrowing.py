@@ -66,7 +66,15 @@ FILES = {
         "        return NotImplemented\n"
         "    if isinstance(other, AoT):\n"                       # starts where the guard's lines do
         "        other.extend(4)\n"                              # 48: the inner check's
-        "    return other.render()\n"),                          # 49: the guard's
+        "    return other.render()\n"                            # 49: the guard's
+        "\n"
+        "\n"
+        "def joined(holders: list[Holder], items: list[Item]):\n"
+        "    first = [v.item for v in holders]\n"
+        "    return [\n"
+        "        v.item.is_aot()\n"                               # 55: an Item's (the for below), not a Holder's
+        "        for v in items\n"
+        "    ]\n"),
 }
 
 EXPECTED = [
@@ -85,6 +93,7 @@ EXPECTED = [
     (41, "pkg/items.py::Table.is_aot", "returned"),
     (48, "pkg/items.py::AoT.extend", "typed"),
     (49, "pkg/items.py::Item.render", "typed"),
+    (55, "pkg/items.py::Table.is_aot", "name_unique"),
 ]
 
 
@@ -98,7 +107,7 @@ def test_an_isinstance_check_types_the_lines_it_guards(tmp_path, index_files):
     try:
         assert calls_from(ws, "pkg/use.py") == EXPECTED
         dependents = ws.impact("pkg/items.py::Table.is_aot", depth=1)["dependents"]
-        assert sorted(d["symbol"] for d in dependents) == ["holder", "parse", "rebound"]
+        assert sorted(d["symbol"] for d in dependents) == ["holder", "joined", "parse", "rebound"]
     finally:
         ws.close()
 

@@ -295,16 +295,21 @@ class Scopes:
             else:
                 self.table[(scope, name)] = (4, CONFLICT)
 
+    def narrowed_at(self, chain: list[str | None], name: str, line: int | None) -> str | None:
+        """The type an isinstance check of the calling function says `name` is at `line` (the innermost's)."""
+        inside = [r for r in self.narrowed.get((chain[0], name), ()) if r[0] <= line <= r[1]] \
+            if line is not None and chain and self.narrowed else None
+        return max(inside, key=lambda r: (r[0], -r[1]))[2] if inside else None  # latest start, then nearest end
+
     def lookup(self, chain: list[str | None], name: str, line: int | None = None) -> tuple[int, str | None] | None:
         """What `name` is in the nearest scope of `chain` binding it; at `line`, a name bound to
         several types in the calling function itself is the last of its strongest bindings above
         (`t = env.get_template(...)`, then `t = env.from_string(...)`: each `t.render()` after the one
         above it; a module's name may be rebound before the function runs); in lines an isinstance
         check of the calling function guards, the type it checks (the innermost check's)."""
-        inside = [r for r in self.narrowed.get((chain[0], name), ()) if r[0] <= line <= r[1]] \
-            if line is not None and chain and self.narrowed else None
-        if inside:
-            return 5, max(inside, key=lambda r: (r[0], -r[1]))[2]  # the innermost: latest start, then nearest end
+        narrowed = self.narrowed_at(chain, name, line)
+        if narrowed is not None:
+            return 5, narrowed
         for scope in chain:
             hit = self.table.get((scope, name))
             if hit is not None:
@@ -376,7 +381,9 @@ def _attribute(scopes: Scopes, chain: list, cls: str | None, receiver: str, retu
     if m is None or returns is None:
         return None
     owner, attr = m.groups()
-    typ = rtype(scopes, chain, cls, "", owner, False, returns, line)
+    # (the owner's narrowing only: the last binding above a line is no rule for `v.x` in a comprehension, whose
+    # `for v in ...` comes after it)
+    typ = scopes.narrowed_at(chain, owner, line) or rtype(scopes, chain, cls, "", owner, False, returns)
     if typ is None and owner.isidentifier() and owner not in BUILTIN_NAMES and scopes.lookup(chain, owner) is None:
         # `Book.objects.published()`: an attribute of a class itself, named like one (call_type)
         # and bound in no scope here (the file's class or an import): what its body binds there
