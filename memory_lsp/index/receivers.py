@@ -17,6 +17,7 @@ them per scope and gives each call reference an `rtype`:
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 from typing import NamedTuple
 
@@ -218,6 +219,7 @@ def either_values(text: str) -> list[str]:
     return [v for v in values if v]
 
 
+@functools.lru_cache(maxsize=256)
 def _rebinding(name: str) -> re.Pattern:
     """A line that binds `name` again: an assignment whose targets name it (`x = ...`, `x, y = ...`,
     `x: T = ...`), a `for` over it, `as x`, `x :=`. A keyword argument `f(x=1)` reads as one too:
@@ -297,8 +299,8 @@ class Scopes:
 
     def narrowed_at(self, chain: list[str | None], name: str, line: int | None) -> str | None:
         """The type an isinstance check of the calling function says `name` is at `line` (the innermost's)."""
-        inside = [r for r in self.narrowed.get((chain[0], name), ()) if r[0] <= line <= r[1]] \
-            if line is not None and chain and self.narrowed else None
+        ranges = self.narrowed.get((chain[0], name)) if line is not None and chain and self.narrowed else None
+        inside = [r for r in ranges if r[0] <= line <= r[1]] if ranges else None
         return max(inside, key=lambda r: (r[0], -r[1]))[2] if inside else None  # latest start, then nearest end
 
     def lookup(self, chain: list[str | None], name: str, line: int | None = None) -> tuple[int, str | None] | None:
@@ -307,7 +309,7 @@ class Scopes:
         (`t = env.get_template(...)`, then `t = env.from_string(...)`: each `t.render()` after the one
         above it; a module's name may be rebound before the function runs); in lines an isinstance
         check of the calling function guards, the type it checks (the innermost check's)."""
-        narrowed = self.narrowed_at(chain, name, line)
+        narrowed = self.narrowed_at(chain, name, line) if self.narrowed else None  # (most files check nothing)
         if narrowed is not None:
             return 5, narrowed
         for scope in chain:
