@@ -4,6 +4,7 @@ AoT: the call was typed AoT (which has no such method) and linked nowhere, so "w
 `Table.is_aot_element` changes" missed `Parser.parse` and the 35 tests through it."""
 
 from test_fixture_calls import fresh_snapshot
+from test_guess_families import calls_from
 from test_incremental import snapshot
 
 from memory_lsp.workspace import Workspace
@@ -95,11 +96,6 @@ EXPECTED = [
     (49, "pkg/items.py::Item.render", "typed"),
     (55, "pkg/items.py::Table.is_aot", "name_unique"),
 ]
-
-
-def calls_from(ws, path):
-    return sorted(ws.store.cursor().execute(
-        "SELECT line, dst, strategy FROM edges WHERE kind = 'CALLS' AND src_path = ?", [path]).fetchall())
 
 
 def test_an_isinstance_check_types_the_lines_it_guards(tmp_path, index_files):
