@@ -2,9 +2,10 @@
 list[tuple[Key, Item]]` binds k to Key and v to Item; `for name, item in table.items()` with `table:
 dict[str, Item]` binds item to Item (`.values()` gives the values, `.keys()` and the mapping itself
 the keys); `for i, x in enumerate(items)` and `for a, b in zip(xs, ys)` bind x, a and b to elements
-of the arguments, `for i, (k, v) in enumerate(pairs)` k and v to the slots of pairs' elements. index/receivers.py keeps these types beside the annotated name (`pairs[]0`,
-`table{}1`); index/returns.py reads them for a name bound by a `for` (a tuple target's names carry
-their slot).
+of the arguments, `for i, (k, v) in enumerate(pairs)` k and v to the slots of pairs' elements.
+index/receivers.py keeps these types beside the annotated name (`pairs[]0`, `table{}1`);
+index/returns.py reads them for a name bound by a `for` (a tuple target's names carry their slot,
+`10` for the first name of a tuple in the second place).
 """
 
 from __future__ import annotations

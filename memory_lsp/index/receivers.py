@@ -1,8 +1,9 @@
 """Receiver types: what the object of `x.f()` is, from what the file itself says about `x`.
 
 The query captures bindings (`@bind`: `x = Foo(...)`, `x: Foo`, a typed or plain parameter,
-`with Foo() as x`, `self.x = Foo(...)`, `self.x = x` (what x is), a literal); this module keeps
-them per scope and gives each call reference an `rtype`:
+`with Foo() as x`, `self.x = Foo(...)`, `self.x = x` (what x is), a literal, and `isinstance(x,
+Foo)` for the lines it guards); this module keeps them per scope and gives each call reference an
+`rtype`:
   a type name as written ("Foo", "mod.Foo"): graph resolution looks the method up in that class
       and its bases; no name-only guess when the name comes from an outside import;
   "builtin": a builtin or standard container, string or literal: never linked by name;
