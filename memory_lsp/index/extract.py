@@ -74,6 +74,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     rets = []  # (start_byte, "type" | "value" | "yield", text): index/returns.py
     assignments = []  # module-level assignments: index/aliases.py
     source_lines = None  # the file's lines, split where an isinstance check needs them
+    makers: dict[str, list[str]] = {}  # a function returning `type(name, (Base,), ns)` -> the bases
     cursor = tree_sitter.QueryCursor(languages.tags_query(lang.name))
     cursor.set_max_start_depth(MAX_START_DEPTH)
     kinds = _pattern_kinds(lang.name)
@@ -142,7 +143,15 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
         elif what == "returns":
             how = next(k for k in ("type", "value", "yield") if "returns." + k in caps)
             rets.append((caps["returns"][0].start_byte, how, _text(caps["returns." + how][0])))
+        elif what == "maker":
+            makers.setdefault(_text(caps["maker.name"][0]), []).append(_text(caps["maker.base"][0]))
 
+    for node in assignments if makers else ():  # `X = make(...)`, make returning `type(name, (Base,), ns)`
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        callee = right.child_by_field_name("function") if right is not None and right.type == "call" else None
+        if left.type == "identifier" and callee is not None and _text(callee) in makers:
+            defs.append((node.start_byte, node.end_byte, _text(left), "class", node, None))
+            inherits += [(right.start_byte, _text(left), base, node.start_point[0] + 1) for base in makers[_text(callee)]]
     _nest_definitions(facts, lang, data, defs)
     if assignments:
         top_level = {s.name for s in facts.symbols if s.parent is None}
@@ -333,7 +342,7 @@ def _pattern_kinds(lang_name: str) -> dict:
 
 def _pattern_kind(caps: dict) -> tuple:
     """What a match is, from its capture names (no pattern's deciding capture is optional):
-    ("definition", key) | ("call",) | ("import",) | ("inherit",) | ("bind", value, plain) |
+    ("definition", key) | ("call",) | ("import",) | ("inherit",) | ("maker",) | ("bind", value, plain) |
     ("mutation",) | ("other",)."""
     if "name" in caps:
         key = next((k for k in caps if k.startswith("definition.")), None)
@@ -347,6 +356,8 @@ def _pattern_kind(caps: dict) -> tuple:
         return ("inherit",)
     if "returns" in caps:
         return ("returns",)
+    if "maker.name" in caps:
+        return ("maker",)
     if "bind" in caps:
         value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", *elements.TARGET_SLOTS, "held",
                                   "either", "callee", "bound", "narrow") if "bind." + k in caps), None)
