@@ -31,12 +31,9 @@
 (module (expression_statement (assignment left: (identifier) @inherit.child right: (call function: (attribute object: [(identifier) (attribute)] @inherit.base attribute: (identifier) @_made) (#eq? @_made "from_queryset")))))
 (module (expression_statement (assignment left: (identifier) @inherit.child right: (call function: (attribute attribute: (identifier) @_made) arguments: (argument_list . [(identifier) (attribute)] @inherit.base) (#eq? @_made "from_queryset")))))
 
-; `Foo = type("Foo", (Base, Mixin), {...})` at module level: a class of those bases
-(module (expression_statement (assignment left: (identifier) @name right: (call function: (identifier) @_t arguments: (argument_list . (_) . (tuple))) (#eq? @_t "type")) @definition.class))
-(module (expression_statement (assignment left: (identifier) @inherit.child right: (call function: (identifier) @_t arguments: (argument_list . (_) . (tuple [(identifier) (attribute)] @inherit.base))) (#eq? @_t "type"))))
 ; a function returning `type(name, (Base,), ns)` makes classes of Base: `X = make(...)` at module level is
-; one (structlog's loggers; index/extract.py reads the module-level assignments for such calls)
-(function_definition name: (identifier) @maker.name body: (block (return_statement (call function: (identifier) @_t arguments: (argument_list . (_) . (tuple [(identifier) (attribute)] @maker.base))) (#eq? @_t "type"))))
+; one, as `X = type("X", (Base, Mixin), ns)` is (index/extract.py reads the module-level assignments)
+(function_definition name: (identifier) @maker.name body: (block (return_statement (call function: (identifier) @_t arguments: (argument_list . (_) . (tuple) @maker.bases)) (#eq? @_t "type"))))
 (assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
 (augmented_assignment left: (attribute object: (identifier) @_self) (#eq? @_self "self")) @mutation
 

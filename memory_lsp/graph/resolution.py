@@ -101,4 +101,4 @@ def _resolve(store: Store, cur, scope: edges.RefScope | None) -> None:
     self_names = sorted({s for lang in registry for s in lang.self_names})
     implicit = [lang.name for lang in registry if lang.implicit_self]
     families = {lang.name: lang.resolver for lang in registry}
-    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope, BUILTIN_METHODS, families)
+    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope, families, BUILTIN_METHODS)

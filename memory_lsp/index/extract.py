@@ -11,7 +11,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, docs, effects, elements, instance, languages, receivers, receivers_java, receivers_ts, returns
+from memory_lsp.index import aliases, docs, effects, elements, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -143,15 +143,14 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
         elif what == "returns":
             how = next(k for k in ("type", "value", "yield") if "returns." + k in caps)
             rets.append((caps["returns"][0].start_byte, how, _text(caps["returns." + how][0])))
-        elif what == "maker":
-            makers.setdefault(_text(caps["maker.name"][0]), []).append(_text(caps["maker.base"][0]))
+        elif what == "maker" and (bases := made_classes.bases(caps["maker.bases"][0])):
+            makers.setdefault(_text(caps["maker.name"][0]), []).extend(_text(b) for b in bases)
 
-    for node in assignments if makers else ():  # `X = make(...)`, make returning `type(name, (Base,), ns)`
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        callee = right.child_by_field_name("function") if right is not None and right.type == "call" else None
-        if left.type == "identifier" and callee is not None and _text(callee) in makers:
-            defs.append((node.start_byte, node.end_byte, _text(left), "class", node, None))
-            inherits += [(right.start_byte, _text(left), base, node.start_point[0] + 1) for base in makers[_text(callee)]]
+    for node in assignments:  # classes made by type(), directly or by a maker above
+        made = made_classes.made_class(node, makers)
+        if made is not None:
+            defs.append((node.start_byte, node.end_byte, made[0], "class", node, None))
+            inherits += made[1]
     _nest_definitions(facts, lang, data, defs)
     if assignments:
         top_level = {s.name for s in facts.symbols if s.parent is None}

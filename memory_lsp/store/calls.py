@@ -28,10 +28,9 @@ _FROM_OUTSIDE = """strategy = 'external' AND binding IS NOT NULL AND split_part(
 _IN_SCOPE = receiver_classes.IN_SCOPE
 
 
-def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str],
-                 confidence: CallConfidence, max_candidates: int, scope: RefScope | None,
-                 builtin_methods: dict[tuple[str, ...], tuple[str, ...]] | None = None,
-                 families: dict[str, str] | None = None) -> None:
+def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str], confidence: CallConfidence,
+                 max_candidates: int, scope: RefScope | None, families: dict[str, str],
+                 builtin_methods: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
     """Resolve call and base-class references to symbols (CALLS and INHERITS edges).
 
     Precise strategies first (self, same file, imported name, imported module's attribute);
@@ -178,7 +177,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
         FROM _precise GROUP BY src, dst, kind, path, dst_path, line, name""")
     # base classes by name first: the typed pass below walks the INHERITS edges
-    _open_refs(cur, max_candidates, selfs, syms, families or {})
+    _open_refs(cur, max_candidates, selfs, syms, families)
     _by_name(cur, c, kind, max_candidates, "inherit", syms)
     # the INHERITS edges once (every base, those just resolved too), for the walks up the bases
     cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
@@ -228,7 +227,8 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[s
         SELECT s.id FROM stub s JOIN symbols t ON t.id = substr(s.path, 1, length(s.path) - 1) || substr(s.id, length(s.path) + 1)""")
     # each file's language family: candidates by name are counted, and taken, in the caller's family only
     family = " ".join(f"WHEN {_quoted([k])} THEN {_quoted([v])}" for k, v in sorted(families.items()) if k != v)
-    cur.execute(f"CREATE OR REPLACE TEMP TABLE _fam AS SELECT path, {f'CASE lang {family} ELSE lang END' if family else 'lang'} AS fam FROM files")
+    scoped = f" WHERE path IN (SELECT path FROM _refs UNION SELECT path FROM {syms})" if syms != "symbols" else ""  # an editor's run
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE _fam AS SELECT path, {f'CASE lang {family} ELSE lang END' if family else 'lang'} AS fam FROM files{scoped}")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _counts AS  -- @overload stubs repeat one id: count definitions, not rows
         SELECT name, f.fam, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
