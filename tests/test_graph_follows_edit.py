@@ -94,11 +94,10 @@ def _same_answers(got: ImpactGraph, want: ImpactGraph, targets: list[tuple[str, 
             walked = want.walk(node, path, 3, min_confidence)
             assert got.walk(node, path, 3, min_confidence) == walked, (node, min_confidence)
             assert got.counts(node, path, 3, min_confidence) == want.counts(node, path, 3, min_confidence), node
-            names = {node.partition("::")[2].rsplit(".", 1)[-1]} if node != path else set()
-            names |= {d.symbol.rsplit(".", 1)[-1] for d in walked[0] if d.symbol}
+            symbols = ([node] if node != path else []) + [d.node for d in walked[0] if d.symbol]
             symbols_of = None if node != path else path
-            assert got.unresolved(names, symbols_of, min_confidence) == \
-                want.unresolved(names, symbols_of, min_confidence), node
+            assert got.unresolved(symbols, symbols_of, min_confidence) == \
+                want.unresolved(symbols, symbols_of, min_confidence), node
             answered += bool(walked[0])
         assert got.has_file(path) == want.has_file(path), path
         assert got.is_test_file(path) == want.is_test_file(path), path

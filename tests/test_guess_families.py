@@ -6,6 +6,8 @@ if `_compat.decode` changes" listed three Go functions. TypeScript and JavaScrip
 from test_fixture_calls import fresh_snapshot
 from test_incremental import snapshot
 
+from memory_lsp.index import languages
+from memory_lsp.store import code
 from memory_lsp.workspace import Workspace
 
 FILES = {
@@ -52,5 +54,26 @@ def test_an_edit_keeps_the_families_as_a_fresh_index(tmp_path, write_files):
         ws.index(workers=0)
         assert calls_from(ws, "web/app.ts") == [(2, "web/util.js::render", "name_unique")]
         assert snapshot(ws) == fresh_snapshot(root, tmp_path / "fresh.duckdb")
+    finally:
+        ws.close()
+
+
+def test_unresolved_counts_the_call_sites_of_the_targets_language_family_only(tmp_path, index_files):
+    # a site counts when it may call a symbol of the answer: the Go `string(b)` never runs Python's
+    # `string`, the Python `format_value(v)` never runs C's; `o.render(1)` may run Python's `render`
+    files = dict(FILES, **{"pkg/call.py": "def go(o):\n    return o.render(1)\n"})
+    ws = index_files(tmp_path, files)
+    try:
+        families = {lang.name: lang.resolver for lang in languages.registry().values()}
+        cur = ws.store.cursor()
+        for target, wanted, count in (
+                ("pkg/api.py::string", [("string", "pkg/api.py")], 0),
+                ("native/fmt.c::format_value", [("format_value", "native/fmt.c")], 1),  # use.cpp's, below 1.0
+                ("pkg/api.py", [("string", "pkg/api.py"), ("render", "pkg/api.py")], 1),  # o.render(1)
+                ("web/util.js::render", [("render", "web/util.js")], 1)):  # app.ts's, below 1.0
+            got = ws.impact(target, depth=2, min_confidence=1.0)
+            assert got["dependents"] == [] or target.startswith(("native", "web")), target
+            assert got["unresolved"] == count, target
+            assert code.unresolved_call_sites(cur, wanted, families, 1.0) == count, target
     finally:
         ws.close()

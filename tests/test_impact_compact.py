@@ -18,8 +18,11 @@ from memory_lsp.errors import UserError
 from memory_lsp.graph import impact
 from memory_lsp.graph.impact import Dependent
 from memory_lsp.graph.steps import DEPENDENCY_KINDS, FORWARD_KINDS
+from memory_lsp.index import languages
 from memory_lsp.store import code, edges
 from memory_lsp.workspace import Workspace
+
+FAMILIES = {lang.name: lang.resolver for lang in languages.registry().values()}
 
 CONTRACT = Path(__file__).parent / "contracts" / "languages" / "python" / "workspace"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -130,11 +133,11 @@ def test_impact_answers_unresolved_and_checks_from_memory_as_the_sql_did(ws, tar
         for min_confidence in (0.0, 0.75):
             got = ws.impact(node, depth=3, min_confidence=min_confidence)
             if node == path:
-                names = {s.name for s in code.symbols_of(cur, path)}
+                wanted = {(s.name, path) for s in code.symbols_of(cur, path)}
             else:
-                names = {node.partition("::")[2].rsplit(".", 1)[-1]}
-            names |= {d["symbol"].rsplit(".", 1)[-1] for d in got["dependents"] if d["symbol"]}
-            assert got["unresolved"] == code.unresolved_call_sites(cur, sorted(names), min_confidence), node
+                wanted = {(node.partition("::")[2].rsplit(".", 1)[-1], path)}
+            wanted |= {(d["symbol"].rsplit(".", 1)[-1], d["path"]) for d in got["dependents"] if d["symbol"]}
+            assert got["unresolved"] == code.unresolved_call_sites(cur, sorted(wanted), FAMILIES, min_confidence), node
 
 
 def test_impact_checks_its_target_from_memory(ws):

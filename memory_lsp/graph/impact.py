@@ -28,7 +28,7 @@ import numpy as np
 
 from memory_lsp.graph import steps, tests_carry, tests_reach
 from memory_lsp.graph.steps import csr
-from memory_lsp.graph.names import Names
+from memory_lsp.graph.names import Names, family_of
 from memory_lsp.store import graph_reads, test_reads
 
 DEFAULT_MIN_CONFIDENCE = 0.5
@@ -349,17 +349,27 @@ class ImpactGraph:
         rows = self.file_symbol[self.file_symbol_ptr[i]:self.file_symbol_ptr[i + 1]].tolist()
         return [self.names[s].partition("::")[2] for s in rows]
 
-    def unresolved(self, names: set[str], symbols_of: str | None, min_confidence: float) -> int:
-        """Call sites named one of `names` (and of every symbol of the file `symbols_of`) that no
-        CALLS edge at or above `min_confidence` resolves (as `store.code.unresolved_call_sites`)."""
+    def unresolved(self, nodes: list[str], symbols_of: str | None, min_confidence: float) -> int:
+        """Call sites that could reach one of `nodes` (symbols; and every symbol of the file
+        `symbols_of`): named like it, in a file of its language family (a Go `string(b)` never runs
+        Python's `string`), that no CALLS edge at or above `min_confidence` resolves (as
+        `store.code.unresolved_call_sites`)."""
         n_calls = len(self.call_ptr) - 1
-        wanted = {k for k in (self.calls.get(n) for n in names) if k is not None and k < n_calls}
+        wanted: dict[int, set[int]] = {}  # name id -> the families of the files that define it
+        for node in nodes:
+            path, _, qualname = node.partition("::")
+            k = self.calls.get(qualname.rsplit(".", 1)[-1])
+            if k is not None and k < n_calls:
+                wanted.setdefault(k, set()).add(family_of(path))
         i = self.node_id(symbols_of)
         if i is not None:
             rows = self.file_symbol_call[self.file_symbol_ptr[i]:self.file_symbol_ptr[i + 1]]
-            wanted.update(rows[rows >= 0].tolist())
+            for k in rows[(rows >= 0) & (rows < n_calls)].tolist():
+                wanted.setdefault(k, set()).add(family_of(symbols_of))
         total = 0
-        for k in wanted:
+        for k, families in wanted.items():
             lo, hi = int(self.call_ptr[k]), int(self.call_ptr[k + 1])
-            total += int(np.count_nonzero(self.site_best[lo:hi] < min_confidence))
+            open_sites = self.site_file[lo:hi][self.site_best[lo:hi] < min_confidence]
+            if len(open_sites):
+                total += int(np.count_nonzero(np.isin(self.names.families(open_sites), list(families))))
         return total

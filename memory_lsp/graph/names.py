@@ -7,6 +7,8 @@ import array
 
 import numpy as np
 
+from memory_lsp.index import languages
+
 FOUND_KEPT = 100_000  # name lookups remembered by `Names` before it starts over
 
 
@@ -30,6 +32,7 @@ class Names:
         self.added_ids: dict[str, int] = {}
         self._found: dict[str, int] = {}  # lookups of the loaded names already answered (lenses ask again)
         self.path_of: np.ndarray | None = None  # each name's file, as the last graph built worked out
+        self._families = np.zeros(0, dtype=np.int16)  # `families`' answers so far (UNKNOWN: not asked)
 
     def __len__(self) -> int:
         return self.loaded + len(self.added)
@@ -94,3 +97,25 @@ class Names:
                 self.added.append(v)
             out[k] = i
         return out
+
+    def families(self, ids: np.ndarray) -> np.ndarray:
+        """The language family of each of `ids` (names of files) as its index in FAMILIES (-1: no
+        language), by the file's extension (index/languages.py: a language's resolver). A name's
+        never changes: each is worked out once, for this graph and those that follow it."""
+        known = self._families
+        if len(known) < len(self):
+            known = self._families = np.concatenate([known, np.full(len(self) - len(known), UNKNOWN, dtype=np.int16)])
+        ids = np.asarray(ids, dtype=np.int64)
+        for i in np.unique(ids[known[ids] == UNKNOWN]).tolist():
+            known[i] = family_of(self[i])
+        return known[ids]
+
+
+FAMILIES = tuple(sorted({lang.resolver for lang in languages.registry().values()}))
+UNKNOWN = -2
+
+
+def family_of(path: str) -> int:
+    """The language family of a file as its index in FAMILIES (-1: no language)."""
+    lang = languages.language_for(path)
+    return FAMILIES.index(lang.resolver) if lang is not None else -1

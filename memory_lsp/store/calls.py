@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins
 
 from memory_lsp.store import fixture_calls, held_calls, receiver_classes, retyped, return_calls, var_calls
-from memory_lsp.store.code import RETURN_KINDS, value_set
+from memory_lsp.store.code import RETURN_KINDS, lang_family, value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import NAMESPACE_IMPORT, STAR_EXPORT, _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
 from memory_lsp.store.return_calls import MARK
@@ -226,9 +226,8 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[s
         WITH stub AS (SELECT id, path FROM {syms} WHERE ends_with(path, '.pyi'))
         SELECT s.id FROM stub s JOIN symbols t ON t.id = substr(s.path, 1, length(s.path) - 1) || substr(s.id, length(s.path) + 1)""")
     # each file's language family: candidates by name are counted, and taken, in the caller's family only
-    family = " ".join(f"WHEN {_quoted([k])} THEN {_quoted([v])}" for k, v in sorted(families.items()) if k != v)
     scoped = f" WHERE path IN (SELECT path FROM _refs UNION SELECT path FROM {syms})" if syms != "symbols" else ""  # an editor's run
-    cur.execute(f"CREATE OR REPLACE TEMP TABLE _fam AS SELECT path, {f'CASE lang {family} ELSE lang END' if family else 'lang'} AS fam FROM files{scoped}")
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE _fam AS SELECT path, {lang_family(families)} AS fam FROM files{scoped}")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _counts AS  -- @overload stubs repeat one id: count definitions, not rows
         SELECT name, f.fam, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain

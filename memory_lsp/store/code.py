@@ -320,18 +320,32 @@ def test_paths(cur) -> set[str]:
     return {r[0] for r in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
 
 
-def unresolved_call_sites(cur, names: list[str], min_confidence: float = 0.0) -> int:
-    """Call sites named one of `names` that no CALLS edge at or above `min_confidence` resolves
-    and whose receiver is not known to be something else (a builtin, a local name)."""
-    if not names:
+def lang_family(families: dict[str, str], column: str = "lang") -> str:
+    """SQL for the language family of a files row's `column` (`families`: language -> family, as
+    index/languages.py's resolver; a language not named is its own)."""
+    cases = " ".join(f"WHEN '{k}' THEN '{v}'" for k, v in sorted(families.items()) if k != v and "'" not in k + v)
+    return f"CASE {column} {cases} ELSE {column} END" if cases else column
+
+
+def unresolved_call_sites(cur, wanted: list[tuple[str, str]], families: dict[str, str],
+                          min_confidence: float = 0.0) -> int:
+    """Call sites that could reach one of `wanted` ((a symbol's name, its file)): named like it, in
+    a file of its language family, that no CALLS edge at or above `min_confidence` resolves and
+    whose receiver is not known to be something else (a builtin, a local name)."""
+    if not wanted:
         return 0
-    return cur.execute("""
-        WITH wanted AS (SELECT unnest(?::VARCHAR[]) AS name),
+    names, paths = [n for n, _p in wanted], [p for _n, p in wanted]
+    return cur.execute(f"""
+        WITH fam AS (SELECT path, {lang_family(families)} AS fam FROM files),
+        wanted AS (SELECT DISTINCT w.name, f.fam FROM (SELECT unnest(?::VARCHAR[]) AS name, unnest(?::VARCHAR[]) AS path) w
+                   JOIN fam f ON f.path = w.path),
         resolved AS (SELECT DISTINCT src_path, line, name FROM edges
                      WHERE kind = 'CALLS' AND confidence >= ? AND name IN (SELECT name FROM wanted))
-        SELECT count(*) FROM refs r ANTI JOIN resolved e ON e.src_path = r.path AND e.line = r.line AND e.name = r.name
-        WHERE r.kind = 'call' AND r.name IN (SELECT name FROM wanted)
-          AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""", [names, min_confidence]).fetchone()[0]
+        SELECT count(*) FROM refs r JOIN fam f ON f.path = r.path
+        SEMI JOIN wanted w ON w.name = r.name AND w.fam = f.fam
+        ANTI JOIN resolved e ON e.src_path = r.path AND e.line = r.line AND e.name = r.name
+        WHERE r.kind = 'call' AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""",
+                       [names, paths, min_confidence]).fetchone()[0]
 
 
 def unresolved_imports(cur) -> int:

@@ -71,9 +71,7 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
     deps, tests = graph.walk(node, path, depth, min_confidence)
     # every symbol on the answer's paths: an unresolved call of one of them may hide more
     # dependents (and for a file, every symbol defined in it)
-    names = {d.symbol.rsplit(".", 1)[-1] for d in deps if d.symbol}
-    if symbol:
-        names.add(symbol.rsplit(".", 1)[-1])
+    symbols = [d.node for d in deps if d.symbol] + ([node] if symbol else [])
     return {
         "target": node,
         "depth": depth,
@@ -83,9 +81,9 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
                         "lines": d.lines}
                        for d in deps],
         "tests": tests,
-        # call sites named like a symbol of the answer that no edge this sure resolves (nor a
-        # known type): each may reach the answer and hide more dependents
-        "unresolved": graph.unresolved(names, None if symbol else path, min_confidence),
+        # call sites named like a symbol of the answer, in its language, that no edge this sure
+        # resolves (nor a known type): each may reach the answer and hide more dependents
+        "unresolved": graph.unresolved(symbols, None if symbol else path, min_confidence),
     }
 
 
