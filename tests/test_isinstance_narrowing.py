@@ -124,3 +124,53 @@ def test_an_edited_check_retypes_as_a_fresh_index(tmp_path, write_files):
         assert snapshot(ws) == fresh_snapshot(root, tmp_path / "fresh2.duckdb")
     finally:
         ws.close()
+
+
+TUPLES = {
+    "pkg/__init__.py": "",
+    "pkg/items.py": ITEMS,
+    "pkg/tuples.py": (
+        "from typing import Optional, Union\n"
+        "from pkg.items import Table, AoT\n"
+        "\n"
+        "\n"
+        "def read(raw, t, either):\n"
+        "    if isinstance(raw, (str, bytes)):\n"
+        "        raw.extend(1)\n"                                # 7: Python's: never AoT's by name
+        "    if isinstance(t, (Table,)):\n"
+        "        t.is_aot()\n"                                   # 9: a Table
+        "    if isinstance(either, (Table, AoT)):\n"
+        "        either.extend(2)\n"                             # 11: one of two classes: a guess, as before
+        "\n"
+        "\n"
+        "def annotated(data: str | bytes, seq: 'Union[list, tuple]', opt: Optional[Union[str, bytes]]):\n"
+        "    data.extend(3)\n"                                   # 15: each member Python's: Python's
+        "    seq.render()\n"                                     # 16
+        "    return opt.is_aot()\n"),                            # 17
+    "pkg/keep.py": (                                             # werkzeug's Response.__init__
+        "from pkg.items import Table\n"
+        "\n"
+        "\n"
+        "class Keep:\n"
+        "    table: Table\n"
+        "\n"
+        "    def __init__(self, table: dict | list | None = None):\n"
+        "        if isinstance(table, Table):\n"
+        "            self.table = table\n"                       # the check's Table, not the annotation's dict
+        "        else:\n"
+        "            self.table = Table()\n"
+        "\n"
+        "    def use(self):\n"
+        "        return self.table.is_aot()\n"),                 # 14
+}
+
+
+def test_a_tuple_of_types_and_a_union_say_what_their_members_agree_on(tmp_path, index_files):
+    ws = index_files(tmp_path, TUPLES)
+    try:
+        # (`extend` is also a list's: a guess of it counts one candidate more)
+        assert calls_from(ws, "pkg/tuples.py") == [(9, "pkg/items.py::Table.is_aot", "typed"),
+                                                   (11, "pkg/items.py::AoT.extend", "name_ambiguous")]
+        assert (14, "pkg/items.py::Table.is_aot", "typed") in calls_from(ws, "pkg/keep.py")
+    finally:
+        ws.close()

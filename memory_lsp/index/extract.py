@@ -254,7 +254,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
                     facts.refs.append(Ref("heldtype", f"{scope}.{item.name}", scope, item.name, None, item.line, item.text))
                 (held if item.kind == "held" else bound).setdefault((scope, item.name), item.text)
             elif item.kind == "alias":  # `self.x = x`: what x is where it is assigned
-                scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text)
+                scopes.alias(scope, item.name, enclosing.qualname if enclosing else None, item.text, item.line)
             else:
                 where = enclosing.qualname if item.name.startswith("self.") and enclosing is not None else None
                 scopes.add(scope, item.name, item.kind, item.text, item.line, where, item.until)

@@ -71,10 +71,13 @@ def annotation_type(text: str) -> str | None:
         m = _WRAPPERS.match(t)
         if not m:
             break
-        t = m.group(1).split(",")[0].strip().strip("'\"")
-    parts = [p.strip() for p in re.split(r"\|", t) if p.strip() not in ("None", "")]
-    if t.startswith(("Union[", "typing.Union[")):
-        parts = [p.strip() for p in t[t.index("[") + 1:-1].split(",") if p.strip() != "None"]
+        t = exprtext.top_split(m.group(1), ",")[0].strip().strip("'\"")
+    parts = [p.strip() for p in (exprtext.top_split(t, "|") if "|" in t else (t,)) if p.strip() not in ("None", "")]
+    if t.startswith(("Union[", "typing.Union[")) and t.endswith("]"):
+        parts = [p.strip() for p in exprtext.top_split(t[t.index("[") + 1:-1], ",") if p.strip() not in ("None", "")]
+    if len(parts) > 1:  # `str | bytes` is Python's (never a workspace method by name); `A | B` is neither
+        agreed = {annotation_type(p) for p in parts}
+        return agreed.pop() if len(agreed) == 1 else None
     if len(parts) != 1:
         return None
     t = parts[0].strip("'\"")
@@ -82,6 +85,8 @@ def annotation_type(text: str) -> str | None:
     last = base.rsplit(".", 1)[-1]
     if last in BUILTIN_TYPES:
         return "builtin"
+    if "[" in t and not t.endswith("]"):
+        return None  # a bracket never closed (`Union[str` of a split gone wrong): no class
     if not re.fullmatch(r"[A-Za-z_][\w.]*", base) or not last.lstrip("_")[:1].isupper():
         return None
     return base
@@ -159,7 +164,7 @@ def element_text(text: str) -> str | None:
     t = text.strip().strip("'\"").strip()
     m = _WRAPPERS.match(t)
     while m and not _ITERABLES.match(t):
-        t = m.group(1).split(",")[0].strip().strip("'\"")
+        t = exprtext.top_split(m.group(1), ",")[0].strip().strip("'\"")
         m = _WRAPPERS.match(t)
     m = _ITERABLES.match(t)
     return m.group(1) if m else None
@@ -223,11 +228,11 @@ def either_values(text: str) -> list[str]:
 @functools.lru_cache(maxsize=256)
 def _rebinding(name: str) -> re.Pattern:
     """A line that binds `name` again: an assignment whose targets name it (`x = ...`, `x, y = ...`,
-    `x: T = ...`), a `for` over it, `as x`, `x :=`. A keyword argument `f(x=1)` reads as one too:
+    `x: T = ...`; not `self.x = ...`), a `for` over it, `as x`, `x :=`. A keyword argument `f(x=1)` reads as one too:
     the narrowing ends early, which types less, never wrongly."""
     n = re.escape(name)
     target = r"[\w\s,.()\[\]*]*"
-    return re.compile(rf"^\s*{target}\b{n}\b(?![.\[]){target}(?::[^=]*)?(?<![=!<>])=(?!=)|\bfor\b[^:]*\b{n}\b[^:]*\bin\b"
+    return re.compile(rf"^\s*{target}(?<!\.)\b{n}\b(?![.\[]){target}(?::[^=]*)?(?<![=!<>])=(?!=)|\bfor\b[^:]*\b{n}\b[^:]*\bin\b"
                       rf"|\bas\s+{n}\b|\b{n}\s*:=")
 
 
@@ -256,8 +261,8 @@ class Scopes:
             where: str | None = None, until: int | None = None) -> None:
         """`where`: the function a binding of an attribute (`self.x`) sits in, whose names its call reads;
         `until`: a narrowing's last line (the name is the type only from `line` to there)."""
-        if kind == "narrow":
-            typ = self._type("type", text)
+        if kind == "narrow":  # `isinstance(x, (str, bytes))` reads as `str | bytes`
+            typ = self._type("type", " | ".join(exprtext.top_split(text[1:-1], ",")) if text[:1] == "(" else text)
             if typ is not None and line is not None and until is not None:
                 self.narrowed.setdefault((scope, name), []).append((line, until, typ))
             return
@@ -283,14 +288,15 @@ class Scopes:
         elif rank == old[0] and typ != old[1] and rank >= 3:
             self.table[key] = (rank, CONFLICT)
 
-    def alias(self, scope: str | None, name: str, where: str | None, other: str) -> None:
-        """`name` (in `scope`) is bound to what `other` is in the scope `where`, when typed, and
-        its elements to `other`'s (`self.loaders = loaders`, `loaders: Sequence[BaseLoader]`)."""
+    def alias(self, scope: str | None, name: str, where: str | None, other: str, line: int | None = None) -> None:
+        """`name` (in `scope`) is bound to what `other` is in the scope `where` at `line` (an isinstance
+        check's type there first), and its elements to `other`'s (`self.loaders = loaders`)."""
         elements = self.table.get((where, other + ELEMENT))
         if elements is not None:
             old = self.table.get((scope, name + ELEMENT))
             self.table[(scope, name + ELEMENT)] = elements if old is None or old[1] == elements[1] else (old[0], CONFLICT)
-        hit = self.table.get((where, other))
+        narrowed = self.narrowed_at([where], other, line) if self.narrowed else None
+        hit = (5, narrowed) if narrowed is not None else self.table.get((where, other))
         if hit is not None and hit[1] not in (None, CONFLICT):
             old = self.table.get((scope, name))
             if old is None or old[0] < 4 or old[1] == hit[1]:
