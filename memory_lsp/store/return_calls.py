@@ -132,4 +132,28 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
                 "AND i.strategy = 'external' AND i.binding = split_part(v.rtype, '.', 1)")
     for temp in ("_rfn", "_rfv"):
         cur.execute(f"DROP TABLE {temp}")
+    _django_managers(cur)
+
+
+def _django_managers(cur) -> None:
+    """`Book.objects.get()` where `Book` is a Django model that declares no `objects`: Django adds
+    one (and `_base_manager`), a Manager: the workspace's when it holds Django's source (a Manager
+    has QuerySet's methods), else a type no workspace method is guessed on (cid NULL).
+    `_default_manager` is the first manager a model declares: another attribute's, not read here."""
+    managers = "(SELECT * FROM _mcls WHERE name IN ('objects', '_base_manager'))"
+    if not cur.execute(f"SELECT count(*) FROM {managers}").fetchone()[0]:
+        return
+    cur.execute(f"""
+        INSERT INTO _rt
+        WITH RECURSIVE {ancestors(managers)},
+        model AS (  -- a lineage reaching Django's Model: the workspace's, or a base `models.Model` imported from django
+            SELECT DISTINCT a.cid FROM anc a WHERE ends_with(a.base, 'django/db/models/base.py::Model')
+            UNION SELECT a.cid FROM anc a JOIN refs b ON b.kind = 'inherit' AND b.src = a.base AND b.name = 'Model'
+                  JOIN imports i ON i.path = b.path AND i.binding = coalesce(split_part(b.receiver, '.', 1), b.name)
+                       AND starts_with(i.module, 'django'))
+        SELECT DISTINCT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name,
+               (SELECT min(id) FROM symbols WHERE ends_with(id, 'django/db/models/manager.py::Manager') AND kind = 'class')
+        FROM {managers} k JOIN model m ON m.cid = k.cid
+        ANTI JOIN _rt t ON t.path = k.path AND t.src = k.src AND t.rtype = '{MARK}' || k.receiver || '.' || k.name
+        WHERE NOT k.applied AND k.slot = ''""")
 
