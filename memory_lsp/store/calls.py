@@ -178,16 +178,16 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         FROM _precise GROUP BY src, dst, kind, path, dst_path, line, name""")
     # base classes by name first: the typed pass below walks the INHERITS edges
     _open_refs(cur, max_candidates, selfs, syms, families)
-    _by_name(cur, c, kind, max_candidates, "inherit", syms)
+    _by_name(cur, c, kind, max_candidates, "inherit")
     # the INHERITS edges once (every base, those just resolved too), for the walks up the bases
     cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
     _overrides(cur, syms)
     var_calls.var_types(cur)
     fixture_calls.fixture_types(cur)
     _resolve_typed(store, cur, c, selfs, syms)
-    _by_name(cur, c, kind, max_candidates, "call", syms, builtin_methods)
+    _by_name(cur, c, kind, max_candidates, "call", builtin_methods)
     cur.execute(f"DROP {'VIEW' if scope is None else 'TABLE'} _refs")
-    for temp in ("_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_star", "_imports", "_inh", "_over", "_counts", "_fam", "_twins", "_open", "_closed", "_vt", "_ft", "_rt") + (("_syms",) if scope else ()):
+    for temp in ("_precise", "_shadows", "_bound_outside", "_typed", "_cls", "_bases", "_exports", "_star", "_imports", "_inh", "_over", "_counts", "_fam", "_named", "_twins", "_open", "_closed", "_vt", "_ft", "_rt") + (("_syms",) if scope else ()):
         cur.execute(f"DROP TABLE {temp}")
 
 
@@ -215,24 +215,27 @@ def _scoped_refs(store: Store, cur, scope: RefScope) -> None:
 
 
 def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[str, str]) -> None:
-    """What both by-name passes read, made once: `_counts` (definitions per referenced name, up
-    to the limit) and `_open` (references nothing precise matched, whose receiver is no `self`,
-    is not bound to an external import, nor is the called name itself, and whose type is unknown or a name the workspace does not
-    resolve (index/receivers.py); never a builtin). Two plain statements here instead of the
-    same CTEs in each pass: DuckDB spent more CPU planning them than running them."""
+    """What both by-name passes read, made once: `_counts` (definitions per referenced name and family, up to the
+    limit), `_named` (those definitions) and `_open` (references nothing precise matched, whose receiver is no `self`,
+    is not bound to an external import, nor is the called name itself, and whose type is unknown or a name the workspace
+    does not resolve (index/receivers.py); never a builtin). Plain statements, not CTEs in each pass (planned slowly)."""
     # a stub beside its module (`x.pyi` by `x.py`) declares the module's definitions: no candidate of its own
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _twins AS  -- the stubs first: most workspaces have none
         WITH stub AS (SELECT id, path FROM {syms} WHERE ends_with(path, '.pyi'))
         SELECT s.id FROM stub s JOIN symbols t ON t.id = substr(s.path, 1, length(s.path) - 1) || substr(s.id, length(s.path) + 1)""")
-    # each file's language family: candidates by name are counted, and taken, in the caller's family only
     scoped = f" WHERE path IN (SELECT path FROM _refs UNION SELECT path FROM {syms})" if syms != "symbols" else ""  # an editor's run
     cur.execute(f"CREATE OR REPLACE TEMP TABLE _fam AS SELECT path, {lang_family(families)} AS fam FROM files{scoped}")
     cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _counts AS  -- @overload stubs repeat one id: count definitions, not rows
+        CREATE OR REPLACE TEMP TABLE _counts AS  -- per name and language family (a guess stays in the caller's); @overload
+        -- stubs repeat one id: count definitions, not rows
         SELECT name, f.fam, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
         FROM {syms} s JOIN _fam f ON f.path = s.path ANTI JOIN _twins w ON w.id = s.id WHERE name IN (SELECT name FROM _refs)
         GROUP BY name, f.fam HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
+    # candidates with their family: a guess joins a reference on (name, family) only (on families alone: a cross product
+    # DuckDB chose when a whole run's temp tables had no statistics, 40 min at 11k files)
+    cur.execute(f"""CREATE OR REPLACE TEMP TABLE _named AS WITH s AS MATERIALIZED (SELECT s.id, s.name, s.path, s.kind,
+                    f.fam FROM {syms} s JOIN _fam f ON f.path = s.path) SELECT s.* FROM s SEMI JOIN _counts c ON c.name = s.name AND c.fam = s.fam""")
     # a bare name an import from outside binds (`from pprint import pformat; pformat(x)`), in its function only when
     # the import sits in one: no workspace function of that name is meant (inner joins on equal keys, then the scope
     # as a filter: an anti join with it ran 0.8 s on the stdlib)
@@ -250,7 +253,7 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[s
         -- `z.object()` through `import * as z`: the module's exports were asked (module_attr); what they
         -- do not offer is no function of that name elsewhere (a variable, a name renamed on export)
         namespace AS (SELECT DISTINCT path, binding FROM imports WHERE {NAMESPACE_IMPORT} AND path IN (SELECT path FROM _refs))
-        SELECT r.* FROM _refs r
+        SELECT r.*, f.fam FROM _refs r JOIN _fam f ON f.path = r.path
         ANTI JOIN (SELECT DISTINCT path, line, name, src FROM _precise) p
              ON p.path = r.path AND p.line = r.line AND p.name = r.name AND p.src = r.src
         ANTI JOIN external x ON x.path = r.path AND x.binding = split_part(r.receiver, '.', 1)
@@ -285,16 +288,12 @@ def _overrides(cur, syms: str) -> None:
         WHERE m.kind = 'method' AND m.name IN (SELECT name FROM _counts)""")
 
 
-def _path_ends(suffixes: tuple[str, ...]) -> str:
-    return " OR ".join(f"ends_with(r.path, '{s}')" for s in suffixes)
-
-
-def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str, syms: str,
+def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: str,
              builtin_methods: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
     """Name-only guesses for the `_open` references of `ref_kind` (made by `_open_refs`); on a
     receiver in a file of one of `builtin_methods`' suffixes, a name of its list is one candidate more."""
     calls = ref_kind == "call"
-    language = " OR ".join(f"(r.name IN ({_quoted(names)}) AND ({_path_ends(suffixes)}))"
+    language = " OR ".join(f"(r.name IN ({_quoted(names)}) AND ({' OR '.join(f'ends_with(r.path, {_quoted([e])})' for e in suffixes)}))"
                            for suffixes, names in (builtin_methods or {}).items())
     # (a type here is one the graph found no method for: a name it did not resolve, a mark, a type alias
     # (`Context = Union[Dict, ...]`), a class with a base outside: it says as little as no type)
@@ -323,9 +322,8 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
                / CASE WHEN ends_with(r.path, '.java') THEN 2 ELSE 1 END,  -- graph/resolution.py
                CASE WHEN {overriding} THEN 'override' WHEN ({candidates}) = 1 THEN 'name_unique'
                     ELSE 'name_ambiguous' END, r.name, 1
-        FROM _open r {typed} JOIN _fam rf ON rf.path = r.path JOIN _counts c ON c.name = r.name AND c.fam = rf.fam
-             JOIN {syms} s ON s.name = r.name AND (r.receiver IS NOT NULL OR s.kind <> 'method') {over}
-             JOIN _fam sf ON sf.path = s.path AND sf.fam = rf.fam
+        FROM _open r {typed} JOIN _counts c ON c.name = r.name AND c.fam = r.fam
+             JOIN _named s ON s.name = r.name AND s.fam = r.fam AND (r.receiver IS NOT NULL OR s.kind <> 'method') {over}
              ANTI JOIN _twins w ON w.id = s.id
         WHERE r.kind = '{ref_kind}' AND ({defined}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
