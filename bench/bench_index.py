@@ -3,8 +3,10 @@
 Both run in this process tree on the same files, alternating, `--repeat` times; medians and the
 ratio index/baseline are reported. Peak RSS is read from the resource module per child run; CPU
 seconds (os.times) of the main process and of the workers are reported beside the wall time.
+`--after-upgrade` times the whole run a user's first index after an upgrade makes (an index that
+other rules built: every row made again, on the same file), instead of an index into a new file.
 
-    python bench/bench_index.py [--corpus stdlib|django|PATH] [--repeat 3] [--workers 2]
+    python bench/bench_index.py [--corpus stdlib|django|PATH] [--repeat 3] [--workers 2] [--after-upgrade]
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ if mode == "baseline":
 else:
     from memory_lsp.workspace import Workspace
     ws = Workspace.open(root, db=db)
+    if mode == "upgrade":  # rows older rules made: the run starts over (index/indexer.py)
+        ws.store.set_meta("facts_version", "older rules")
     report = ws.index(workers=workers)
     n = report.parsed
     loc = ws.store.cursor().execute("SELECT sum(loc) FROM files").fetchone()[0]
@@ -73,6 +77,7 @@ def main() -> None:
     ap.add_argument("--corpus", default="stdlib")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--after-upgrade", action="store_true", help="time the whole run over an existing index")
     args = ap.parse_args()
     if args.corpus == "stdlib":
         root = corpora.stdlib_copy()
@@ -81,14 +86,20 @@ def main() -> None:
     else:
         root = corpora.package_copy(args.corpus)
     base, full = [], []
+    db = corpora.fresh_db(f"bench-{args.corpus.replace('/', '_')}")
+    if args.after_upgrade:
+        run_child("index", root, db, args.workers)  # the index an older version made (untimed)
     for _ in range(args.repeat):
         base.append(run_child("baseline", root, "", 0))
-        full.append(run_child("index", root, corpora.fresh_db(f"bench-{args.corpus.replace('/', '_')}"), args.workers))
+        if not args.after_upgrade:
+            db = corpora.fresh_db(f"bench-{args.corpus.replace('/', '_')}")
+        full.append(run_child("upgrade" if args.after_upgrade else "index", root, db, args.workers))
     b = statistics.median(r["seconds"] for r in base)
     f = statistics.median(r["seconds"] for r in full)
     files, loc = full[0]["files"], full[0]["loc"]
     result = {
         "corpus": args.corpus, "files": files, "loc": loc, "repeat": args.repeat, "workers": args.workers,
+        "after_upgrade": args.after_upgrade,
         "baseline_parse_query_s": round(b, 2), "index_s": round(f, 2), "ratio": round(f / b, 2),
         "files_per_s": round(files / f), "loc_per_s": round(loc / f),
         "peak_rss_mb_main": round(max(r["rss_mb"] for r in full)),
