@@ -66,7 +66,7 @@ def test_unresolved_counts_the_call_sites_of_the_targets_language_family_only(tm
     files = dict(FILES, **{"pkg/call.py": "def go(o):\n    return o.render(1)\n"})
     ws = index_files(tmp_path, files)
     try:
-        families = {lang.name: lang.resolver for lang in languages.registry().values()}
+        families = languages.families()
         cur = ws.store.cursor()
         for target, wanted, count in (
                 ("pkg/api.py::string", [("string", "pkg/api.py")], 0),

@@ -22,7 +22,7 @@ from memory_lsp.index import languages
 from memory_lsp.store import code, edges
 from memory_lsp.workspace import Workspace
 
-FAMILIES = {lang.name: lang.resolver for lang in languages.registry().values()}
+FAMILIES = languages.families()
 
 CONTRACT = Path(__file__).parent / "contracts" / "languages" / "python" / "workspace"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])

@@ -111,7 +111,7 @@ class Names:
         return known[ids]
 
 
-FAMILIES = tuple(sorted({lang.resolver for lang in languages.registry().values()}))
+FAMILIES = tuple(sorted(set(languages.families().values())))
 UNKNOWN = -2
 
 

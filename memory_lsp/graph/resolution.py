@@ -100,5 +100,5 @@ def _resolve(store: Store, cur, scope: edges.RefScope | None) -> None:
     registry = languages.registry().values()
     self_names = sorted({s for lang in registry for s in lang.self_names})
     implicit = [lang.name for lang in registry if lang.implicit_self]
-    families = {lang.name: lang.resolver for lang in registry}
-    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope, families, BUILTIN_METHODS)
+    calls.resolve_refs(store, cur, self_names, implicit, CONFIDENCE, MAX_NAME_CANDIDATES, scope, languages.families(),
+                       BUILTIN_METHODS)

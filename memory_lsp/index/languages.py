@@ -80,6 +80,13 @@ def language_for(path: str) -> Language | None:
     return by_extension().get(os.path.splitext(path)[1].lower())
 
 
+@functools.lru_cache(maxsize=1)
+def families() -> dict[str, str]:
+    """Each language's family (its resolver): a call is guessed, and counted unresolved, within its
+    caller's family only (TypeScript and JavaScript are one, C and C++ another)."""
+    return {lang.name: lang.resolver for lang in registry().values()}
+
+
 @functools.lru_cache(maxsize=None)
 def ts_language(name: str):
     import tree_sitter
