@@ -26,7 +26,7 @@ FILES = {
 TABLES = {  # every fact an index run writes, in a stable order (no times; scores decay with a file's age)
     "files": "SELECT path, lang, hash, is_test, reach FROM files ORDER BY ALL",
     "symbols": "SELECT * FROM symbols ORDER BY ALL",
-    "edges": "SELECT * EXCLUDE (score) FROM edges ORDER BY ALL",
+    "edges": "SELECT * EXCLUDE (score, fingerprint) FROM edges ORDER BY ALL",
     "refs": "SELECT * FROM refs ORDER BY ALL",
     "imports": "SELECT * FROM imports ORDER BY ALL",
     "chunks": "SELECT * FROM chunks ORDER BY ALL",

@@ -36,6 +36,7 @@ def link(store: Store, cur, changes: Changes) -> None:
     if not changes.first_run:  # the edges made again scored as the last whole run scored them (its
         # file scores kept), so they equal those they replace: the graph that follows reads less
         edges.write_edge_scores(cur, scoring.EDGE_WEIGHTS, only_new=True)
+    edges.fill_fingerprints(cur)
 
 
 PASSES = GraphPasses(link=link, score=scoring.refresh_scores)

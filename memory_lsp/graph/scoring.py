@@ -134,4 +134,5 @@ def refresh_scores(store: Store, changed: bool = True) -> None:
     with store.transaction() as cur:
         code.write_file_scores(store, cur, scores)
         edges.write_edge_scores(cur, EDGE_WEIGHTS)
+        edges.fill_fingerprints(cur)
         store.set_meta("scored_at", str(now), cur)

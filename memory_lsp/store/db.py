@@ -31,13 +31,14 @@ from memory_lsp.store.ingest import insert_columns
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 6  # v5: refs.rtype (no migration: the index is rebuilt); v6: the bm25_* tables
+SCHEMA_VERSION = 7  # v5: refs.rtype (no migration: the index is rebuilt); v6: the bm25_* tables; v7: edges.fingerprint
 # version -> SQL that upgrades the previous version to it; a gap means "rebuild"
 MIGRATIONS: dict[int, str] = {
     2: "SELECT 1",  # v2 adds the memories and citations tables, created by schema.sql
     3: "SELECT 1",  # v3 adds the vectors table
     4: "CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id)",  # v4 looks chunks up by id
     6: "DELETE FROM meta WHERE key IN ('fts_dirty', 'fts_version')",  # bm25_* filled at the next search
+    7: "ALTER TABLE edges ADD COLUMN IF NOT EXISTS fingerprint UBIGINT",  # filled by the next run; read as hashed till then
 }
 # DuckDB's own memory by default (its cache, joins, a run's uncommitted rows): beyond it it spills to
 # the temp directory (<db>.tmp) instead of growing; by default DuckDB takes up to 80% of RAM, and an

@@ -87,7 +87,7 @@ def restore(cur, paths: set[str]) -> None:
     """The kept edges from `paths` (which only moved lines) back, each at its reference's new line."""
     if paths:
         cur.execute("""
-            INSERT INTO edges SELECT e.* REPLACE (m.new AS line)
+            INSERT INTO edges SELECT e.* REPLACE (m.new AS line, NULL AS fingerprint)
             FROM _old_edges e JOIN (SELECT DISTINCT path, old, new FROM _line_map) m
                  ON m.path = e.src_path AND m.old = e.line
             WHERE e.src_path = ANY(?::VARCHAR[])""", [sorted(paths)])
@@ -116,7 +116,7 @@ def move_file_links(cur, lines: dict[str, dict[int, int]]) -> None:
         cur.execute("CREATE OR REPLACE TEMP TABLE _import_lines (path VARCHAR, old INTEGER, new INTEGER)")
         cur.executemany("INSERT INTO _import_lines VALUES (?, ?, ?)", rows)
         cur.execute("""
-            UPDATE edges SET line = m.new FROM _import_lines m
+            UPDATE edges SET line = m.new, fingerprint = NULL FROM _import_lines m
             WHERE edges.kind IN ('IMPORTS', 'ASSERTS_ON') AND edges.src_path = m.path AND edges.line = m.old""")
         cur.execute("DROP TABLE _import_lines")
 

@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS imports (
 CREATE TABLE IF NOT EXISTS edges (
     src VARCHAR, dst VARCHAR, kind VARCHAR, src_path VARCHAR, dst_path VARCHAR,
     line INTEGER, confidence DOUBLE, strategy VARCHAR, name VARCHAR, support INTEGER,
-    score DOUBLE DEFAULT 0
+    score DOUBLE DEFAULT 0,
+    fingerprint UBIGINT  -- what the graph reads of the row, hashed (store/edges.py); NULL until a write fills it
 );
 
 -- search units: functions and classes (never split), documentation sections

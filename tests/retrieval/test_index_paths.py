@@ -10,7 +10,7 @@ import pytest
 from memory_lsp.retrieval.bm25 import Bm25Index
 from memory_lsp.retrieval.search import Retriever
 from memory_lsp.workspace import Workspace
-from memory_lsp.store import Store
+from memory_lsp.store import SCHEMA_VERSION, Store
 from memory_lsp.store import fulltext
 from memory_lsp.store import search as sql
 
@@ -107,8 +107,8 @@ def test_an_index_from_before_receiver_types_is_rebuilt(tmp_path):
     store.set_meta("schema_version", "4")
     store.close()
     store = Store.open(path)
-    assert store.recovered == "index schema v4 differs from v6: rebuilt"
-    assert store.meta("schema_version") == "6"
+    assert store.recovered == f"index schema v4 differs from v{SCHEMA_VERSION}: rebuilt"
+    assert store.meta("schema_version") == str(SCHEMA_VERSION)
     assert store.cursor().execute("SELECT index_name FROM duckdb_indexes()").fetchall() == [("chunks_id",)]
     assert store.cursor().execute("SELECT id FROM chunks").fetchall() == []
     store.close()
@@ -129,7 +129,7 @@ def test_an_index_searched_through_duckdbs_fts_extension_keeps_its_code_and_buil
     store.close()
     store = Store.open(path)
     try:
-        assert store.recovered is None and store.meta("schema_version") == "6"
+        assert store.recovered is None and store.meta("schema_version") == str(SCHEMA_VERSION)  # v6, then v7's
         schemas = {r[0] for r in store.cursor().execute("SELECT schema_name FROM duckdb_schemas()").fetchall()}
         tables = {r[0] for r in store.cursor().execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         assert "fts_main_fts_docs" not in schemas and "fts_docs" not in tables
