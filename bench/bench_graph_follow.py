@@ -8,6 +8,7 @@ a whole load; after it, a graph that follows the last one. The file is restored 
 (untimed, its graph too). CPU time (the process's, all threads) is reported beside wall time.
 
     python bench/bench_graph_follow.py --db <an index of corpora.stdlib_copy()> [--rounds 30]
+    python bench/bench_graph_follow.py --root <a workspace> --db <its index> [--rounds 30]
 
 The index is copied first (the rounds write to the copy).
 """
@@ -39,8 +40,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--db", required=True, help="an index of corpora.stdlib_copy() (copied, not changed)")
     ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--root", help="the workspace the index is of (default: corpora.stdlib_copy())")
     args = ap.parse_args()
-    root = corpora.stdlib_copy()
+    root = Path(args.root) if args.root else corpora.stdlib_copy()
     db = corpora.fresh_db("graph-follow")
     shutil.copy(args.db, db)
     ws = Workspace.open(root, db=db)
@@ -62,7 +64,7 @@ def main() -> None:
         ws.reindex({rel: original})  # back to the file on disk, untimed
         ws.load_graph()
     edges = cur.execute("SELECT count(*) FROM edges").fetchone()[0]
-    print(json.dumps({"corpus": "stdlib", "files": len(paths), "edges": edges,
+    print(json.dumps({"corpus": str(args.root or "stdlib"), "files": len(paths), "edges": edges,
                       "first_whole_load_s": round(first, 2), "wall": summary(wall), "cpu": summary(cpu)}, indent=2))
     ws.close()
 

@@ -161,3 +161,20 @@ def test_every_indexed_name_is_found(ws):
                                                               key=lambda n: n.encode())
     callers = graph.walk("lib/unicode_names.py::café", "lib/unicode_names.py", 2)[0]
     assert {d.node for d in callers} >= {"lib/unicode_names.py::z"}
+
+
+def test_edges_are_matched_by_rowid_and_fingerprint_whether_rowids_are_dense_or_not():
+    from memory_lsp.graph.follow import _matches
+
+    rng = np.random.default_rng(3)
+    for spread in (1, 50):  # dense rowids (a table from rowid to index), sparse (a search)
+        old_r = np.arange(0, 2000 * spread, spread, dtype=np.int64)
+        old_fp = rng.integers(0, 2**63, len(old_r)).astype(np.uint64)
+        keep = rng.random(len(old_r)) > 0.1
+        fp = old_fp[keep].copy()
+        fp[::7] += np.uint64(1)  # changed in place: same rowid, another fingerprint
+        rowid = np.concatenate([old_r[keep], old_r[-1] + 1 + np.arange(30)])
+        fp = np.concatenate([fp, rng.integers(0, 2**63, 30).astype(np.uint64)])
+        expected = [int(np.flatnonzero(old_r == r)[0]) if r in set(old_r.tolist()) and
+                    old_fp[np.flatnonzero(old_r == r)[0]] == f else -1 for r, f in zip(rowid.tolist(), fp)]
+        assert _matches({"r": old_r, "fp": old_fp}, rowid, fp).tolist() == expected

@@ -25,6 +25,7 @@ import numpy as np
 
 from memory_lsp.graph import follow_unresolved, tests_carry
 from memory_lsp.graph.impact import EDGE_COLUMNS, EDGE_TYPES, ImpactGraph
+from memory_lsp.graph.steps import among
 from memory_lsp.store import graph_reads, test_reads
 
 MAX_CHANGED_FILES = 400  # beyond these a whole load is about as fast
@@ -91,7 +92,7 @@ def _names_before(old: ImpactGraph, changed: list[str]) -> set[str]:
     """The names the changed files' symbols had in the last graph."""
     if not changed:
         return set()
-    ids = old.sym_call[np.isin(old.sym_path, old.table.intern(changed))]
+    ids = old.sym_call[among(old.sym_path, old.table.intern(changed), len(old.table))]
     return {old.calls[i] for i in np.unique(ids[ids >= 0]).tolist()}
 
 
@@ -103,8 +104,19 @@ def _matches(old: dict, rowid: np.ndarray, fp: np.ndarray) -> np.ndarray:
     """For each edge now, the index of the old edge at the same rowid with the same fingerprint,
     or -1 (a new row; or every row, after a checkpoint renumbered them). Both lists are in rowid
     order, so the search runs over sorted values."""
-    if not len(old["r"]):
+    if not len(old["r"]) or not len(rowid):
         return np.full(len(rowid), -1, dtype=np.int64)
+    top = int(max(old["r"][-1], rowid[-1]))
+    if 0 <= int(min(old["r"][0], rowid[0])) and top < 4 * len(rowid) + 1024:
+        # rowids are dense (DuckDB numbers rows in order, deletes leave gaps until a checkpoint):
+        # a table from rowid to old index, where searching every rowid took ~10 ms on the stdlib
+        where = np.full(top + 1, -1, dtype=np.int32)
+        where[old["r"]] = np.arange(len(old["r"]), dtype=np.int32)
+        at = where[rowid].astype(np.int64)
+        same = at >= 0
+        same[same] = old["fp"][at[same]] == fp[same]
+        at[~same] = -1
+        return at
     at = np.minimum(np.searchsorted(old["r"], rowid), len(old["r"]) - 1)
     return np.where((old["r"][at] == rowid) & (old["fp"][at] == fp), at, -1)
 
@@ -127,7 +139,7 @@ def _files(old: ImpactGraph, now: dict) -> tuple[list[str], dict]:
     was = np.zeros(len(before), dtype=bool)
     before[old.file_node], was[old.file_node] = old.file_fp, True
     differs = ~was[node] | (before[node] != fp)
-    gone = old.file_node[~np.isin(old.file_node, node)]
+    gone = old.file_node[~among(old.file_node, node, len(old.table))]
     changed = [paths[k] for k in np.flatnonzero(differs).tolist()] + [old.names[i] for i in gone.tolist()]
     order = np.argsort(node, kind="stable")
     return changed, {"node": node[order], "is_test": np.asarray(now["is_test"])[order], "fp": fp[order],
@@ -151,7 +163,8 @@ def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[di
     # an edge deleted and made again the same (a re-parsed file's IMPORTS into it, say) moved no
     # row of its file: only edges whose fingerprint is not among the other side's count
     made = ~np.isin(new_fp[fresh_at], old.e["fp"][removed])  # fresh rows unlike every removed one
-    removed &= ~np.isin(old.e["fp"], new_fp[fresh_at])
+    out_at = np.flatnonzero(removed)  # a few rows: the test runs there only
+    removed[out_at] = ~np.isin(old.e["fp"][out_at], new_fp[fresh_at])
     resolved_in.update(old.names[i] for i in np.unique(old.e["src_path"][removed & (old.e["kind"] == calls)]).tolist())
     touched = {old.names[i] for i in np.unique(old.e["src_path"][removed]).tolist()}
     if fresh is not None:
@@ -178,7 +191,7 @@ def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[di
 def _symbols(old: ImpactGraph, changed: list[str], rows: dict | None) -> dict:
     """The symbol rows of the files that did not change, then those of the changed files as read."""
     drop = old.table.intern(changed)
-    keep = ~np.isin(old.sym_path, drop)
+    keep = ~among(old.sym_path, drop, len(old.table))
     node, path, call = old.sym_node[keep], old.sym_path[keep], old.sym_call[keep]
     if rows is not None and len(rows["id"]):
         node = np.concatenate([node, old.table.intern(np.asarray(rows["id"]).tolist())])
@@ -193,7 +206,7 @@ def _symbols(old: ImpactGraph, changed: list[str], rows: dict | None) -> dict:
 
 def _sites(old: ImpactGraph, paths: list[str], rows: dict | None) -> dict:
     """The call sites of the other files, with those of `paths` as read now, sorted by name."""
-    keep = ~np.isin(old.site_file, old.table.intern(paths))
+    keep = ~among(old.site_file, old.table.intern(paths), len(old.table))
     name, file, best = old.site_name[keep], old.site_file[keep], old.site_best[keep]
     if rows is not None and len(rows["name"]):
         new_name = old.calls.intern(np.asarray(rows["name"]).tolist())

@@ -25,6 +25,7 @@ import numpy as np
 
 from memory_lsp.graph import tests_reach
 from memory_lsp.graph.held_memo import mix
+from memory_lsp.graph.steps import among
 
 UNRESOLVED_KINDS = ("tests", "dispatch", "untyped", "classes", "reexports")
 
@@ -91,8 +92,10 @@ def _followed_sums(old, new, old_to_new: np.ndarray, fresh_at: np.ndarray) -> np
     gone, made = old_to_new[old.step_edge] < 0, fresh[new.step_edge]
     guessed_old, guessed_new = _guessed(old), _guessed(new)
     callers = np.union1d(old.step_node[gone & guessed_old], new.step_node[made & guessed_new])
-    out_rows = _rows(old, np.flatnonzero((gone & ~guessed_old) | (guessed_old & np.isin(old.step_node, callers))), guessed_old)
-    in_rows = _rows(new, np.flatnonzero((made & ~guessed_new) | (guessed_new & np.isin(new.step_node, callers))), guessed_new)
+    out_rows = _rows(old, np.flatnonzero((gone & ~guessed_old) | (guessed_old & among(old.step_node, callers, old.n))),
+                     guessed_old)
+    in_rows = _rows(new, np.flatnonzero((made & ~guessed_new) | (guessed_new & among(new.step_node, callers, new.n))),
+                    guessed_new)
     with np.errstate(over="ignore"):
         return old._step_sums - _sums(out_rows) + _sums(in_rows)
 
