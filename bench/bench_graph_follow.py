@@ -9,6 +9,7 @@ a whole load; after it, a graph that follows the last one. The file is restored 
 
     python bench/bench_graph_follow.py --db <an index of corpora.stdlib_copy()> [--rounds 30]
     python bench/bench_graph_follow.py --root <a workspace> --db <its index> [--rounds 30]
+    python bench/bench_graph_follow.py ... --edit comment   (a comment line typed above everything instead)
 
 The index is copied first (the rounds write to the copy).
 """
@@ -41,6 +42,7 @@ def main() -> None:
     ap.add_argument("--db", required=True, help="an index of corpora.stdlib_copy() (copied, not changed)")
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--root", help="the workspace the index is of (default: corpora.stdlib_copy())")
+    ap.add_argument("--edit", choices=("function", "comment"), default="function")
     args = ap.parse_args()
     root = Path(args.root) if args.root else corpora.stdlib_copy()
     db = corpora.fresh_db("graph-follow")
@@ -55,7 +57,8 @@ def main() -> None:
     wall, cpu = [], []
     for i, rel in enumerate(rng.sample(paths, min(args.rounds, len(paths)))):
         original = (root / rel).read_bytes()
-        edited = original + f"\n\ndef _bench_follow_{i}(x):\n    return dumps(x)\n".encode()
+        edited = b"# typed\n" + original if args.edit == "comment" else \
+            original + f"\n\ndef _bench_follow_{i}(x):\n    return dumps(x)\n".encode()
         ws.reindex({rel: edited})
         t, c = time.perf_counter(), time.process_time()
         ws.load_graph()
@@ -64,7 +67,7 @@ def main() -> None:
         ws.reindex({rel: original})  # back to the file on disk, untimed
         ws.load_graph()
     edges = cur.execute("SELECT count(*) FROM edges").fetchone()[0]
-    print(json.dumps({"corpus": str(args.root or "stdlib"), "files": len(paths), "edges": edges,
+    print(json.dumps({"corpus": str(args.root or "stdlib"), "edit": args.edit, "files": len(paths), "edges": edges,
                       "first_whole_load_s": round(first, 2), "wall": summary(wall), "cpu": summary(cpu)}, indent=2))
     ws.close()
 

@@ -178,3 +178,32 @@ def test_edges_are_matched_by_rowid_and_fingerprint_whether_rowids_are_dense_or_
         expected = [int(np.flatnonzero(old_r == r)[0]) if r in set(old_r.tolist()) and
                     old_fp[np.flatnonzero(old_r == r)[0]] == f else -1 for r, f in zip(rowid.tolist(), fp)]
         assert _matches({"r": old_r, "fp": old_fp}, rowid, fp).tolist() == expected
+
+
+def test_steps_merged_after_random_edits_are_the_steps_sorted_from_all_edges():
+    """Many ties in score, symbol edges with their file-level copies, edges removed anywhere and
+    made at the end of the table, nodes new since: the merge must equal the sort."""
+    rng = np.random.default_rng(11)
+    kinds = ["CALLS", "IMPORTS", "DRIVES", "DOCUMENTS"]
+
+    def edges(count, n):
+        src, dst = rng.integers(0, n, count), rng.integers(0, n, count)
+        lifted = rng.random(count) < 0.5  # a symbol edge: its ends' files are other nodes
+        return {"src": src, "dst": dst, "src_path": np.where(lifted, rng.integers(0, n, count), src),
+                "dst_path": np.where(lifted, rng.integers(0, n, count), dst),
+                "kind": rng.integers(0, len(kinds), count).astype(np.int8),
+                "score": rng.integers(0, 4, count) / 2.0}  # few distinct scores: ties in every run
+
+    for n_old, n_new in ((300, 300), (300, 340)):
+        old_e = edges(5000, n_old)
+        old = steps.build(old_e, kinds, n_old)
+        keep = rng.random(5000) > 0.05
+        made = edges(400, n_new)
+        new_e = {c: np.concatenate([old_e[c][keep], made[c]]) for c in old_e}
+        old_to_new = np.full(5000, -1, dtype=np.int64)
+        old_to_new[keep] = np.arange(int(keep.sum()))
+        fresh_at = np.arange(int(keep.sum()), len(new_e["kind"]), dtype=np.int64)
+        merged = steps.follow(old, new_e, kinds, n_new, old_to_new, fresh_at)
+        built = steps.build(new_e, kinds, n_new)
+        for part in ("ptr", "node", "edge", "copy"):
+            assert np.array_equal(getattr(merged, part), getattr(built, part)), (n_new, part)

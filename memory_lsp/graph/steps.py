@@ -71,15 +71,18 @@ def follow(old: Steps, e: dict, kinds: list[str], n: int, old_to_new: np.ndarray
     neg, pos = -e["score"][edge], 2 * edge + copy
     order = np.lexsort((pos, neg, key))
     key, node, edge, copy, neg, pos = key[order], node[order], edge[order], copy[order], neg[order], pos[order]
-    # where each new step goes among the kept ones: its node's run, then by score, then table order
+    # where each new step goes among the kept ones: within its node's run, before the first kept step
+    # of a lower score, or of the same score later in table order; a binary search of all new steps
+    # at once (one per step in Python took ~10 us each: ~20 ms for a comment typed above 2,000 edges)
     score = e["score"]
-    at = np.empty(len(key), dtype=np.int64)
-    for i, (a, b, s, p) in enumerate(zip(kept_ptr[key].tolist(), kept_ptr[key + 1].tolist(), neg.tolist(), pos.tolist())):
-        if a < b:
-            run = -score[k_edge[a:b]]
-            a, b = a + int(run.searchsorted(s, "left")), a + int(run.searchsorted(s, "right"))
-            a += int((2 * k_edge[a:b].astype(np.int64) + k_copy[a:b]).searchsorted(p))
-        at[i] = a
+    lo, hi = kept_ptr[key], kept_ptr[key + 1]
+    while (open_ := np.flatnonzero(lo < hi)).size:
+        mid = (lo[open_] + hi[open_]) // 2
+        k_neg, k_pos = -score[k_edge[mid]], 2 * k_edge[mid] + k_copy[mid]
+        before = (k_neg < neg[open_]) | ((k_neg == neg[open_]) & (k_pos < pos[open_]))
+        lo[open_] = np.where(before, mid + 1, lo[open_])
+        hi[open_] = np.where(before, hi[open_], mid)
+    at = lo
     ptr = kept_ptr.copy()
     ptr[1:] += np.cumsum(np.bincount(key, minlength=n))  # and the new steps of the nodes before
     return Steps(ptr, np.insert(k_node, at, node), np.insert(k_edge, at, edge), np.insert(k_copy, at, copy))
