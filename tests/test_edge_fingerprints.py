@@ -7,20 +7,12 @@ before the column) is read as if they had."""
 import subprocess
 
 import numpy as np
+from test_import_lines_moved import FILES
 
 from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.store import graph_reads
 from memory_lsp.store.edges import FINGERPRINT
 from memory_lsp.workspace import Workspace
-
-FILES = {
-    "pkg/__init__.py": "from pkg.core import run\n",
-    "pkg/base.py": "def ping():\n    return 1\n",
-    "pkg/util.py": "def shout(x):\n    return x\n",
-    "pkg/core.py": "from pkg.base import ping\nfrom pkg.util import shout\n\ndef run():\n    return shout(ping())\n",
-    "pkg/more.py": "from pkg.base import ping\n\ndef again():\n    return ping()\n",
-    "tests/test_core.py": "import pkg\nfrom pkg.core import run\n\ndef test_run():\n    assert run() == 1\n",
-}
 
 STALE = f"SELECT count(*) FROM edges e WHERE e.fingerprint IS DISTINCT FROM {FINGERPRINT}"
 
@@ -52,7 +44,7 @@ def test_every_run_leaves_each_edge_with_the_fingerprint_of_what_it_says(tmp_pat
         ("pkg/core.py", "# typed\n" + FILES["pkg/core.py"]),
         ("pkg/core.py", "\n\n" + FILES["pkg/core.py"]),
         ("pkg/more.py", FILES["pkg/more.py"] + "\ndef louder():\n    return again() + ping()\n"),
-        ("tests/test_core.py", FILES["tests/test_core.py"].replace("run() == 1", "run() == 2")),
+        ("tests/test_core.py", FILES["tests/test_core.py"].replace("== 1", "== 2")),
     ]
     for path, text in edits:
         (root / path).write_text(text)
@@ -69,10 +61,9 @@ def test_every_run_leaves_each_edge_with_the_fingerprint_of_what_it_says(tmp_pat
     ws.close()
 
 
-def test_rows_without_a_fingerprint_read_as_if_they_had_one(tmp_path, write_files):
-    root = write_files(tmp_path / "ws", FILES)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
+def test_rows_without_a_fingerprint_read_as_if_they_had_one(tmp_path, index_files):
+    ws = index_files(tmp_path / "ws", FILES)
+    root = ws.root
     cur = ws.store.cursor()
     hashed = f"SELECT e.rowid AS r, {FINGERPRINT} AS fp FROM edges e ORDER BY e.rowid"
     expected = cur.execute(hashed).fetchnumpy()
@@ -90,10 +81,9 @@ def test_rows_without_a_fingerprint_read_as_if_they_had_one(tmp_path, write_file
     ws.close()
 
 
-def test_an_index_made_before_the_column_keeps_its_rows_and_reads_the_same_graph(tmp_path, write_files):
-    root = write_files(tmp_path / "ws", FILES)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
+def test_an_index_made_before_the_column_keeps_its_rows_and_reads_the_same_graph(tmp_path, index_files):
+    ws = index_files(tmp_path / "ws", FILES)
+    root = ws.root
     cur = ws.store.cursor()
     expected = cur.execute(f"SELECT {FINGERPRINT} FROM edges e ORDER BY e.rowid").fetchall()
     ws.store.conn.execute("ALTER TABLE edges DROP COLUMN fingerprint")  # schema v6's edges
