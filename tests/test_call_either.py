@@ -7,7 +7,7 @@ also what it was (`x = x or Foo()`), leave the call as untyped as before."""
 from test_call_returns import _edited_equals_fresh
 
 from memory_lsp.index import extract
-from memory_lsp.index.receivers import either_values
+from memory_lsp.index.exprtext import either_values
 
 ENV = (
     "import typing as t\n"                                                                  # 1

@@ -4,6 +4,8 @@ the parts of a list outside brackets. Shared by the receiver rules of every lang
 
 from __future__ import annotations
 
+import re
+
 
 def top_split(text: str, sep: str, angle: bool = False) -> list[str]:
     """`text` split at `sep` outside brackets; with `angle`, TypeScript's `<>` too (`A<B | C> | D`
@@ -45,9 +47,42 @@ def split_call(text: str) -> tuple[str, str] | None:
     return None
 
 
+def split_subscript(text: str) -> tuple[str, str] | None:
+    """`self.tags[key]` -> ("self.tags", "key"): the value and the index of the outer subscript."""
+    if not text.endswith("]"):
+        return None
+    for i, ch, depth in from_end(text):
+        if ch in "([{" and depth == 0:
+            return (text[:i].strip(), text[i + 1:-1]) if ch == "[" and i else None
+    return None
+
+
 def split_attr(callee: str) -> tuple[str, str]:
     """`self._chain().filter` -> ("self._chain()", "filter"); `f` -> ("", "f")."""
     for i, ch, depth in from_end(callee):
         if ch == "." and depth == 0:
             return callee[:i].strip(), callee[i + 1:].strip()
     return "", callee
+
+
+_WORDS = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[()\[\]{}]|\b(?:or|if|else|lambda)\b)""")
+
+
+def either_values(text: str) -> list[str]:
+    """The values `a or b` and `a if c else b` can be (the condition left out; a nested one's too),
+    split outside brackets and strings; [] when a lambda makes the reading unsure."""
+    values, depth, start, condition = [], 0, 0, False
+    for m in _WORDS.finditer(text):
+        word = m.group(0)
+        if word in "([{" and len(word) == 1:
+            depth += 1
+        elif word in ")]}" and len(word) == 1:
+            depth -= 1
+        elif depth == 0 and word in ("or", "if", "else") and not (condition and word == "or"):
+            if not condition:
+                values.append(text[start:m.start()].strip())
+            condition, start = word == "if", m.end()
+        elif depth == 0 and word == "lambda":
+            return []
+    values.append(text[start:].strip())
+    return [v for v in values if v]

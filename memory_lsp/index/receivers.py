@@ -197,32 +197,9 @@ def binding_type(kind: str, text: str | None) -> str | None:
     if kind == "iter" or kind in elements.TARGET_SLOTS:  # a tuple target's name: its slot (index/elements.py)
         return ELEMENT + elements.slot_of(kind) + text if text else None
     if kind == "either":
-        values = [v for v in either_values(text or "") if v != "None"]
+        values = [v for v in exprtext.either_values(text or "") if v != "None"]
         return EITHER + EITHER.join(values) if values else None
     return None
-
-
-_WORDS = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[()\[\]{}]|\b(?:or|if|else|lambda)\b)""")
-
-
-def either_values(text: str) -> list[str]:
-    """The values `a or b` and `a if c else b` can be (the condition left out; a nested one's too),
-    split outside brackets and strings; [] when a lambda makes the reading unsure."""
-    values, depth, start, condition = [], 0, 0, False
-    for m in _WORDS.finditer(text):
-        word = m.group(0)
-        if word in "([{" and len(word) == 1:
-            depth += 1
-        elif word in ")]}" and len(word) == 1:
-            depth -= 1
-        elif depth == 0 and word in ("or", "if", "else") and not (condition and word == "or"):
-            if not condition:
-                values.append(text[start:m.start()].strip())
-            condition, start = word == "if", m.end()
-        elif depth == 0 and word == "lambda":
-            return []
-    values.append(text[start:].strip())
-    return [v for v in values if v]
 
 
 @functools.lru_cache(maxsize=256)
@@ -266,7 +243,7 @@ class Scopes:
             if typ is not None and line is not None and until is not None:
                 self.narrowed.setdefault((scope, name), []).append((line, until, typ))
             return
-        if kind == "either" and name in (text or "") and name in either_values(text or ""):
+        if kind == "either" and name in (text or "") and name in exprtext.either_values(text or ""):
             return  # `x = x or Foo()`: x is also what it was (a parameter, say), which the table does not keep
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
         if where is not None and typ is not None and typ.startswith((DEFER, EITHER)):
@@ -347,6 +324,8 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return "builtin"
     if receiver.endswith(")") and returns is not None:  # `Foo(...).f()`, `self._chain().f()`
         return returns.expr(receiver, chain, cls)
+    if receiver.endswith("]") and returns is not None:  # `self.tags[key].f()`, `items[0].f()`
+        return returns.item(receiver, chain, cls)
     made = _CONSTRUCTED.match(receiver)
     if made:  # `Foo(...).f()`
         return call_type(made.group(1))

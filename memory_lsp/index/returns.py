@@ -229,6 +229,15 @@ class Returns:
         func = self._called(call[0], chain, cls, depth + 1)[0] if call and depth <= _MAX_DEPTH else None
         return receivers.element_type(self.annotation[func]) if func in self.annotation else None
 
+    def item(self, text: str, chain: list, cls: str | None) -> str | None:
+        """What `x[k]` is (`self.tags[key].to_python()`): a value of a name or `self.x` annotated
+        as a mapping (`dict[str, Foo]`), an element of one annotated as a list (`list[Foo]`); a
+        slice of a list is no element."""
+        split = exprtext.split_subscript(text)
+        if split is None or not _NAMED(split[0]) or ":" in exprtext.top_split(split[1], ",")[0]:
+            return None
+        return self._beside(split[0], elements.MAPPING + "1", chain, cls) or self._beside(split[0], ELEMENT, chain, cls)
+
     def _beside(self, name: str, suffix: str, chain: list, cls: str | None) -> str | None:
         """What the scopes keep beside a name or `self.x` (its elements, a slot of them)."""
         hit = self.scopes.lookup(chain, name + suffix) if name.isidentifier() else \
