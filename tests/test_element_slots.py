@@ -116,9 +116,9 @@ def test_an_attribute_annotated_a_mapping_is_python_s_mapping():
 @pytest.mark.parametrize("annotation, want", [
     ("list[tuple[Key | None, Item]]", {"[]0": "Key", "[]1": "Item"}),
     ("Sequence[Tuple['Key', Item]]", {"[]0": "Key", "[]1": "Item"}),
-    ("dict[str, Item]", {"{}1": "Item"}),
-    ("Mapping[Key, list[Item]]", {"{}0": "Key"}),
-    ("dict[tuple[Key, Item], Other]", {"{}1": "Other"}),
+    ("dict[str, Item]", {"{}0": "builtin", "{}1": "Item"}),  # Python's values kept as Python's
+    ("Mapping[Key, list[Item]]", {"{}0": "Key", "{}1": "builtin"}),
+    ("dict[tuple[Key, Item], Other]", {"{}0": "builtin", "{}1": "Other"}),
     ("list[Item]", {}),
     ("tuple[Key, Item]", {}),  # a tuple itself iterates its items: no slots
 ])

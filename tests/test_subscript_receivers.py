@@ -2,7 +2,8 @@
 `self.tags: dict[str, JSONTag]`, flask's tag.py) is a call on that class, as jedi reads it: it was
 untyped, a guess at every workspace method of the name (here two namesakes: below the listing
 threshold, so "what breaks if JSONTag.to_python changes" missed the caller). A slice of a list is
-no element, and a mapping of Python's values types nothing."""
+no element. An item of a mapping or list of Python's values (`names: dict[str, str]`) is Python's:
+no workspace method is guessed there, nor on a loop's variable over one (`for s in words`)."""
 
 from test_fixture_calls import fresh_snapshot
 from test_guess_families import calls_from
@@ -36,8 +37,15 @@ FILES = {
         "\n"
         "\n"
         "def by_param(table: dict[str, JSONTag], names: dict[str, str], key):\n"
-        "    names[key].to_python(1)\n"                          # 21: a str: nothing known of its methods here
+        "    names[key].to_python(1)\n"                          # 21: a str: Python's
         "    return table[key.lower()].to_python(1)\n"           # 22: a value of the parameter's mapping
+        "\n"
+        "\n"
+        "def loop(words: list[str], pairs: dict[str, bytes]):\n"
+        "    for w in words:\n"
+        "        w.to_python(2)\n"                               # 27: a str
+        "    for k, v in pairs.items():\n"
+        "        v.to_python(3)\n"                               # 29: bytes
     ),
 }
 
@@ -48,8 +56,9 @@ def test_a_call_on_an_item_of_a_typed_mapping_or_list_is_a_call_on_its_class(tmp
         typed = {line for line, dst, strategy in calls_from(ws, "pkg/use.py")
                  if dst == "pkg/tags.py::JSONTag.to_python" and strategy == "typed"}
         assert typed == {11, 14, 22}
+        assert not {line for line, _, _ in calls_from(ws, "pkg/use.py")} & {21, 27, 29}  # Python's values
         guessed = {line for line, _, strategy in calls_from(ws, "pkg/use.py") if strategy.startswith("name_")}
-        assert guessed == {17, 21}  # unknown: guesses by name, as before
+        assert guessed == {17}  # unknown: a guess by name, as before
         callers = {d["symbol"] for d in ws.impact("pkg/tags.py::JSONTag.to_python", depth=1)["dependents"]}
         assert {"TaggedJSON.untag", "TaggedJSON.first", "by_param"} <= callers
         # an editor's run of the file reads the same as a fresh index

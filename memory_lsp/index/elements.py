@@ -43,7 +43,8 @@ def type_args(text: str) -> list[str]:
 
 
 def slots(annotation: str, element: str | None, element_suffix: str, annotation_type) -> dict[str, str]:
-    """Suffixes to keep beside a name annotated `annotation` -> the class each slot is: a tuple
+    """Suffixes to keep beside a name annotated `annotation` -> the class each slot is (or "builtin",
+    Python's: `dict[str, list]`'s values): a tuple
     element's (`element`: the text iterating gives, if any) after `element_suffix`, a mapping's
     keys and values after MAPPING. `annotation_type` reads one type as written."""
     out = {}
@@ -53,6 +54,6 @@ def slots(annotation: str, element: str | None, element_suffix: str, annotation_
         args = type_args(match.group(1)) if match else []
         for i, arg in enumerate(args[:2] if suffix == element_suffix or len(args) == 2 else ()):
             typ = annotation_type(arg)
-            if typ and typ != "builtin":
+            if typ:
                 out[suffix + str(i)] = typ
     return out

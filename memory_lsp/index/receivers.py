@@ -171,10 +171,11 @@ def element_text(text: str) -> str | None:
 
 
 def element_type(text: str, inner: str | None = None) -> str | None:
-    """`list[Foo]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class (`inner`: element_text's)."""
+    """`list[Foo]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class or Python's
+    ("builtin": `list[str]`) (`inner`: element_text's)."""
     inner = element_text(text) if inner is None else inner
     typ = annotation_type(inner.split(",")[0]) if inner and "[" not in inner else None
-    return typ if typ not in (None, "builtin") else None
+    return typ
 
 
 def call_type(callee: str) -> str | None:
