@@ -39,21 +39,21 @@ def from_end(text: str):
 
 def split_call(text: str) -> tuple[str, str] | None:
     """`a.b(x).c(y, z)` -> ("a.b(x).c", "y, z"): the callee and the arguments of the outer call."""
-    if not text.endswith(")"):
-        return None
-    for i, ch, depth in from_end(text):
-        if ch in "([{" and depth == 0:
-            return (text[:i].strip(), text[i + 1:-1]) if ch == "(" and i else None
-    return None
+    return _split_outer(text, "(", ")")
 
 
 def split_subscript(text: str) -> tuple[str, str] | None:
     """`self.tags[key]` -> ("self.tags", "key"): the value and the index of the outer subscript."""
-    if not text.endswith("]"):
+    return _split_outer(text, "[", "]")
+
+
+def _split_outer(text: str, opening: str, closing: str) -> tuple[str, str] | None:
+    """(what comes before the last bracket pair, what is inside it) when `text` ends with one."""
+    if not text.endswith(closing):
         return None
     for i, ch, depth in from_end(text):
         if ch in "([{" and depth == 0:
-            return (text[:i].strip(), text[i + 1:-1]) if ch == "[" and i else None
+            return (text[:i].strip(), text[i + 1:-1]) if ch == opening and i else None
     return None
 
 
