@@ -2,7 +2,8 @@
 from the last one and the rows that changed, not read whole again (seconds at 10,000 files).
 
 What changed is found, not assumed. Edges: every edge's rowid and 64-bit fingerprint (DuckDB's
-hash of the columns the graph reads) in table order, against those the last graph holds; an edge
+hash of the columns the graph reads, kept in the row: store/edges.py) in table order, against those
+the last graph holds; an edge
 at a rowid the last graph read with the same fingerprint keeps its columns from there, the others
 are read by rowid (a checkpoint may renumber the rows: then they all are, or the graph is read
 whole). So

@@ -101,8 +101,12 @@ def _followed_sums(old, new, old_to_new: np.ndarray, fresh_at: np.ndarray) -> np
 
 
 def _guessed(g) -> np.ndarray:
-    """Per step, whether its edge is a name guess."""
-    return np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in tests_reach.GUESSES if s in g.strategies])
+    """Per step, whether its edge is a name guess; kept on the graph (the next follow reads it as the last graph's)."""
+    found = g.__dict__.get("_guessed_steps")
+    if found is None:
+        strategies = [g.strategies.index(s) for s in tests_reach.GUESSES if s in g.strategies]
+        found = g._guessed_steps = np.isin(g.e["strategy"][g.step_edge], strategies)
+    return found
 
 
 def _rows(g, at: np.ndarray | None = None, guessed_steps: np.ndarray | None = None) -> np.ndarray:
