@@ -11,14 +11,18 @@ from memory_lsp.graph import held_memo, tests_carry, tests_reach
 FILES = {
     "pkg/__init__.py": "",
     "pkg/core.py": ("class Store:\n    def get(self):\n        return 1\n\n\n"
-                    "class Cache:\n    def get(self):\n        return 3\n\n    def put(self):\n        return 4\n"),
+                    "class Cache:\n    def get(self):\n        return 3\n\n    def put(self):\n        return 4\n\n\n"
+                    "class Base:\n    def load(self):\n        return 2\n"),
     # far() makes what build() makes, two calls away, and calls get() on an untyped receiver
     "pkg/make.py": ("from pkg.core import Store, Cache\n\n\ndef build():\n    return Store()\n\n\n"
                     "def outer():\n    return build()\n"),
     "pkg/far.py": "from pkg.make import outer\n\n\ndef far(y):\n    outer()\n    return y.get()\n",
     "pkg/near.py": "def near(z):\n    return z.put()\n",
+    # loader() makes a Cache and calls load() on an untyped receiver: Base's, once Cache is a Base
+    "pkg/loader.py": "from pkg.core import Cache\n\n\ndef loader(z):\n    Cache()\n    return z.load()\n",
     "tests/test_far.py": "from pkg.far import far\n\n\ndef test_far():\n    assert far(None)\n",
     "tests/test_near.py": "from pkg.near import near\n\n\ndef test_near():\n    assert near(None)\n",
+    "tests/test_loader.py": "from pkg.loader import loader\n\n\ndef test_loader():\n    assert loader(None)\n",
 }
 
 MAKE = FILES["pkg/make.py"]
@@ -28,6 +32,8 @@ EDITS = [
     ("and back", {"pkg/make.py": MAKE}),
     ("a class's bases: Cache is a Store", {
         "pkg/core.py": FILES["pkg/core.py"].replace("class Cache:", "class Cache(Store):")}),
+    ("a class's bases again: Cache is a Base too, so what loader() makes holds Base.load", {
+        "pkg/core.py": FILES["pkg/core.py"].replace("class Cache:", "class Cache(Store, Base):")}),
     ("a caller's own calls: near() makes a Cache", {
         "pkg/near.py": "from pkg.core import Cache\n\n\ndef near(z):\n    Cache()\n    return z.put()\n"}),
     ("a new function, and a new untyped caller of get()", {

@@ -9,7 +9,7 @@ import numpy as np
 
 from memory_lsp.index import languages
 
-FOUND_KEPT = 100_000  # name lookups remembered by `Names` before it starts over
+FOUND_KEPT = 4_096  # name lookups remembered by `Names` before it starts over (a lens asks tens)
 
 
 class Names:

@@ -177,9 +177,9 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
                 made[id(theirs)] = theirs
                 if on_self:
                     around |= holds.around(s)
-            made = frozenset().union(*made.values())
-            found = by_name[leaf] = (made, around)
-        return c in found[0] or not holds.up(c).isdisjoint(found[1])
+            made = holds.same(frozenset().union(*made.values()))
+            found = by_name[leaf] = (made, around or _NONE)
+        return c in found[0] or not found[1].isdisjoint(holds.up(c))
 
     ids = np.flatnonzero(g.is_symbol)
     holder, leaf = names.holder_of(ids, g.n), names.leaf_of(ids, len(g.call_ptr) - 1)
@@ -241,7 +241,7 @@ def guesses(g, rows: np.ndarray, guessed: np.ndarray, holds: "Holding") -> np.nd
     at, c = site[rest], around[rest]
     # each step's class's bases (but itself), then which of them its site also guesses at
     classes = np.unique(c)
-    bases = [sorted(holds.up(k) - {k}) for k in classes.tolist()]
+    bases = [sorted(b for b in holds.up(k) if b != k) for k in classes.tolist()]
     ptr = np.zeros(len(classes) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in bases], out=ptr[1:])
     flat = np.array([b for group in bases for b in group], dtype=np.int64)
@@ -274,10 +274,12 @@ class Holding:
         self.bases: dict[int, list[int]] = {}
         for base, sub in zip(rows[inherits].tolist(), g.step_node[inherits].tolist()):
             self.bases.setdefault(sub, []).append(base)
-        self._made: dict[int, frozenset] = {}
+        # per node id, None where not worked out: no key objects (dicts held 16 MB more at 11k files)
+        self._made: list[frozenset | None] = [None] * g.n
         self._closed: dict[frozenset, frozenset] = {}  # classes reached -> with their bases
-        self._near_memo: list[dict[int, frozenset]] = [{} for _ in range(HOLD_DEPTH + 1)]
-        self._up: dict[int, set[int]] = {}
+        self._near_memo: list[list[frozenset | None]] = [[None] * g.n for _ in range(HOLD_DEPTH + 1)]
+        self._up: dict[int, tuple[int, ...]] = {}
+        self._same: dict[frozenset, frozenset] = {}
         self.keys = held_memo.call_keys(self.ptr, self.callee)
         self.dropped: set[int] | None = None  # the symbols whose `made` the memo had and may differ now
         self.flipped = False
@@ -288,23 +290,23 @@ class Holding:
         """Start from the last build's answers that still hold (graph/held_memo.py)."""
         stale, self.flipped = held_memo.stale(memo, self.keys, self.is_class, HOLD_DEPTH)
         gone = np.flatnonzero(stale[:memo.n]).tolist()
-        self._near_memo = [dict(m) for m in memo.near]
+        grown = [None] * (self.g.n - memo.n)  # ids only grow: the new names' answers are not worked out
+        self._near_memo = [m + grown for m in memo.near]
         for m in self._near_memo:
             for v in gone:
-                m.pop(v, None)
+                m[v] = None
         path = self.g.path_of[:memo.n]
         drop = stale[:memo.n] | (path >= 0) & stale[np.maximum(path, 0)]  # `made` reads the file's `near` too
-        made = dict(memo.made)
-        for s in np.flatnonzero(drop).tolist():
-            made.pop(s, None)
         self._closed, self._up = dict(memo.closed), dict(memo.up)
         moved = held_memo.changed_bases(memo.bases, self.bases)
-        if moved:
-            made = {s: v for s, v in made.items() if v.isdisjoint(moved)}
-            self._closed = {k: v for k, v in self._closed.items() if v.isdisjoint(moved)}
-            self._up = {c: v for c, v in self._up.items() if v.isdisjoint(moved)}
-        self._made = made
-        self.dropped = memo.made.keys() - made.keys()
+        if moved:  # an answer holding a class whose bases changed
+            drop |= np.array([v is not None and not moved.isdisjoint(v) for v in memo.made], dtype=bool)
+            self._closed = {k: v for k, v in self._closed.items() if moved.isdisjoint(v)}
+            self._up = {c: v for c, v in self._up.items() if moved.isdisjoint(v)}
+        self._made = made = memo.made + grown
+        self.dropped = {s for s in np.flatnonzero(drop).tolist() if made[s] is not None}
+        for s in self.dropped:
+            made[s] = None
 
     def names_kept(self, memo: held_memo.Memo | None, name: np.ndarray, src: np.ndarray) -> dict:
         """The last build's answers per name whose untyped calls (`name`, `src`: their name
@@ -326,7 +328,11 @@ class Holding:
         return held_memo.Memo(self.g.n, self.keys, self.is_class, self.bases, self._near_memo, self._made,
                               self._closed, self._up, self.by_name, self.callers)
 
-    def up(self, c: int) -> set[int]:
+    def same(self, classes: frozenset) -> frozenset:
+        """One object for equal answers: many callers reach the same classes."""
+        return self._same.setdefault(classes, classes) if classes else _NONE
+
+    def up(self, c: int) -> tuple[int, ...]:
         """The class and its bases, transitively."""
         found = self._up.get(c)
         if found is None:
@@ -336,18 +342,19 @@ class Holding:
                     if b not in found:
                         found.add(b)
                         todo.append(b)
-            self._up[c] = found
+            found = self._up[c] = tuple(found)  # a tuple of two: a quarter of a set's memory
         return found
 
     def made(self, s: int) -> frozenset:
         """The classes (and their bases) that `s`, or its file's module-level code, may make."""
-        found = self._made.get(s)
+        found = self._made[s]
         if found is None:
             near = self._near(s, HOLD_DEPTH)
             f = int(self.g.path_of[s])
             if f >= 0:
                 module = self._near(f, HOLD_DEPTH)
                 near = near | module if module and module is not near else near
+                near = self.same(near)
             found = self._closed.get(near)  # callers reaching the same classes share one answer
             if found is None:
                 found = frozenset().union(*(self.up(c) for c in near))
@@ -359,7 +366,7 @@ class Holding:
         """The classes within `depth` sure calls of `v` (`v` included), memoised per depth: callers
         share their callees' answers (a walk per caller was most of test selection's build)."""
         memo = self._near_memo[depth]
-        found = memo.get(v)
+        found = memo[v]
         if found is None:
             found = _NONE
             if depth:
@@ -369,7 +376,7 @@ class Holding:
                     found = frozenset().union(*parts)
             if self.is_class[v]:
                 found = found | {v}
-            memo[v] = found
+            memo[v] = found = self.same(found)
         return found
 
     def around(self, s: int) -> set[int]:
