@@ -69,9 +69,9 @@ def stale(before: Memo, keys: np.ndarray, is_class: np.ndarray, depth: int) -> t
     return mask, bool(len(flipped))
 
 
-def changed_bases(before: dict, now: dict) -> set[int]:
-    """The classes whose bases differ (added, removed or changed)."""
-    return {c for c in before.keys() | now.keys() if set(before.get(c, ())) != set(now.get(c, ()))}
+def changed_bases(before: np.ndarray, now: np.ndarray) -> set[int]:
+    """The classes whose bases differ (added, removed or changed); each side: (class << 32 | base), distinct."""
+    return set((np.setxor1d(before, now, assume_unique=True) >> 32).tolist())
 
 
 def among(a: np.ndarray, b: np.ndarray) -> np.ndarray:
