@@ -114,3 +114,30 @@ def test_a_fixture_whose_body_changes_retypes_the_tests_calls(tmp_path, write_fi
     incremental = snapshot(ws)
     ws.close()
     assert fresh_snapshot(root, tmp_path / "fresh.duckdb") == incremental
+
+
+NESTED = {
+    "tests/conftest.py": "import pytest\n@pytest.fixture\ndef value():\n    return 1\n",
+    # itsdangerous' test_serializer.py: a class defined in a test, its method's parameter named like a fixture
+    "tests/test_nested.py": (
+        "def test_outer(value):\n"
+        "    class Bad:\n"
+        "        def unsign(self, value):\n"
+        "            return value\n"
+        "    def helper(value):\n"
+        "        return value\n"
+        "    assert Bad().unsign(value) == helper(value)\n"
+        "class TestKept:\n"
+        "    def test_method(self, value):\n"
+        "        assert value\n"
+    ),
+}
+
+
+def test_only_what_pytest_collects_takes_fixtures_not_functions_nested_in_a_test(tmp_path, index_files):
+    ws = index_files(tmp_path, NESTED)
+    uses = ws.store.cursor().execute(
+        "SELECT src, dst FROM edges WHERE kind = 'USES_FIXTURE' ORDER BY src").fetchall()
+    assert uses == [("tests/test_nested.py::TestKept.test_method", "tests/conftest.py::value"),
+                    ("tests/test_nested.py::test_outer", "tests/conftest.py::value")]
+    ws.close()

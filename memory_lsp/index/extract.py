@@ -262,7 +262,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
                 module_vars.setdefault(item.name, item.line)
                 if item.kind == "call" and _TYPEVAR.fullmatch(item.text or ""):
                     typevars.add(item.name)
-            if item.kind == "param" and facts.is_test and enclosing and item.name not in lang.self_names:
+            if item.kind == "param" and facts.is_test and enclosing and item.name not in lang.self_names \
+                    and len(outer[top]) == 1:  # pytest collects no function nested in another one
                 # a test's parameter names a pytest fixture: its own edge kind, not a call
                 facts.refs.append(Ref("fixture", enclosing.qualname, enclosing_class, item.name, None, item.line))
         elif tag == 1:
