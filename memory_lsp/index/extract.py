@@ -11,7 +11,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, docs, effects, elements, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns
+from memory_lsp.index import aliases, caller_params, docs, effects, elements, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -72,6 +72,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     called = []
     binds = []  # receivers.Binding
     rets = []  # (start_byte, "type" | "value" | "yield", text): index/returns.py
+    args_at: dict[int, list | None] = {}  # a private call's arguments by its start: index/caller_params.py
     assignments = []  # module-level assignments: index/aliases.py
     source_lines = None  # the file's lines, split where an isinstance check needs them
     makers: dict[str, list[str]] = {}  # a function returning `type(name, (Base,), ns)` -> the bases
@@ -98,6 +99,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
                 receiver = "?"  # stored short; a long chain's type is still worked out from `whole`
             name = _text(name_node)
             refs.append((name_node.start_byte, "call", name, receiver, name_node.start_point[0] + 1, whole))
+            if caller_params.private(name):  # what a private function's callers pass it
+                args_at[name_node.start_byte] = caller_params.arguments(name_node)
             called.append(f"{receiver}.{name}" if receiver else name)
         elif what == "import":
             mod = caps.get("import.module")
@@ -155,7 +158,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     if assignments:
         top_level = {s.name for s in facts.symbols if s.parent is None}
         facts.imports += aliases.alias_imports(facts.path, assignments, facts.imports, top_level)
-    _attach_references(facts, lang, defs, refs, inherits, binds, rets)
+    _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at)
     facts.side_effects = effects.side_effects(lang, facts.imports, called)
 
 
@@ -194,7 +197,7 @@ def _nest_definitions(facts, lang, data, defs) -> None:
         facts.chunks.append(Chunk(sym.qualname, sym.kind, sym.start_line, end_line, text))
 
 
-def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
+def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) -> None:
     """Find the innermost definition around each reference by one sweep over sorted starts, then
     give each call the type of its receiver from the bindings of its scopes."""
     items = [(r[0], 0, r) for r in refs] + [(h[0], 1, h) for h in inherits] + [(b.pos, 2, b) for b in binds] \
@@ -288,6 +291,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets) -> None:
                             frozenset(typevars), rules)
     for func, kind, text in rets_at:
         typer.add(func, kind, text)
+    if rules is receivers:
+        caller_params.bind(scopes, defs, syms, calls, args_at, sees, lambda chain, cls, text, line: rules.rtype(
+            scopes, chain, cls, "", text, False, typer, line), lang.self_names)
     for (_, kind, name, receiver, line, whole), top, cls in calls:
         quals = sees[top]
         here = any((q, name) in defined for q in quals)
