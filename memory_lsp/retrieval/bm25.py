@@ -13,6 +13,8 @@ leftovers makes a whole load worth it.
 
 from __future__ import annotations
 
+import array
+
 import numpy as np
 
 from memory_lsp.store import fulltext
@@ -26,7 +28,7 @@ class Bm25Index:
         """docs, postings: `fulltext.documents` (by docid; by termid, then docid)."""
         self.loaded_to = loaded_to  # the documents numbered below this are in the arrays
         self.docids = np.asarray(docs["docid"], dtype=np.int64)
-        self.names = np.asarray(docs["id"], dtype=object)
+        self.names = Ids(docs["id"])
         self.is_memory = np.asarray(docs["memory"], dtype=bool)
         self.length = np.asarray(docs["len"], dtype=np.float64)
         self.alive = np.ones(len(self.docids), dtype=bool)
@@ -64,7 +66,7 @@ class Bm25Index:
         new.__dict__.update(self.__dict__)
         new.loaded_to = end
         new.docids = np.concatenate([self.docids, np.asarray(docs["docid"], dtype=np.int64)])
-        new.names = np.concatenate([self.names, np.asarray(docs["id"], dtype=object)])
+        new.names = self.names.extended(docs["id"])
         new.is_memory = np.concatenate([self.is_memory, np.asarray(docs["memory"], dtype=bool)])
         new.length = np.concatenate([self.length, np.asarray(docs["len"], dtype=np.float64)])
         new.alive = np.zeros(len(new.docids), dtype=bool)
@@ -121,7 +123,7 @@ class Bm25Index:
         tf = np.concatenate([t for _, t in postings]).astype(np.float64)
         idf = np.concatenate([np.full(len(d), i) for (d, _), i in zip(postings, idfs)])
         norm = K1 * (1 - B + B * self.length[docs] / (self.avgdl or 1))
-        scores = np.bincount(docs, weights=idf * tf * (K1 + 1) / (tf + norm), minlength=len(self.names))
+        scores = np.bincount(docs, weights=idf * tf * (K1 + 1) / (tf + norm), minlength=len(self.docids))
         hits = np.unique(docs)
         if kind is not None:
             hits = hits[self.is_memory[hits] == (kind == "memory")]
@@ -137,6 +139,27 @@ class Bm25Index:
         coverage = float(held / (sum(idfs) + unknown * unknown_idf))
         found = [(self.names[d], "memory" if self.is_memory[d] else "code", float(scores[d])) for d in ranked]
         return found, coverage
+
+
+class Ids:
+    """The documents' ids, in docid order, as one UTF-8 buffer and the end of each: a string per
+    document was 28 MB at 11,282 files (274,000 documents), this is 15."""
+
+    def __init__(self, values, data: bytes = b"", ends: array.array | None = None):
+        encoded = [v.encode("utf-8", "surrogatepass") for v in values]
+        lengths = np.cumsum([len(e) for e in encoded], dtype=np.int64) + len(data)
+        self.data = data + b"".join(encoded)
+        self.ends = (ends or array.array("q")) + array.array("q", lengths.tobytes())
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __getitem__(self, i: int) -> str:
+        return self.data[self.ends[i - 1] if i else 0:self.ends[i]].decode("utf-8", "surrogatepass")
+
+    def extended(self, values) -> "Ids":
+        """These ids and `values` after them (a new object: a search under way reads this one)."""
+        return Ids(values, self.data, self.ends)
 
 
 def _positions(docids: np.ndarray, wanted: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
