@@ -64,6 +64,15 @@ CONTAINER = (
     "    _rebound(it)\n"
     "    _annotated(it)\n"
     "    _decorated(it)\n"
+    "\n"
+    "\n"
+    "def _three(a, b):\n"
+    "    return b.as_string()\n"                       # 57: the argument after a comment counts
+    "\n"
+    "\n"
+    "def more(it: Item):\n"
+    "    return _three(  # a comment among the arguments\n"
+    "        None, it)\n"
 )
 FILES = {"pkg/__init__.py": "", "pkg/items.py": ITEMS, "pkg/container.py": CONTAINER}
 
@@ -75,6 +84,7 @@ def test_a_private_functions_parameter_is_what_its_callers_in_the_file_pass(tmp_
         typed = {(line, dst.rsplit("::", 1)[1]) for line, dst, strategy in found if strategy == "typed"}
         assert {(16, "Key.as_string"), (16, "Item.as_string"), (20, "Item.as_string")} <= typed
         assert (37, "Other.as_string") in typed  # the annotation, not the caller's Item
+        assert (57, "Item.as_string") in typed
         for line in (24, 28, 33, 42):  # guesses by name, as before
             assert {s for ln, _, s in found if ln == line} <= {"name_ambiguous"}, line
             assert not {d for ln, d, s in found if ln == line and s == "typed"}, line

@@ -39,8 +39,10 @@ def arguments(name_node) -> list[tuple[str | None, str]] | None:
         return None
     out = []
     for arg in args.named_children:
-        if arg.type in ("list_splat", "dictionary_splat", "comment"):
-            return None if arg.type != "comment" else out
+        if arg.type == "comment":
+            continue
+        if arg.type in ("list_splat", "dictionary_splat"):
+            return None
         if arg.type == "keyword_argument":
             key, value = arg.child_by_field_name("name"), arg.child_by_field_name("value")
             if key is None or value is None:
