@@ -157,3 +157,16 @@ def test_a_files_neighbours_asked_of_duckdb_are_the_maps(ws, monkeypatch):
     assert fresh._map is None  # two searches: queries
     fresh.neighbours(files[:1])
     assert fresh._map is not None
+
+
+def test_the_links_map_keeps_the_strongest_link_of_either_direction():
+    from memory_lsp.retrieval import links
+
+    whole = links.FileLinks(None)
+    whole.asked = links.MAP_AFTER  # the map, not a query
+    whole._map = links._made([("a.py", "b.py", 0.5), ("b.py", "a.py", 0.9), ("a.py", "c.py", 0.3),
+                              ("a.py", "d.py", 0.7), ("c.py", "b.py", 0.9)])
+    assert whole.neighbours(["a.py"]) == ["b.py", "d.py", "c.py"]  # b: 0.9 from b.py's side
+    assert whole.neighbours(["b.py"]) == ["a.py", "c.py"]  # 0.9 each: ties by path
+    assert whole.neighbours(["a.py", "c.py"], limit=2) == ["b.py", "d.py"]
+    assert whole.neighbours(["z.py"]) == []
