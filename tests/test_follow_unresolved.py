@@ -1,6 +1,7 @@
 """A graph that follows an edit keeps test selection's unresolved calls (graph/follow_unresolved.py)
 by reading again the rows of the files the edit touched: after each edit they equal the whole
-read (store/test_reads.unresolved_calls) of the same index, row for row and in its order.
+read (store/test_reads.unresolved_calls) of the same index, row for row and in its order (the
+`untyped` and `classes` rows as ids of the graph's names, in id order: `as_ids`).
 Edits chosen for what a row depends on besides its own file: a name defined or removed in another
 file (dispatch), a call resolved by an edit elsewhere (the test's file unchanged), a file added.
 """
@@ -26,6 +27,18 @@ def _rows(calls: dict) -> dict:
     return {kind: list(zip(*(v.tolist() for v in columns.values()))) for kind, columns in calls.items()}
 
 
+def _whole(ws, graph) -> dict:
+    """A whole read of the index now, as the graph holds it."""
+    return _rows(follow_unresolved.as_ids(test_reads.unresolved_calls(ws.store.cursor()), graph.table, graph.calls))
+
+
+def _named(graph) -> list[tuple]:
+    """The graph's untyped calls with their names."""
+    u = graph.unresolved_calls["untyped"]
+    return [(graph.table[s], graph.calls[n], o) for s, n, o in zip(u["src"].tolist(), u["name"].tolist(),
+                                                                    u["on_self"].tolist())]
+
+
 def _edits():
     yield "a test file edited: one more unresolved call", {
         "tests/test_helper.py": TEST + "\n    def test_gone(self):\n        helper.gone()\n"}
@@ -46,7 +59,7 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
                                 "user.py": "def use(x):\n    return x.make()\n", "tests/test_helper.py": TEST})
     try:
         graph = ws.load_graph()
-        want = _rows(test_reads.unresolved_calls(ws.store.cursor()))
+        want = _whole(ws, graph)
         assert want["tests"] and want["dispatch"] and want["untyped"] and want["classes"]  # every kind
         assert _rows(graph.unresolved_calls) == want
         seen = []
@@ -56,7 +69,7 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
             ws.reindex({str(tmp_path / rel): text.encode() for rel, text in change.items()})
             graph = ws.load_graph()
             assert graph.followed, what  # followed, not read whole
-            want = _rows(test_reads.unresolved_calls(ws.store.cursor()))
+            want = _whole(ws, graph)
             assert _rows(graph.unresolved_calls) == want, what
             seen.append((len(want["tests"]), len(want["dispatch"]), len(want["untyped"]), len(want["classes"])))
         # the edits moved rows both ways: the fixture exercises what it claims
@@ -78,15 +91,24 @@ def _read(rows: list[tuple]) -> dict:
                         "name": column([r[2] for r in rows]), "on_self": column([r[3] for r in rows], bool)}}
 
 
-def test_untyped_rows_held_as_codes_answer_in_string_order():
-    # first seen is not string order: the answer is in the order of the read's ORDER BY
+def test_untyped_rows_held_as_codes_answer_as_ids_of_the_graphs_names():
+    from memory_lsp.graph.names import Names
+
+    def table(names):
+        return Names("".join(names), np.array([len(n) for n in names], dtype=np.int64))
+
     rows = follow_unresolved._sets(_read([("z.py", "z.py::f", "zeta", True), ("a.py", "a.py::g", "alpha", False),
                                           ("z.py", "z.py::f", "alpha", False), ("a.py", "a.py::g", "alpha", False)]))
     assert all(column.dtype == np.int32 for c, column in rows["untyped"].items() if c != "on_self")
     assert len(rows["untyped"]["src"]) == 3  # distinct
-    got = follow_unresolved.calls(rows, ("untyped",))["untyped"]
+    nodes, calls = table(["z.py", "z.py::f"]), table(["zeta", "alpha"])  # a.py::g: a symbol the graph adds
+    got = follow_unresolved.calls(rows, nodes, calls, ("untyped",))["untyped"]
     assert list(zip(got["src"].tolist(), got["name"].tolist(), got["on_self"].tolist())) == [
-        ("a.py::g", "alpha", False), ("z.py::f", "alpha", False), ("z.py::f", "zeta", True)]
+        (1, 0, True), (1, 1, False), (2, 1, False)]  # in id order
+    assert len(nodes) == 3 and nodes[2] == "a.py::g"
+    words = rows["words"]
+    codes = np.concatenate([words.codes(["a.py::g"]), words.codes(["b.py::h"])])  # a word added later
+    assert words.ids_in(nodes, codes).tolist() == [2, 3] and nodes[3] == "b.py::h"
 
 
 def test_codes_of_two_whole_reads_are_never_compared():
@@ -114,30 +136,20 @@ def test_the_last_graph_is_freed_before_the_heap_is_trimmed(tmp_path, index_file
         ws.close()
 
 
-def test_the_graphs_untyped_calls_hold_each_string_once(tmp_path, index_files):
-    # the graph keeps these columns all day: a string per row was 29 MB at 11,282 files, 12 once
+def test_the_graphs_untyped_calls_and_classes_are_ids_of_its_names(tmp_path, index_files):
+    # the graph keeps these columns all day: as strings they were ~14 MB at 11,282 files, where the
+    # names table holds each name already
     ws = index_files(tmp_path, {"job.py": "class Job:\n    def run(self):\n        return 1\n",
                                 "a.py": "def a(x):\n    return x.run()\n\n\ndef b(y):\n    return y.run()\n",
                                 "c.py": "def c(z):\n    return z.run()\n"})
     try:
-        untyped = test_reads.unresolved_calls(ws.store.cursor())["untyped"]
-        names = untyped["name"].tolist()
-        assert names == ["run", "run", "run"]
-        assert names[0] is names[1] is names[2]
+        graph = ws.load_graph()
+        kept = graph.unresolved_calls
+        assert all(column.dtype != object for kind in ("untyped", "classes") for column in kept[kind].values())
+        assert sorted(_named(graph)) == [("a.py::a", "run", False), ("a.py::b", "run", False), ("c.py::c", "run", False)]
+        assert [graph.table[c] for c in kept["classes"]["id"].tolist()] == ["job.py::Job"]
     finally:
         ws.close()
-
-
-def test_words_added_by_edits_take_their_place_in_string_order():
-    import random
-
-    rng = random.Random(3)
-    words = follow_unresolved.Words()
-    words.codes([f"pkg/m{rng.randrange(500)}.py::f{i}" for i in range(400)])
-    for step in range(6):  # an edit's few new words, then once more than an eighth at once
-        words.codes([f"pkg/m{rng.randrange(500)}.py::g{step}_{i}" for i in range(3 if step < 5 else 200)])
-        rank = words.rank()
-        assert [words.words[c] for c in np.argsort(rank)] == sorted(words.words)
 
 
 def test_a_name_that_becomes_a_method_elsewhere_brings_rows_of_files_not_touched(tmp_path, index_files):
@@ -154,8 +166,8 @@ def test_a_name_that_becomes_a_method_elsewhere_brings_rows_of_files_not_touched
             ws.reindex({str(tmp_path / "other.py"): text.encode()})
             graph = ws.load_graph()
             assert graph.followed  # followed
-            assert _rows(graph.unresolved_calls)["untyped"] == want
-            assert _rows(test_reads.unresolved_calls(ws.store.cursor()))["untyped"] == want
+            assert _named(graph) == want
+            assert _rows(graph.unresolved_calls)["untyped"] == _whole(ws, graph)["untyped"]
     finally:
         ws.close()
 
@@ -193,7 +205,7 @@ def test_an_edit_that_only_moves_lines_reads_no_unresolved_rows(tmp_path, index_
             (tmp_path / "code.py").write_text(text)
             ws.reindex({str(tmp_path / "code.py"): text.encode()})
             graph = ws.load_graph()
-            assert _rows(graph.unresolved_calls) == _rows(test_reads.unresolved_calls(ws.store.cursor()))
+            assert _rows(graph.unresolved_calls) == _whole(ws, graph)
             return graph
 
         graph = edit("# a comment\n" + CODE)

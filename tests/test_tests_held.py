@@ -77,8 +77,7 @@ def test_a_guess_nobody_holds_walks_every_candidate_but_overrides(ws):
 
 def test_holders_follow_a_growing_names_table():
     """`Holders` reads each name once per names table: a holder or a leaf looked up in vain is
-    found when the table (shared by the graphs that follow an edit) adds it later, and a column's
-    ids are looked up again where they were missing."""
+    found when the table (shared by the graphs that follow an edit) adds it later."""
     import numpy as np
 
     from memory_lsp.graph.names import Names
@@ -94,8 +93,6 @@ def test_holders_follow_a_growing_names_table():
     ids = np.arange(4)
     assert held.holder_of(ids, 4).tolist() == [-1, -1, -1, 2]
     assert held.dunder.tolist() == [False, False, False, True]
-    column = np.array(["a.py::D", "a.py::C"], dtype=object)
-    assert held.ids_of(column, 4).tolist() == [2, -1]
     names.intern(["a.py::C"])  # the class of the method: id 4
     calls.intern(["m"])  # a call named like the method: id 1
     held.grow()
@@ -103,7 +100,6 @@ def test_holders_follow_a_growing_names_table():
     assert held.leaf_of(np.array([1]), 2).tolist() == [1]
     assert held.leaf_of(np.array([1]), 1).tolist() == [-1]  # a graph that knows one call name
     assert held.holder_of(np.array([1]), 4).tolist() == [-1]  # a graph that knows four names
-    assert held.ids_of(column, 5).tolist() == [2, 4]
 
 
 def test_holders_grown_by_threads_at_once():

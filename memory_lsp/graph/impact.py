@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memory_lsp.graph import steps, tests_carry, tests_reach
+from memory_lsp.graph import follow_unresolved, steps, tests_carry, tests_reach
 from memory_lsp.graph.steps import csr
 from memory_lsp.graph.names import Names, family_of
 from memory_lsp.store import graph_reads, test_reads
@@ -170,7 +170,8 @@ class ImpactGraph:
         release(store.cursor())
         files["node"] = files.pop("id")
         graph = cls(names, files, edges, symbols, calls)
-        graph.unresolved_calls, graph.refs_version = unresolved, version
+        graph.unresolved_calls = follow_unresolved.as_ids(unresolved, graph.table, graph.calls)
+        graph.refs_version = version
         return graph
 
     # -- the walk -------------------------------------------------------------------------------------

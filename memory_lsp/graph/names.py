@@ -88,10 +88,12 @@ class Names:
         return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
 
     def intern(self, values) -> np.ndarray:
-        """Ids of the names (new names get new ids)."""
-        out = np.empty(len(values), dtype=np.int32)
-        for k, v in enumerate(values):
-            i = self.get(v)
+        """Ids of the names (new names get new ids, in the order first seen)."""
+        values = list(values)
+        out = self.ids(values).astype(np.int32)
+        for k in np.flatnonzero(out < 0).tolist():
+            v = values[k]
+            i = self.added_ids.get(v)
             if i is None:
                 i = self.added_ids[v] = len(self)
                 self.added.append(v)

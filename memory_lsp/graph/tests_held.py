@@ -18,7 +18,6 @@ from memory_lsp.graph.steps import csr
 
 HOLD_DEPTH = 3  # calls from a caller to the class it makes (its fixtures' calls count from the caller)
 _NONE: frozenset = frozenset()
-KEPT_COLUMNS = 8  # columns of names whose ids `Holders` keeps (test selection reads five)
 
 
 class Holders:
@@ -35,7 +34,6 @@ class Holders:
         self.calls_seen = len(calls)
         self.wait_holder: dict[str, list[int]] = {}  # a holder's name not in the table yet -> ids
         self.wait_leaf: dict[str, list[int]] = {}
-        self.columns: dict[tuple[int, bool], tuple] = {}  # (id(column), of calls) -> (column, ids, table size)
         self.lock = threading.Lock()  # two threads may build test selection at once (graph/impact.py)
 
     def grow(self) -> None:
@@ -78,31 +76,6 @@ class Holders:
         self.holder, self.leaf = np.concatenate([self.holder, holder]), np.concatenate([self.leaf, leaf])
         self.dunder = np.concatenate([self.dunder, dunder])
 
-    def ids_of(self, column: np.ndarray, n: int, calls: bool = False) -> np.ndarray:
-        """The ids of a column of names (of nodes, or of call names) below `n`, else -1; kept for
-        the column while it is kept (graph/follow_unresolved.py keeps unchanged ones: the same
-        68,000 untyped calls were looked up after every edit). Names missing then are looked up
-        again when the table grew."""
-        with self.lock:
-            return self._ids_of(column, n, calls)
-
-    def _ids_of(self, column: np.ndarray, n: int, calls: bool) -> np.ndarray:
-        table = self.calls if calls else self.names
-        key = (id(column), calls)
-        kept = self.columns.get(key)
-        if kept is None or kept[0] is not column:
-            values = column.tolist()
-            ids = table.ids(values)
-            kept = self.columns[key] = (column, ids, len(table))
-            if len(self.columns) > KEPT_COLUMNS:
-                del self.columns[next(iter(self.columns))]
-        elif kept[2] < len(table):
-            ids = kept[1]
-            for at in np.flatnonzero(ids < 0).tolist():
-                ids[at] = table.get(column[at], -1)
-            kept = self.columns[key] = (column, ids, len(table))
-        ids = kept[1]
-        return np.where(ids < n, ids, -1)
 
     def holder_of(self, ids: np.ndarray, n: int) -> np.ndarray:
         """The holders of `ids` among the first `n` names (a graph's), else -1."""
@@ -147,16 +120,16 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     parent = np.full(g.n, -1, dtype=np.int32)
     names = holders(g)
     is_class = np.zeros(g.n, dtype=bool)
+    # ids of the graph's names (graph/follow_unresolved.py `as_ids`); -1 or beyond this graph's: no node
     classes = unresolved.get("classes", {}).get("id")
     if classes is not None:
-        found = names.ids_of(classes, g.n)
-        is_class[found[found >= 0]] = True
+        is_class[classes[(classes >= 0) & (classes < g.n)]] = True
     found = unresolved.get("untyped")
     src = name = np.zeros(0, dtype=np.int64)
     on_self = np.zeros(0, dtype=bool)
     if found is not None:
-        src, name = names.ids_of(found["src"], g.n), names.ids_of(found["name"], len(g.calls), calls=True)
-        ok = (src >= 0) & (name >= 0)
+        src, name = found["src"].astype(np.int64), found["name"].astype(np.int64)
+        ok = (src >= 0) & (src < g.n) & (name >= 0) & (name < len(g.calls))
         src, name, on_self = src[ok], name[ok], found["on_self"][ok].astype(bool)
     # each call name's untyped calls (caller, on self), in the columns' order: read only for the
     # names the memo does not answer

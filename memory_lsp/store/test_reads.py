@@ -95,23 +95,8 @@ def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
     `untyped`: (src, name, on_self) of the calls through a receiver (`x.m()`, `self.m()`) that only
     a name guess, or nothing, resolves (what may run a method of an instance: graph/tests_reach.py)."""
     return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy(),
-            "classes": _shared(cur.execute(_CLASSES).fetchnumpy()),
-            "untyped": _shared(cur.execute(_UNTYPED).fetchnumpy()), "reexports": reexports(cur)}
-
-
-def _shared(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The text columns with each distinct string one object: the graph keeps these columns, and
-    a string per row was 29 MB of `untyped` at 11,282 files (178,000 rows, 3,100 names), 12 once.
-    Each a string of its own, not the read's: those sit among the rows' that die with the read,
-    whose arenas they would keep (the server after the graph's load 298 -> 292 MB, after three
-    edits 355 -> 341 MB at 11,282 files; graph/follow_unresolved.py `_fresh` does the same)."""
-    canon: dict[str, str] = {}
-    for column, values in columns.items():
-        if values.dtype == object:
-            out = np.empty(len(values), dtype=object)
-            out[:] = [canon.get(v) or canon.setdefault(v, v.encode().decode()) for v in values.tolist()]
-            columns[column] = out
-    return columns
+            "classes": cur.execute(_CLASSES).fetchnumpy(), "untyped": cur.execute(_UNTYPED).fetchnumpy(),
+            "reexports": reexports(cur)}
 
 
 # -- what a graph following an edit reads (graph/follow_unresolved.py) ------------------------------
