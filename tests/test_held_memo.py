@@ -101,7 +101,7 @@ def test_stale_reaches_three_calls_up_from_a_changed_node():
     ptr[1:] = np.cumsum([len(calls.get(v, ())) for v in range(n)])
     callee = np.array([u for v in range(n) for u in calls.get(v, ())], dtype=np.int64)
     is_class = np.zeros(n, dtype=bool)
-    before = held_memo.Memo(n, held_memo.call_keys(ptr, callee), is_class, {}, [], {}, {}, {}, {}, None)
+    before = held_memo.Memo(n, held_memo.call_keys(ptr, callee), is_class, {}, [], {}, [], {}, {}, {}, None)
     ptr2 = ptr.copy()
     ptr2[5:] += 1  # e (4) now calls 5
     callee2 = np.r_[callee, 5]
@@ -111,3 +111,16 @@ def test_stale_reaches_three_calls_up_from_a_changed_node():
     flip[2] = True  # c becomes a class: a and b reach it
     mask, flipped = held_memo.stale(before, before.keys, flip, 3)
     assert np.flatnonzero(mask).tolist() == [0, 1, 2] and flipped
+
+
+def test_the_answers_no_node_has_any_more_are_not_kept():
+    # each build adds the answers it worked out: the next keeps only those some node still has
+    import numpy as np
+
+    a, b, c = frozenset({1}), frozenset({2}), frozenset({3})
+    near = [held_memo.unknown(3, np.array([0, 3, -1], dtype=np.int32))]
+    made = held_memo.unknown(4, np.array([1, -1, 3], dtype=np.int32))
+    memo = held_memo.Memo(3, None, None, None, near, made, [frozenset(), a, b, c], {}, {}, {}, None)
+    answers, near, made = held_memo.answers_kept(memo)
+    assert answers == [frozenset(), a, c]
+    assert near.tolist() == [[0, 2, -1]] and made.tolist() == [1, -1, 2, -1]

@@ -17,18 +17,43 @@ Names are shared by the graphs that follow one another: an id names the same nod
 
 from __future__ import annotations
 
+import array
+
 import numpy as np
 
 
 class Memo:
     """One build's answers and what they were worked out from (kept by its TestReach)."""
 
-    __slots__ = ("n", "keys", "is_class", "bases", "near", "made", "closed", "up", "by_name", "callers")
+    __slots__ = ("n", "keys", "is_class", "bases", "near", "made", "answers", "closed", "up", "by_name", "callers")
 
-    def __init__(self, n, keys, is_class, bases, near, made, closed, up, by_name, callers):
+    def __init__(self, n, keys, is_class, bases, near, made, answers, closed, up, by_name, callers):
         self.n, self.keys, self.is_class, self.bases = n, keys, is_class, bases
-        self.near, self.made, self.closed, self.up = near, made, closed, up
+        self.near, self.made, self.answers = near, made, answers  # per node, an index in answers (-1: none)
+        self.closed, self.up = closed, up
         self.by_name, self.callers = by_name, callers
+
+
+def unknown(n: int, known: np.ndarray | None = None) -> array.array:
+    """Per node id, -1 (not worked out), or `known`'s index where it has one: an array of C ints,
+    4 bytes a node, indexed as fast as a list."""
+    out = array.array("i", [-1]) * n
+    if known is not None:
+        np.frombuffer(out, dtype=np.int32)[:len(known)] = known
+    return out
+
+
+def answers_kept(memo: Memo) -> tuple[list[frozenset], np.ndarray, np.ndarray]:
+    """(the memo's answers that some node still has, the first the empty one; its `near` per
+    depth and `made`, as arrays of indexes into them): answers no node has any more go, so
+    that the list does not grow with each build."""
+    near = np.stack([np.frombuffer(m, dtype=np.int32) for m in memo.near])
+    made = np.frombuffer(memo.made, dtype=np.int32)
+    used = np.unique(np.concatenate([near.ravel(), made, [0]]))
+    used = used[used >= 0]
+    remap = np.full(len(memo.answers) + 1, -1, dtype=np.int32)  # -1 stays -1 (the last slot)
+    remap[used] = np.arange(len(used), dtype=np.int32)
+    return [memo.answers[k] for k in used.tolist()], remap[near], remap[made]
 
 
 def call_keys(ptr: np.ndarray, callee: np.ndarray) -> np.ndarray:

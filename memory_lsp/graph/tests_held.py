@@ -249,12 +249,14 @@ class Holding:
             self.bases.setdefault(sub, []).append(base)
         # (class << 32 | base), sorted: what the memo keeps of them (the dict of lists was 4.6 MB at 11k files)
         self.base_keys = np.unique(g.step_node[inherits].astype(np.int64) << 32 | rows[inherits])
-        # per node id, None where not worked out: no key objects (dicts held 16 MB more at 11k files)
-        self._made: list[frozenset | None] = [None] * g.n
+        # per node id (and depth), the index of its answer in `_answers`, -1 where not worked out:
+        # 4 bytes a node (lists of the answers held 8; dicts 16 MB more at 11k files)
+        self._answers: list[frozenset] = [_NONE]  # each distinct answer once
+        self._same: dict[frozenset, int] = {_NONE: 0}
+        self._made = held_memo.unknown(g.n)
         self._closed: dict[frozenset, frozenset] = {}  # classes reached -> with their bases
-        self._near_memo: list[list[frozenset | None]] = [[None] * g.n for _ in range(HOLD_DEPTH + 1)]
+        self._near_memo = [held_memo.unknown(g.n) for _ in range(HOLD_DEPTH + 1)]
         self._up: dict[int, tuple[int, ...]] = {}
-        self._same: dict[frozenset, frozenset] = {}
         self.keys = held_memo.call_keys(self.ptr, self.callee)
         self.dropped: set[int] | None = None  # the symbols whose `made` the memo had and may differ now
         self.flipped = False
@@ -264,24 +266,24 @@ class Holding:
     def _take(self, memo: held_memo.Memo) -> None:
         """Start from the last build's answers that still hold (graph/held_memo.py)."""
         stale, self.flipped = held_memo.stale(memo, self.keys, self.is_class, HOLD_DEPTH)
-        gone = np.flatnonzero(stale[:memo.n]).tolist()
-        grown = [None] * (self.g.n - memo.n)  # ids only grow: the new names' answers are not worked out
-        self._near_memo = [m + grown for m in memo.near]
-        for m in self._near_memo:
-            for v in gone:
-                m[v] = None
+        self._answers, near, made = held_memo.answers_kept(memo)
+        self._same = {a: k for k, a in enumerate(self._answers)}
+        near[:, stale[:memo.n]] = -1
         path = self.g.path_of[:memo.n]
         drop = stale[:memo.n] | (path >= 0) & stale[np.maximum(path, 0)]  # `made` reads the file's `near` too
         self._closed, self._up = dict(memo.closed), dict(memo.up)
         moved = held_memo.changed_bases(memo.bases, self.base_keys)
         if moved:  # an answer holding a class whose bases changed
-            drop |= np.array([v is not None and not moved.isdisjoint(v) for v in memo.made], dtype=bool)
+            holding = np.array([not moved.isdisjoint(a) for a in self._answers], dtype=bool)
+            drop |= (made >= 0) & holding[made]
             self._closed = {k: v for k, v in self._closed.items() if moved.isdisjoint(v)}
             self._up = {c: v for c, v in self._up.items() if moved.isdisjoint(v)}
-        self._made = made = memo.made + grown
-        self.dropped = {s for s in np.flatnonzero(drop).tolist() if made[s] is not None}
-        for s in self.dropped:
-            made[s] = None
+        drop &= made >= 0
+        self.dropped = set(np.flatnonzero(drop).tolist())
+        made[drop] = -1
+        # ids only grow: the new names' answers are not worked out
+        self._near_memo = [held_memo.unknown(self.g.n, m) for m in near]
+        self._made = held_memo.unknown(self.g.n, made)
 
     def names_kept(self, memo: held_memo.Memo | None, name: np.ndarray, src: np.ndarray) -> dict:
         """The last build's answers per name whose untyped calls (`name`, `src`: their name
@@ -301,11 +303,18 @@ class Holding:
     def memo(self) -> held_memo.Memo:
         """What this build worked out, for the next graph's (its graph is not kept)."""
         return held_memo.Memo(self.g.n, self.keys, self.is_class, self.base_keys, self._near_memo, self._made,
-                              self._closed, self._up, self.by_name, self.callers)
+                              self._answers, self._closed, self._up, self.by_name, self.callers)
 
     def same(self, classes: frozenset) -> frozenset:
         """One object for equal answers: many callers reach the same classes."""
-        return self._same.setdefault(classes, classes) if classes else _NONE
+        return self._answers[self._code(classes)]
+
+    def _code(self, classes: frozenset) -> int:
+        k = self._same.get(classes)
+        if k is None:
+            k = self._same[classes] = len(self._answers)
+            self._answers.append(classes)
+        return k
 
     def up(self, c: int) -> tuple[int, ...]:
         """The class and its bases, transitively."""
@@ -322,8 +331,8 @@ class Holding:
 
     def made(self, s: int) -> frozenset:
         """The classes (and their bases) that `s`, or its file's module-level code, may make."""
-        found = self._made[s]
-        if found is None:
+        k = self._made[s]
+        if k < 0:
             near = self._near(s, HOLD_DEPTH)
             f = int(self.g.path_of[s])
             if f >= 0:
@@ -334,15 +343,15 @@ class Holding:
             if found is None:
                 found = frozenset().union(*(self.up(c) for c in near))
                 self._closed[near] = found
-            self._made[s] = found
-        return found
+            self._made[s] = k = self._code(found)
+        return self._answers[k]
 
     def _near(self, v: int, depth: int) -> frozenset:
         """The classes within `depth` sure calls of `v` (`v` included), memoised per depth: callers
         share their callees' answers (a walk per caller was most of test selection's build)."""
         memo = self._near_memo[depth]
-        found = memo[v]
-        if found is None:
+        k = memo[v]
+        if k < 0:
             found = _NONE
             if depth:
                 parts = [self._near(u, depth - 1) for u in self.callee[self.ptr[v]:self.ptr[v + 1]].tolist()]
@@ -351,8 +360,8 @@ class Holding:
                     found = frozenset().union(*parts)
             if self.is_class[v]:
                 found = found | {v}
-            memo[v] = found = self.same(found)
-        return found
+            memo[v] = k = self._code(found)
+        return self._answers[k]
 
     def around(self, s: int) -> set[int]:
         """The classes `s` is inside (its `self`)."""
