@@ -13,7 +13,8 @@ order, as a fresh load does). Files: each file's content hash and test flag; a c
 deleted file's symbol rows and call sites are read again, and so are the call sites of every
 file whose CALLS edges changed (an edge deleted and made again with the same fingerprint, as an
 editor's run re-makes the edges into a re-parsed file, changed nothing of its file). The steps
-(CSR) are the last graph's with the new edges' merged in (graph/steps.py).
+(CSR) are the last graph's with the new edges' merged in (graph/steps.py). Confidences are codes
+into a table the new edges' and call sites' values are appended to (graph/confidences.py).
 
 Names only grow: a graph shares its names with the graphs that follow it (a name nothing uses
 any more answers as a fresh load's unknown name does). `follow` gives up (None: load whole)
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memory_lsp.graph import follow_unresolved, tests_carry
+from memory_lsp.graph import confidences, follow_unresolved, tests_carry
 from memory_lsp.graph.impact import EDGE_COLUMNS, EDGE_TYPES, ImpactGraph
 from memory_lsp.graph.steps import among
 from memory_lsp.store import graph_reads, test_reads
@@ -68,7 +69,8 @@ def follow(old: ImpactGraph, store, release=None) -> ImpactGraph | None:
     table = old.table
     old_to_new = np.full(len(old.e["fp"]), -1, dtype=np.int64)  # the kept edges' indexes now
     old_to_new[source[source >= 0]] = np.flatnonzero(source >= 0)
-    graph = ImpactGraph(table, files, edges, _symbols(old, changed, symbols), _sites(old, sites_of, sites),
+    calls, edges["confidences"] = _sites(old, sites_of, sites, edges["confidences"])
+    graph = ImpactGraph(table, files, edges, _symbols(old, changed, symbols), calls,
                         following=(old, old_to_new, fresh_at))
     graph.unresolved_calls, graph.unresolved_rows, graph.refs_version = unresolved, rows, version
     tests_carry.carry_from(old, graph, old_to_new, fresh_at)
@@ -154,9 +156,9 @@ def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[di
     n = len(new_fp)
     kept = source >= 0
     at = np.maximum(source, 0)  # one gather per column; the fresh rows are overwritten below
-    out = {column: np.take(old.e[column], at).astype(dtype, copy=False)
-           for column, dtype in zip(EDGE_COLUMNS, EDGE_TYPES)} if len(old.e["fp"]) else \
+    out = {column: np.take(old.e[column], at) for column in EDGE_COLUMNS} if len(old.e["fp"]) else \
         {column: np.zeros(n, dtype=dtype) for column, dtype in zip(EDGE_COLUMNS, EDGE_TYPES)}
+    out["confidences"] = old.confidences
     resolved_in: set[str] = set()
     calls = old.kinds.index("CALLS") if "CALLS" in old.kinds else -1
     removed = np.ones(len(old.e["fp"]), dtype=bool)
@@ -179,8 +181,11 @@ def _edges(old: ImpactGraph, new_fp, rowid, source, fresh_at, fresh) -> tuple[di
                 if v not in table:
                     table.append(v)
             out[column][fresh_at] = [table.index(v) for v in values]
-        for column in ("line", "confidence", "score", "fp"):
+        for column in ("line", "score", "fp"):
             out[column][fresh_at] = np.asarray(fresh[column])
+        out["confidences"], codes = confidences.coded(old.confidences, fresh["confidence"])
+        out["confidence"] = out["confidence"].astype(codes.dtype, copy=False)  # wider past 256 values
+        out["confidence"][fresh_at] = codes
         made_src = np.asarray(fresh["src_path"])[made].tolist()
         resolved_in.update(p for p, k in zip(made_src, np.asarray(fresh["kind"])[made].tolist()) if k == "CALLS")
         touched.update(made_src)
@@ -205,16 +210,17 @@ def _symbols(old: ImpactGraph, changed: list[str], rows: dict | None) -> dict:
     return {"node": node, "path": path, "call": call}
 
 
-def _sites(old: ImpactGraph, paths: list[str], rows: dict | None) -> dict:
-    """The call sites of the other files, with those of `paths` as read now, sorted by name."""
+def _sites(old: ImpactGraph, paths: list[str], rows: dict | None, values: np.ndarray) -> tuple[dict, np.ndarray]:
+    """The call sites of the other files, with those of `paths` as read now, sorted by name; and
+    the confidences' `values` with those of the sites read appended."""
     keep = ~among(old.site_file, old.table.intern(paths), len(old.table))
     name, file, best = old.site_name[keep], old.site_file[keep], old.site_best[keep]
     if rows is not None and len(rows["name"]):
         new_name = old.calls.intern(np.asarray(rows["name"]).tolist())
         new_file = old.table.intern(np.asarray(rows["path"]).tolist())
-        new_best = np.asarray(rows["best"]).astype(np.float64)
+        values, new_best = confidences.coded(values, rows["best"])
         order = np.argsort(new_name, kind="stable")
         at = np.searchsorted(name, new_name[order], side="right")
         name, file = np.insert(name, at, new_name[order]), np.insert(file, at, new_file[order])
-        best = np.insert(best, at, new_best[order])
-    return {"table": old.calls, "name": name, "file": file, "best": best}
+        best = np.insert(best.astype(new_best.dtype, copy=False), at, new_best[order])  # np.insert keeps best's type
+    return {"table": old.calls, "name": name, "file": file, "best": best}, values

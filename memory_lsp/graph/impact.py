@@ -8,7 +8,8 @@ edge's columns as numpy arrays, and the adjacency in CSR form (one row of steps 
 node reached and the edge taken), so its size is a few dozen bytes per edge rather than a
 Python object each. It also holds what `impact` needs
 besides the walk (which files and symbols exist, each file's symbols, and per called name the
-best confidence of each call site) so no query runs per answer.
+best confidence of each call site) so no query runs per answer. Confidences are held as codes
+into a small table of their values (graph/confidences.py).
 
 Direction: X depends on T when X IMPORTS/CALLS/INHERITS T, uses T as a pytest fixture
 (USES_FIXTURE), when T DRIVES X, or when X and T CO_CHANGE. Tests are the test files whose tests
@@ -29,6 +30,7 @@ import numpy as np
 from memory_lsp.graph import follow_unresolved, steps, tests_carry, tests_reach
 from memory_lsp.graph.steps import csr
 from memory_lsp.graph.names import Names, family_of
+from memory_lsp.graph import confidences
 from memory_lsp.store import graph_reads, test_reads
 
 DEFAULT_MIN_CONFIDENCE = 0.5
@@ -60,9 +62,10 @@ def gather(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return offsets, owner
 
 
-# r: the edge's rowid when it was read (ascending: table order); fp: its fingerprint (graph/follow.py)
+# r: the edge's rowid when it was read (ascending: table order); fp: its fingerprint (graph/follow.py);
+# confidence: a code into the graph's `confidences` (wider than uint8 past 256 values)
 EDGE_COLUMNS = ("src", "dst", "src_path", "dst_path", "kind", "strategy", "line", "confidence", "score", "fp", "r")
-EDGE_TYPES = (np.int32, np.int32, np.int32, np.int32, np.int8, np.int16, np.int32, np.float64, np.float64, np.uint64,
+EDGE_TYPES = (np.int32, np.int32, np.int32, np.int32, np.int8, np.int16, np.int32, np.uint8, np.float64, np.uint64,
               np.int64)
 
 
@@ -93,12 +96,15 @@ class ImpactGraph:
         for i in np.flatnonzero(self.path_of < 0).tolist():
             self.path_of[i] = names.get(names[i].partition("::")[0], -1)
         names.path_of = self.path_of  # a name's file never changes: the next graph starts from these
-        self.e = {c: np.asarray(edges[c]).astype(t, copy=False) for c, t in zip(EDGE_COLUMNS, EDGE_TYPES)}
+        self.confidences = edges["confidences"]  # the values the edges' and call sites' codes stand for
+        code = confidences.code_type(len(self.confidences))
+        self.e = {c: np.asarray(edges[c]).astype(code if c == "confidence" else t, copy=False)
+                  for c, t in zip(EDGE_COLUMNS, EDGE_TYPES)}
         self._edges(n, following)
         self._symbols(n)
         self.calls = calls["table"]  # call names (and symbol names), shared like `names`
         self.site_name, self.site_file = calls["name"].astype(np.int32), calls["file"].astype(np.int32)
-        self.site_best = calls["best"].astype(np.float64)
+        self.site_best = calls["best"].astype(code, copy=False)  # -inf (no CALLS edge) is a value too
         self.call_ptr = csr(self.site_name, len(self.calls))  # sites are sorted by name
         self._counts: dict[tuple, tuple[int, int]] = {}
         self._lock = threading.Lock()
@@ -128,7 +134,7 @@ class ImpactGraph:
             found = steps.follow(old.steps, e, self.kinds, n, old_to_new, fresh_at)
         self.steps = found
         self.step_ptr, self.step_node, self.step_edge = found.ptr, found.node, found.edge
-        # walks filter steps by confidence: a copy beside the edges keeps that a slice, not a gather
+        # walks filter steps by confidence: a copy of the codes beside the steps keeps that a slice, not a gather
         self.step_conf = e["confidence"][self.step_edge]
         kind, src_path, dst_path = e["kind"], e["src_path"], e["dst_path"]
         asserts = kind == (self.kinds.index("ASSERTS_ON") if "ASSERTS_ON" in self.kinds else -1)
@@ -160,11 +166,13 @@ class ImpactGraph:
                 release(cur)
             kinds, strategies = graph_reads.labels(cur, "kind"), graph_reads.labels(cur, "strategy")
             edges.update(graph_reads.edges(cur, kinds, strategies), kinds=kinds, strategies=strategies)
+            edges["confidences"], edges["confidence"] = confidences.coded(confidences.NONE, edges["confidence"])
             release(cur)
             files = graph_reads.files(cur)
             calls = {"table": Names(*graph_reads.call_names(cur))}
             release(cur)
             calls.update(graph_reads.call_sites(cur, release))
+            edges["confidences"], calls["best"] = confidences.coded(edges["confidences"], calls["best"])
             release(cur)
             symbols = graph_reads.symbols(cur, release)
         release(store.cursor())
@@ -188,10 +196,11 @@ class ImpactGraph:
         if skip is not None:
             seen[skip] = True  # a file's own symbols never count as its dependents
         frontier = np.array([start], dtype=np.int64)
+        sure = self.confidences >= min_confidence  # by code
         for _level in range(depth):
             offsets, owner = gather(self.step_ptr, frontier)
             reached = self.step_node[offsets]
-            ok = ~seen[reached] & (self.step_conf[offsets] >= min_confidence)
+            ok = ~seen[reached] & sure[self.step_conf[offsets]]
             offsets, owner, reached = offsets[ok], owner[ok], reached[ok]
             first = np.sort(np.unique(reached, return_index=True)[1])  # each node's first step
             if not len(first):
@@ -235,7 +244,7 @@ class ImpactGraph:
             touched.append(self.path_of[reached])
             edge = self.step_edge[offsets]
             steps = zip(owner.tolist(), reached.tolist(), e["kind"][edge].tolist(), e["line"][edge].tolist(),
-                        e["score"][edge].tolist(), e["confidence"][edge].tolist())
+                        e["score"][edge].tolist(), self.confidences[e["confidence"][edge]].tolist())
             for parent, node, kind, line, step_score, step_conf in steps:
                 via, edge_kinds, conf, score, lines = parents[parent]
                 name = names[node]
@@ -309,6 +318,7 @@ class ImpactGraph:
         if start is None:
             return (0, 0) if own is None else (0, len(self._tests(target, target_path, [])))
         ptr, step_node, step_conf = self.step_ptr, self.step_node, self.step_conf
+        sure = (self.confidences >= min_confidence).tolist()  # by code
         seen, reached, frontier = {start, own}, [], [start]
         for _level in range(depth):
             nxt = []
@@ -316,8 +326,8 @@ class ImpactGraph:
                 lo, hi = int(ptr[node]), int(ptr[node + 1])
                 if hi - lo > SMALL_WALK:
                     return None
-                for found, sure in zip(step_node[lo:hi].tolist(), step_conf[lo:hi].tolist()):
-                    if sure >= min_confidence and found not in seen:
+                for found, code in zip(step_node[lo:hi].tolist(), step_conf[lo:hi].tolist()):
+                    if sure[code] and found not in seen:
                         seen.add(found)
                         nxt.append(found)
             reached += nxt
@@ -368,9 +378,10 @@ class ImpactGraph:
             for k in rows[(rows >= 0) & (rows < n_calls)].tolist():
                 wanted.setdefault(k, set()).add(family_of(symbols_of))
         total = 0
+        unsure = self.confidences < min_confidence  # by code
         for k, families in wanted.items():
             lo, hi = int(self.call_ptr[k]), int(self.call_ptr[k + 1])
-            open_sites = self.site_file[lo:hi][self.site_best[lo:hi] < min_confidence]
+            open_sites = self.site_file[lo:hi][unsure[self.site_best[lo:hi]]]
             if len(open_sites):
                 total += int(np.count_nonzero(np.isin(self.names.families(open_sites), list(families))))
         return total
