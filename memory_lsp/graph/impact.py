@@ -27,10 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memory_lsp.graph import follow_unresolved, steps, tests_carry, tests_reach
+from memory_lsp.graph import confidences, follow_unresolved, steps, tests_carry, tests_reach
 from memory_lsp.graph.steps import csr
 from memory_lsp.graph.names import Names, family_of
-from memory_lsp.graph import confidences
 from memory_lsp.store import graph_reads, test_reads
 
 DEFAULT_MIN_CONFIDENCE = 0.5
