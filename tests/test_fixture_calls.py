@@ -141,3 +141,19 @@ def test_only_what_pytest_collects_takes_fixtures_not_functions_nested_in_a_test
     assert uses == [("tests/test_nested.py::TestKept.test_method", "tests/conftest.py::value"),
                     ("tests/test_nested.py::test_outer", "tests/conftest.py::value")]
     ws.close()
+
+
+def test_a_base_named_like_a_fixture_method_is_no_guess_at_it(tmp_path, index_files):
+    # itsdangerous' `class BadUnsign(serializer.signer)` in a test: the one definition named `signer`
+    # was a test class's fixture method, which was guessed as the base (a method is never one)
+    ws = index_files(tmp_path, {
+        "pkg/signer.py": "class Signer:\n    def unsign(self, v):\n        return v\n",
+        "tests/test_signer.py": ("import pytest\n\n\nclass TestSigner:\n    @pytest.fixture()\n"
+                                 "    def signer(self):\n        return 1\n"),
+        "tests/test_serializer.py": ("def test_loads(serializer):\n    class BadUnsign(serializer.signer):\n"
+                                     "        pass\n\n\nclass Plain(object):\n    pass\n")})
+    try:
+        inherits = ws.store.cursor().execute("SELECT src, dst FROM edges WHERE kind = 'INHERITS'").fetchall()
+        assert not [e for e in inherits if e[1].endswith("TestSigner.signer")], inherits
+    finally:
+        ws.close()

@@ -298,7 +298,9 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
     # (a type here is one the graph found no method for: a name it did not resolve, a mark, a type alias
     # (`Context = Union[Dict, ...]`), a class with a base outside: it says as little as no type)
     builtin = f"(r.receiver IS NOT NULL AND ({language}))" if calls and language else "false"
-    defined = "CASE WHEN r.receiver IS NULL THEN c.n_plain ELSE c.n_any END"
+    # a method is a candidate only for a call on a receiver: never a base (`class B(obj.signer)`, where a
+    # test class's fixture method `signer` was the one definition of the name: no class)
+    defined = "CASE WHEN r.receiver IS NULL OR r.kind = 'inherit' THEN c.n_plain ELSE c.n_any END"
     candidates = f"({defined} + CASE WHEN {builtin} THEN 1 ELSE 0 END)"
     # a receiver whose class was found in the workspace, with every direct base resolved (or one of NO_WORKSPACE_METHODS):
     # its class and bases said no (a base the workspace could not resolve may still define it, unless it is Python's or
@@ -323,7 +325,8 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
                CASE WHEN {overriding} THEN 'override' WHEN ({candidates}) = 1 THEN 'name_unique'
                     ELSE 'name_ambiguous' END, r.name, 1
         FROM _open r {typed} JOIN _counts c ON c.name = r.name AND c.fam = r.fam
-             JOIN _named s ON s.name = r.name AND s.fam = r.fam AND (r.receiver IS NOT NULL OR s.kind <> 'method') {over}
+             JOIN _named s ON s.name = r.name AND s.fam = r.fam
+                  AND (r.receiver IS NOT NULL AND r.kind = 'call' OR s.kind <> 'method') {over}
              ANTI JOIN _twins w ON w.id = s.id
         WHERE r.kind = '{ref_kind}' AND ({defined}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
