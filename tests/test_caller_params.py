@@ -98,3 +98,31 @@ def test_a_private_functions_parameter_is_what_its_callers_in_the_file_pass(tmp_
         assert snapshot(ws) == fresh_snapshot(ws.root, tmp_path / "fresh.duckdb")
     finally:
         ws.close()
+
+
+NESTED = (
+    "from pkg.items import Item, Other\n"
+    "\n"
+    "\n"
+    "def _render(x):\n"
+    "    return x.as_string()\n"                       # 5: its one caller passes an Item
+    "\n"
+    "\n"
+    "def outer(other: Other):\n"
+    "    def _render(y):\n"
+    "        return y\n"
+    "    return _render(other)\n"                      # 11: the nested _render's, not the module's
+    "\n"
+    "\n"
+    "def calls(it: Item):\n"
+    "    return _render(it)\n"
+)
+
+
+def test_a_call_of_a_nested_function_types_no_module_function_of_its_name(tmp_path, index_files):
+    ws = index_files(tmp_path / "ws", {"pkg/__init__.py": "", "pkg/items.py": ITEMS, "pkg/nested.py": NESTED})
+    try:
+        found = calls_from(ws, "pkg/nested.py")
+        assert (5, "pkg/items.py::Item.as_string", "typed") in found, found
+    finally:
+        ws.close()

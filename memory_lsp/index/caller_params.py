@@ -92,8 +92,12 @@ def bind(scopes, defs: list, syms: list, calls: list, args_at: dict, sees: dict,
                 targets[(sym.parent, name)] = (sym.qualname, *params)
     if not targets:
         return
+    # a bare name a function around the call defines again (`def _f` nested in it) is that one's
+    nested = {(s.parent, s.name) for s in syms if s.parent is not None}
     seen: dict[tuple[str, str], set[str]] = {}
     for (start, _kind, name, receiver, line, _whole), top, cls in calls:
+        if receiver is None and any((q, name) in nested for q in sees[top] if q is not None):
+            continue
         target = targets.get((cls, name) if receiver in self_names else (None, name) if receiver is None else None)
         args = args_at.get(start) if target is not None else None
         if args is None:
