@@ -159,6 +159,10 @@ class ImpactGraph:
             release(cur)
             names = Names(*graph_reads.names(cur, release))
             release(cur)
+            calls = {"table": Names(*graph_reads.call_names(cur))}
+            # as ids at once: the read's strings go before the large reads (at the end they raised the load's peak)
+            unresolved = follow_unresolved.as_ids(unresolved, names, calls["table"])
+            release(cur)
             edges = {}
             for column in ("src", "dst", "src_path", "dst_path"):
                 edges[column] = graph_reads.edge_ends(cur, column)
@@ -168,8 +172,6 @@ class ImpactGraph:
             edges["confidences"], edges["confidence"] = confidences.coded(confidences.NONE, edges["confidence"])
             release(cur)
             files = graph_reads.files(cur)
-            calls = {"table": Names(*graph_reads.call_names(cur))}
-            release(cur)
             calls.update(graph_reads.call_sites(cur, release))
             edges["confidences"], calls["best"] = confidences.coded(edges["confidences"], calls["best"])
             release(cur)
@@ -177,8 +179,7 @@ class ImpactGraph:
         release(store.cursor())
         files["node"] = files.pop("id")
         graph = cls(names, files, edges, symbols, calls)
-        graph.unresolved_calls = follow_unresolved.as_ids(unresolved, graph.table, graph.calls)
-        graph.refs_version = version
+        graph.unresolved_calls, graph.refs_version = unresolved, version
         return graph
 
     # -- the walk -------------------------------------------------------------------------------------
