@@ -76,7 +76,6 @@ class Holders:
         self.holder, self.leaf = np.concatenate([self.holder, holder]), np.concatenate([self.leaf, leaf])
         self.dunder = np.concatenate([self.dunder, dunder])
 
-
     def holder_of(self, ids: np.ndarray, n: int) -> np.ndarray:
         """The holders of `ids` among the first `n` names (a graph's), else -1."""
         h = self.holder[ids]
