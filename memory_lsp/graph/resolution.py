@@ -12,7 +12,9 @@ typed (0.9; 0.85 when found in a base): a receiver whose class the file says (in
   variable another file defines with a class (`current_app.f()`: module_var, store/var_calls.py);
   a test's pytest fixture parameter: the class its fixture returns or yields (`env.f()`:
   fixture_var, store/fixture_calls.py); what another file's function returns (`t =
-  env.from_string(s); t.render()`: returned, store/return_calls.py).
+  env.from_string(s); t.render()`: returned, store/return_calls.py); a base written as an attribute
+  of a typed value (`class B(obj.attr)`): the class the attribute's annotation names (returned,
+  store/inherit_marks.py), never guessed by name.
 by name, only where nothing precise matched and the receiver's type is unknown: the name is
   defined elsewhere in the workspace: unique 0.5, up to 3 definitions 0.5/n each (@overload
   stubs are one; on an untyped Python receiver a name of a dict, list, set, str, bytes or file

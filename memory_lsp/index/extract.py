@@ -217,7 +217,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
     rules = receivers_java if lang.name == "java" else receivers_ts if lang.name in receivers_ts.LANGS else receivers
     scopes = receivers.Scopes(rules.binding_type)
     calls = []
-    rets_at, bases, context = [], {}, {}  # for index/returns.py
+    rets_at, bases, context, based = [], {}, {}, []  # for index/returns.py; bases written as attributes
     module_vars: dict[str, int] = {}  # a module-level name bound to a call or a literal, or annotated: its first line
     held: dict[tuple, str] = {}  # (class, attribute) -> the name its class body binds it to
     bound: dict[tuple, str] = {}  # (class, `self.x`) -> the attribute of another value a method binds it to
@@ -275,7 +275,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
             if child and enclosing and enclosing.name == child:
                 child_qual = enclosing.qualname
             receiver, _, name = _strip_generic(base).replace("::", ".").rpartition(".")
-            if not receiver and rules is receivers and top is not None:  # a factory's `class X(base)`:
+            if receiver and rules is receivers:  # `class B(obj.attr)`: typed once the file is read (receivers.base_marks)
+                based.append((len(facts.refs), sees[top], enclosing_class, receiver, name, line))
+            elif not receiver and rules is receivers and top is not None:  # a factory's `class X(base)`:
                 receiver, name = _class_parameter(scopes, outer[top], name)  # `base: Type[Foo]` names Foo
             facts.refs.append(Ref("inherit", child_qual, enclosing_class, name, receiver or None, line))
             bases.setdefault(child_qual, []).append(name if not receiver else receiver + "." + name)
@@ -291,6 +293,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
                             frozenset(typevars), rules)
     for func, kind, text in rets_at:
         typer.add(func, kind, text)
+    receivers.base_marks(facts.refs, based, scopes, typer)
     if rules is receivers:
         caller_params.bind(scopes, defs, syms, calls, args_at, sees, lambda chain, cls, text, line: rules.rtype(
             scopes, chain, cls, "", text, False, typer, line), lang.self_names)

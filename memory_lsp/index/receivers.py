@@ -107,6 +107,18 @@ def member_mark(typ: str | None, member: str) -> str | None:
         and not typ.startswith(RETURNED) else None
 
 
+def base_marks(refs: list, based: list, scopes: Scopes, returns) -> None:
+    """`class B(obj.attr)` where the file types obj (`serializer: Serializer`): the base is what that
+    attribute of obj's class holds, its inherit row marked as a call on `obj.attr` is (`->Serializer.signer`,
+    store/inherit_marks.py). `based`: (index into `refs`, scope chain, class, obj, attr, line). An obj
+    the file does not bind (a module, a class: `Base.Inner`) gives no mark."""
+    for i, chain, cls, owner, attr, line in based:
+        typ = scopes.narrowed_at(chain, owner, line) or rtype(scopes, chain, cls, "", owner, False, returns, line)
+        mark = member_mark(typ, attr)
+        if mark is not None:
+            refs[i] = refs[i]._replace(rtype=mark)
+
+
 def first_step(receiver: str) -> tuple[str, str, bool] | None:
     """A receiver read from its start (Java, TypeScript): `x.f(...)`, `this.x.f`, `Foo.make()` ->
     (root, step, whether the step is all there is after the root: `a.b().c()` has more)."""

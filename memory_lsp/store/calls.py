@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins
 
-from memory_lsp.store import fixture_calls, held_calls, receiver_classes, retyped, return_calls, var_calls
+from memory_lsp.store import fixture_calls, held_calls, inherit_marks, receiver_classes, retyped, return_calls, var_calls
 from memory_lsp.store.code import RETURN_KINDS, lang_family, value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import NAMESPACE_IMPORT, STAR_EXPORT, _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
@@ -176,14 +176,14 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         INSERT INTO edges ({_COLUMNS})
         SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1
         FROM _precise GROUP BY src, dst, kind, path, dst_path, line, name""")
-    # base classes by name first: the typed pass below walks the INHERITS edges
     _open_refs(cur, max_candidates, selfs, syms, families)
     _by_name(cur, c, kind, max_candidates, "inherit")
-    # the INHERITS edges once (every base, those just resolved too), for the walks up the bases
-    cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
-    _overrides(cur, syms)
     var_calls.var_types(cur)
     fixture_calls.fixture_types(cur)
+    # bases by name first, then the INHERITS edges once (a base marked `->C.attr` added: store/inherit_marks.py), for the walks up the bases
+    cur.execute("CREATE OR REPLACE TEMP TABLE _inh AS SELECT src, dst, name FROM edges WHERE kind = 'INHERITS'")
+    inherit_marks.resolve(store, cur, c.typed, syms)
+    _overrides(cur, syms)
     _resolve_typed(store, cur, c, selfs, syms)
     _by_name(cur, c, kind, max_candidates, "call", builtin_methods)
     cur.execute(f"DROP {'VIEW' if scope is None else 'TABLE'} _refs")
@@ -268,7 +268,7 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[s
         WHERE r.kind IN ('inherit', 'call') AND coalesce(r.receiver, '') NOT IN ({selfs})
           -- a type the file names but the workspace does not define is guessed only when
           -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
-          AND (r.rtype IS NULL OR (r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL))
+          AND (r.rtype IS NULL OR (r.kind = 'call' AND r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL))
           -- Java declares every type: one the workspace does not define here is another library's
           AND NOT (ends_with(r.path, '.java') AND r.rtype IS NOT NULL AND NOT starts_with(r.rtype, '{MARK}'))""")
 

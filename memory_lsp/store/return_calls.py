@@ -34,15 +34,21 @@ PARTS = f"""substr(rtype, 3) AS mark, {MARK_FUNCTION} AS fname,
             CASE WHEN contains(substr(rtype, 3), '.') THEN regexp_extract(substr(rtype, 3), '^(.*)[.][^.]*$', 1)
                  ELSE '' END AS owner, ends_with(rtype, '()') AS applied, {SLOT.format('rtype')} AS slot"""
 
-# the marked calls with an owner, as calls of `fname` on a receiver named `owner` (rtype NULL: a
-# fixture's or a module variable's class is found as for any call on it); store/calls.py `_classes`
-# gives them their class (`_mcls`)
-OWNERS = f"""
-    CREATE OR REPLACE TEMP TABLE _mrecv AS
-    WITH m AS (SELECT *, {PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
+
+
+def owners(kind: str, target: str) -> str:
+    """The marked references of `kind` with an owner into `target`, as calls of `fname` on a receiver
+    named `owner` (rtype NULL: a fixture's or a module variable's class is found as for any call on it);
+    store/receiver_classes.py `classes` gives them their class (`_mcls`)."""
+    return f"""
+    CREATE OR REPLACE TEMP TABLE {target} AS
+    WITH m AS (SELECT *, {PARTS} FROM _refs WHERE kind = '{kind}' AND starts_with(rtype, '{MARK}'))
     SELECT m.* EXCLUDE (mark, fname, owner) REPLACE (owner AS receiver, NULL AS rtype, fname AS name),
            owner AS tname, 'typed' AS how
     FROM m WHERE owner <> ''"""
+
+
+OWNERS = owners("call", "_mrecv")  # the marked calls' (store/calls.py); a base's: store/inherit_marks.py
 
 
 def class_named(typed: str, keys: str, kinds: str = "('class')") -> str:
@@ -74,35 +80,35 @@ def class_named(typed: str, keys: str, kinds: str = "('class')") -> str:
                JOIN symbols s ON s.path = j.target AND s.name = j.name AND s.parent IS NULL AND s.kind IN {kinds}"""
 
 
-def marked_names(cur) -> list[str]:
-    """The functions `_refs`' marks name (their last dotted part)."""
+def marked_names(cur, kind: str = "call") -> list[str]:
+    """The functions `_refs`' marks on references of `kind` name (their last dotted part)."""
     return [r[0] for r in cur.execute(f"""SELECT DISTINCT {MARK_FUNCTION} FROM _refs
-                                           WHERE kind = 'call' AND starts_with(rtype, '{MARK}')""").fetchall()]
+                                           WHERE kind = '{kind}' AND starts_with(rtype, '{MARK}')""").fetchall()]
 
 
 def no_returned_types(cur) -> None:
     cur.execute("CREATE OR REPLACE TEMP TABLE _rt (path VARCHAR, src VARCHAR, rtype VARCHAR, cid VARCHAR)")
 
 
-def returned_types(store, cur, in_scope: str, wanted: str) -> None:
-    """`_rt` (path, src, rtype, cid) from `_mcls` (the owners' classes) and `_refs`' marked calls
-    without an owner; `in_scope`: an import `i` binds in the calling function `m.src`; `wanted`:
+def returned_types(store, cur, in_scope: str, wanted: str, kind: str = "call", owned: str = "_mcls", out: str = "_rt") -> None:
+    """`out` (path, src, rtype, cid) from `owned` (the owners' classes) and `_refs`' marked references
+    of `kind` without an owner; `in_scope`: an import `i` binds in the calling function `m.src`; `wanted`:
     the names the marks name (`marked_names`, as SQL after IN: a scan filters by a list of them)."""
     # the marked function: the owner's method (nearest in its bases), a function of the module the
     # owner names, or the imported function the mark names
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rfn AS
-        WITH RECURSIVE {ancestors("_mcls")},
+        WITH RECURSIVE {ancestors(owned)},
         -- a method, an attribute its class types (index/returns.py `attributes`: a row of its own)
         -- or a class its body holds (`storage_class = ds.Headers`: `self.storage_class()` makes one)
         member AS (SELECT id FROM symbols WHERE kind = 'method' AND name IN {wanted}
                    UNION SELECT src FROM refs WHERE kind IN ('returntype', 'heldtype') AND name IN {wanted}),
         meth AS (SELECT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name || CASE WHEN k.applied THEN '()' ELSE '' END
                         || CASE WHEN k.slot <> '' THEN '(' || k.slot || ')' ELSE '' END AS rtype, m.id AS fn, a.d
-                 FROM _mcls k JOIN anc a ON a.cid = k.cid
+                 FROM {owned} k JOIN anc a ON a.cid = k.cid
                  JOIN member m ON m.id = a.base || '.' || k.name
                  QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name, k.applied, k.slot)),
-        m AS (SELECT DISTINCT path, src, rtype, {PARTS} FROM _refs WHERE kind = 'call' AND starts_with(rtype, '{MARK}'))
+        m AS (SELECT DISTINCT path, src, rtype, {PARTS} FROM _refs WHERE kind = '{kind}' AND starts_with(rtype, '{MARK}'))
         SELECT path, src, rtype, fn FROM meth
         UNION SELECT m.path, m.src, m.rtype, e.id FROM m  -- joins on equal keys each: one OR of both ran 0.15 s
               JOIN _imports i ON i.path = m.path AND i.is_module AND i.binding = m.owner AND {in_scope.format(src='m.src')}
@@ -125,14 +131,15 @@ def returned_types(store, cur, in_scope: str, wanted: str) -> None:
         WHERE t.name IN {functions}""")
     # a function returning Python's own type (`-> dict`) or a type its file imports from outside
     # (`-> t.BinaryIO`, `-> BytesIO`): cid NULL, a type no workspace method is guessed on
-    cur.execute("CREATE OR REPLACE TEMP TABLE _rt AS SELECT site AS path, src, mark AS rtype, cid FROM ("
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE {out} AS SELECT site AS path, src, mark AS rtype, cid FROM ("
                 + class_named("_rfv", "v.site, v.src, v.mark", RETURNED_KINDS) + ") UNION ALL "
                 "SELECT site, src, mark, NULL FROM _rfv WHERE rtype = 'builtin' UNION ALL "
                 "SELECT DISTINCT v.site, v.src, v.mark, NULL FROM _rfv v JOIN imports i ON i.path = v.path "
                 "AND i.strategy = 'external' AND i.binding = split_part(v.rtype, '.', 1)")
     for temp in ("_rfn", "_rfv"):
         cur.execute(f"DROP TABLE {temp}")
-    _django_managers(cur)
+    if kind == "call":
+        _django_managers(cur)
 
 
 def _django_managers(cur) -> None:

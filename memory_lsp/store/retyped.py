@@ -12,12 +12,15 @@ again when
   a pytest fixture, a module variable): the method may now be found in another class of the
   receiver's bases, in a file the calling file does not import (`get` moved from `Env` to its
   base `Base` in another file).
+A base marked as an attribute of a typed value (`class B(obj.signer)`, store/inherit_marks.py) resolves
+again as a marked call does, and then the calls walking its class's bases.
 Calls on fixtures and module variables whose class changes are store/fixture_calls.py's and
 store/var_calls.py's.
 """
 
 from __future__ import annotations
 
+from memory_lsp.store import inherit_marks
 from memory_lsp.store.code import RETURN_KINDS, value_set
 from memory_lsp.store.return_calls import MARK, MARK_FUNCTION, PARTS
 from memory_lsp.store.var_calls import class_like, requeue
@@ -52,7 +55,7 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
     # changes with a test file, which the run then re-reads; a module renamed re-resolves everything)
     where, files = "", None
     if not classes and "constructor" not in fns:  # `new Foo(cb)`'s mark names Foo's constructor: no call does
-        files = {r[0] for r in cur.execute(f"SELECT DISTINCT path FROM refs WHERE name IN {functions} AND kind = 'call'").fetchall()}
+        files = {r[0] for r in cur.execute(f"SELECT DISTINCT path FROM refs WHERE name IN {functions} AND kind IN ('call', 'inherit')").fetchall()}
         # an attribute's mark (`->Flask.json` for `app.json.dumps()`) names no call: the receivers ending in it
         files |= {r[0] for r in cur.execute(f"""SELECT DISTINCT path FROM refs WHERE kind = 'call' AND contains(receiver, '.')
                                                 AND regexp_extract(receiver, '[^.]*$') IN {functions}""").fetchall()}
@@ -61,7 +64,7 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
                 f"SELECT DISTINCT path FROM refs WHERE receiver IN {named} AND kind = 'call'").fetchall()}
         where = f"path IN {value_set(store, cur, '_n_files', files)} AND "
     if files is None or files:
-        cur.execute(f"""INSERT INTO _cand SELECT * FROM refs WHERE {where}starts_with(rtype, '{MARK}') AND kind = 'call'
+        cur.execute(f"""INSERT INTO _cand SELECT * FROM refs WHERE {where}starts_with(rtype, '{MARK}') AND kind IN ('call', 'inherit')
                         AND ({MARK_FUNCTION} IN {functions}
                              OR ltrim(split_part(rtype, '.', -2), '{MARK}') IN {named})""")
     if classes:
@@ -89,3 +92,4 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
         WHERE r.name IN {named} AND r.rtype IS NULL""", [list(selfs)])
     cur.execute("DROP TABLE _cand")
     requeue(cur)
+    inherit_marks.bring_dependents(store, cur, selfs)  # and the calls walking the bases of a marked base's class
