@@ -52,8 +52,8 @@ def _made(rows: list[tuple[str, str, float]]) -> tuple:
     strength = np.array([s for _, _, s in rows] * 2, dtype=np.float64)
     order = np.lexsort((dst, src))
     src, dst, strength = src[order], dst[order], strength[order]
-    heads = np.flatnonzero(np.r_[True, (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])]) if len(src) else src
-    if len(src):
+    if len(src):  # each pair once, with its strongest link
+        heads = np.flatnonzero(np.r_[True, (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])])
         strength = np.maximum.reduceat(strength, heads)
         src, dst = src[heads], dst[heads]
     ptr = np.zeros(len(names) + 1, dtype=np.int64)

@@ -35,7 +35,6 @@ PARTS = f"""substr(rtype, 3) AS mark, {MARK_FUNCTION} AS fname,
                  ELSE '' END AS owner, ends_with(rtype, '()') AS applied, {SLOT.format('rtype')} AS slot"""
 
 
-
 def owners(kind: str, target: str) -> str:
     """The marked references of `kind` with an owner into `target`, as calls of `fname` on a receiver
     named `owner` (rtype NULL: a fixture's or a module variable's class is found as for any call on it);
