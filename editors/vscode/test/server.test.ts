@@ -2,12 +2,21 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { expand, findServer, searched } from "../src/server";
 
+const trees: string[] = [];
+
 function tree(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "memory-lsp-vscode-"));
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "memory-lsp-vscode-"));
+  trees.push(root);
+  return root;
 }
+
+// each run left its trees in the temp folder (140 of them on one CI machine)
+after(() => {
+  for (const root of trees) fs.rmSync(root, { recursive: true, force: true });
+});
 
 function executable(file: string, mode = 0o755): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
