@@ -35,7 +35,7 @@ import io
 from memory_lsp.index import languages
 from memory_lsp.store import calls, edges
 from memory_lsp.store.db import Store
-from memory_lsp.store.ingest import release_freed_memory
+from memory_lsp.store.allocator import release_freed_memory
 
 CONFIDENCE = edges.CallConfidence(self_receiver=0.95, implicit_self=0.9, same_file=0.9, imported=0.9,
                                   module_attr=0.9, by_name=0.5, typed=0.9, inherited=0.85, fixture=0.9)

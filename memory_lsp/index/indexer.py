@@ -8,6 +8,7 @@ re-resolves every edge that could point into it; deleted files leave nothing beh
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import multiprocessing
@@ -29,8 +30,8 @@ from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_
 from memory_lsp.index.lifeline import die_with_parent
 from memory_lsp.index.version import facts_version
 from memory_lsp.settings import Settings
-from memory_lsp.store import code, edges, ingest, moved_lines
-from memory_lsp.store.db import Store
+from memory_lsp.store import allocator, code, edges, ingest, moved_lines
+from memory_lsp.store.db import WHOLE_RUN_MEMORY_MB, Store
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
@@ -161,11 +162,11 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
             report.unchanged += 1
             continue
         to_parse.append(cand)
-    report.files = len(candidates)
-    report.deleted = len(deleted)
+    report.files, report.deleted = len(candidates), len(deleted)
 
+    cut = store.memory_cut(WHOLE_RUN_MEMORY_MB) if only is None else contextlib.nullcontext()  # see store/db.py
     # an editor's few files: small statements, on one thread (a whole run keeps them all)
-    with store.single_threaded(only is not None and len(to_parse) < PARALLEL_THRESHOLD), store.transaction() as cur:
+    with store.single_threaded(only is not None and len(to_parse) < PARALLEL_THRESHOLD), cut, store.transaction() as cur:
         if outdated:
             code.remove_all(cur)
         writer = _Writer(store, cur, known, {c.path: c.mtime for c in candidates}, redact, first_run,
@@ -301,7 +302,7 @@ class _Writer:
         code.insert(self.store, self.cur, code.SKIP_COLUMNS, "skipped", skips)
         self.skipped += skips
         if len(batch.files) >= BATCH:  # a worker batch's rows are garbage now: hand the pages back
-            ingest.release_freed_memory()
+            allocator.release_freed_memory()
         for f in batch.files:
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known

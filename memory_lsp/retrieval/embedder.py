@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory_lsp.store.ingest import release_freed_memory
+from memory_lsp.store.allocator import release_freed_memory
 
 MAX_TOKENS = 128  # chunks are cut here: the head of a function (signature, docstring) says most
 # texts per model run: small batches of texts of like length pad little and keep the activations

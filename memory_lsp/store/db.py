@@ -25,7 +25,7 @@ from typing import Iterator
 import duckdb
 
 from memory_lsp.errors import IndexBusy
-from memory_lsp.store import clean_close
+from memory_lsp.store import allocator, clean_close
 from memory_lsp.store.cursor import Gate, ReadCursor
 from memory_lsp.store.ingest import insert_columns
 
@@ -48,6 +48,10 @@ MEMORY_LIMIT_MB = 256
 # to pin block") on 25,000 files, 160 MB on the stdlib's 350k references; a run that resolves
 # every reference raises the limit to this much per reference for its length, up to half the RAM
 BYTES_PER_RESOLVED_ROW = 768
+# a whole index run's limit outside call resolution: the run is one transaction, and what its
+# statements dropped (temporary tables) stays in DuckDB's memory until the commit, which then adds
+# its own buffers; under 256 MB that was the stdlib run's peak (404-408 MB against 366-387 MB)
+WHOLE_RUN_MEMORY_MB = 192
 DROP_WAIT_S = 0.05  # how long `drop_cache` (and the reads that come meanwhile) wait for a read under way
 TABLES = ("files", "skipped", "symbols", "refs", "imports", "edges", "chunks", "mentions")
 # what DuckDB says when the file or the connection is broken, as opposed to a query being wrong
@@ -176,6 +180,17 @@ class Store:
             with self._memory_lock:
                 self._memory_needs.remove(needed)
                 self.flush_memory(cur)
+
+    @contextmanager
+    def memory_cut(self, megabytes: int) -> Iterator[None]:
+        """The base limit cut to `megabytes` for the block's length (a raise by `memory_for` still
+        wins while it lasts): DuckDB evicts what it caches beyond, to the temp directory if unsaved."""
+        before = self._memory_base_mb
+        self.set_memory_limit(min(before, megabytes))
+        try:
+            yield
+        finally:
+            self.set_memory_limit(before)
 
     def flush_memory(self, cur=None) -> None:
         """Set the memory limit this store wants now (the base, or a raise in progress). Setting it,
@@ -323,6 +338,7 @@ def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
     if ext_dir:
         config["extension_directory"] = ext_dir
     conn = duckdb.connect(path, config=config)
+    allocator.hand_back_at_once()  # its first connection made its arenas: from now on, and for those it makes later
     try:
         # no progress bar (a connection's own setting; its cursors take it): DuckDB draws one on the
         # process's stdout for a query past 2 s, which is the server's LSP stream and the CLI's answer

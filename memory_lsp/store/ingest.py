@@ -10,9 +10,6 @@ as Python objects until its commit (~190 MB on the stdlib).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
 from typing import Sequence
 
 import numpy as np
@@ -35,19 +32,3 @@ def insert_columns(cur, table: str, columns: Sequence[str], types: Sequence[str]
     finally:
         cur.unregister(view)
         arrays.clear()
-
-
-def release_freed_memory() -> None:
-    """Give the C heap's free pages back to the system (glibc keeps what Python freed: after an
-    index run's writes the process stayed ~100 MB larger than what it still used). Elsewhere a no-op."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@functools.lru_cache(maxsize=1)
-def _malloc_trim():
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to trim
-        return None

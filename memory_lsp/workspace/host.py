@@ -33,7 +33,7 @@ from memory_lsp.store import Store
 from memory_lsp.store import code
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import fulltext
-from memory_lsp.store.ingest import release_freed_memory
+from memory_lsp.store.allocator import release_freed_memory
 from memory_lsp.workspace import apart, queries
 from memory_lsp.workspace.lookup import IndexLookup
 from memory_lsp.workspace.projection import projection_rows

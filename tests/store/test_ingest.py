@@ -9,7 +9,8 @@ import numpy as np
 
 from memory_lsp.store import db
 from memory_lsp.store.db import Store
-from memory_lsp.store.ingest import insert_columns, release_freed_memory
+from memory_lsp.store.allocator import release_freed_memory
+from memory_lsp.store.ingest import insert_columns
 
 
 def test_inserted_columns_are_released_before_the_commit(tmp_path):

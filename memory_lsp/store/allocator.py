@@ -1,0 +1,72 @@
+"""Freed memory handed back to the system: two allocators in this process keep what was freed.
+
+- glibc's malloc (Python's objects, numpy's arrays) keeps freed pages in its heap until trimmed
+  (`release_freed_memory`: after an index run's writes the process stayed ~100 MB larger than
+  what it still used).
+- jemalloc, built into DuckDB's Linux wheels (its functions prefixed `duckdb_je_`), hands a freed
+  page back a second after the free by default (its dirty and muzzy decay). Call resolution's
+  statements each build and free hash tables of tens of MB well within a second, so the freed
+  ones of the last statements added up: the stdlib's index peaked at 460-510 MB where DuckDB's own
+  accounting said 200 MB (bench/BENCHMARKS.md bo). `hand_back_at_once` sets the decay to 0.
+Both are no-ops where the allocator is another (macOS, Windows, musl, a DuckDB without jemalloc).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import importlib
+
+# the arena index jemalloc reads as "every arena" in `arena.<i>.purge`
+_ARENAS_ALL = 4096
+_DECAYS = ("dirty_decay_ms", "muzzy_decay_ms")
+
+
+def release_freed_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's malloc_trim)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+def hand_back_at_once() -> bool:
+    """Make DuckDB's jemalloc return freed pages at once in its arenas, those it has and those it
+    will make, and return what it holds now. False where DuckDB has no jemalloc."""
+    mallctl = _mallctl()
+    if mallctl is None:
+        return False
+    zero = ctypes.c_ssize_t(0)
+    ok = all(mallctl(f"arenas.{decay}".encode(), None, None, ctypes.byref(zero), ctypes.sizeof(zero)) == 0
+             for decay in _DECAYS)
+    count, size = ctypes.c_uint(0), ctypes.c_size_t(ctypes.sizeof(ctypes.c_uint))
+    if mallctl(b"arenas.narenas", ctypes.byref(count), ctypes.byref(size), None, 0) == 0:
+        for arena in range(count.value):  # an arena not made yet refuses: it takes the default above
+            for decay in _DECAYS:
+                mallctl(f"arena.{arena}.{decay}".encode(), None, None, ctypes.byref(zero), ctypes.sizeof(zero))
+    mallctl(f"arena.{_ARENAS_ALL}.purge".encode(), None, None, None, 0)
+    return ok
+
+
+@functools.lru_cache(maxsize=1)
+def _mallctl():
+    """jemalloc's control function in DuckDB's compiled module, or None."""
+    for module in ("_duckdb", "duckdb.duckdb"):  # its name in DuckDB 1.4 and before
+        try:
+            path = importlib.import_module(module).__file__
+            fn = ctypes.CDLL(path).duckdb_je_mallctl
+        except (ImportError, OSError, AttributeError, TypeError):
+            continue
+        fn.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t), ctypes.c_void_p,
+                       ctypes.c_size_t]
+        fn.restype = ctypes.c_int
+        return fn
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim():
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to trim
+        return None
