@@ -52,8 +52,8 @@ class Changes(NamedTuple):
     everywhere: bool  # the first run, or a path appeared or vanished: rebuild every edge
     changed: set[str]  # files whose rows were replaced
     rebound: set[str]  # changed files and files whose imports now land elsewhere
-    # symbol names whose references elsewhere may resolve differently: every name a removed or
-    # reshaped file defined, before or after; of a file that only changed symbols, those names
+    # symbol names whose references elsewhere may resolve differently: every name a removed or reshaped
+    # file defined, before or after; of a file that only changed symbols, those (a first run: none listed)
     names: set[str]
     structure_changed: bool  # a file's imports, test status or mutation flag changed
     symbol_names: set[str]  # names and qualified names of the symbols added, removed or changed
@@ -107,8 +107,7 @@ def parse_one(root: str, cand: Candidate, settings: Settings, data: bytes | None
         return Skip(cand.path, "too_large", len(data))
     if b"\0" in data[:8192]:
         return Skip(cand.path, "binary", len(data))
-    lines = data.count(b"\n") + 1
-    if len(data) / lines > settings.max_line_bytes:
+    if len(data) / (data.count(b"\n") + 1) > settings.max_line_bytes:  # bytes per line
         return Skip(cand.path, "minified", len(data))
     try:
         return extract(cand.path, data, cand.lang)
@@ -307,7 +306,8 @@ class _Writer:
             self.changed.add(f.path)
             self.paths_moved = self.paths_moved or f.path not in self.known
             self.imports += [ImportRow(f.path, *imp) for imp in f.imports]
-            self.new_shapes[f.path] = f.shape
+            if not self.first_run:  # a first run compares no shape: ~300 MB of them at 25,000 files
+                self.new_shapes[f.path] = f.shape
 
     def finish(self, root: Path, buffers: dict[str, bytes]) -> Changes:
         """Resolve the imports of the run (all of them when a path appeared or vanished); say
@@ -362,15 +362,16 @@ class _Writer:
                 {s[1] for shape in (self.old_shapes.get(path), self.new_shapes.get(path)) if shape for s in shape.symbols}
             names |= code.names_rebound(self.old_shapes.get(path), self.new_shapes.get(path))
         # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
-        structure = any(differs(p, "imports", "is_test", "mutates") for p in self.changed) or bool(rebound - self.changed)
+        structure = self.first_run or bool(rebound - self.changed) or any(differs(p, "imports", "is_test", "mutates") for p in self.changed)
         # re-parsed files' IMPORTS, ASSERTS_ON and DRIVES edges (code.remove_files kept them) stay when every
         # import landed where it did before and no import row of theirs changed but for its line (the edges move too)
-        written: dict[str, set] = {}
-        for r in self.imports:
-            written.setdefault(r.path, set()).add((r.line, r.module, r.name, r.alias))
         moved_imports = self.first_run or self.paths_moved or every or marked or structure  # beside their lines
+        written: dict[str, set] = {}
+        for r in () if moved_imports else self.imports:
+            written.setdefault(r.path, set()).add((r.line, r.module, r.name, r.alias))
         lines = {} if moved_imports else {p: moved_lines.import_lines_moved(self.old_imports.get(p), written.get(p))
                                           for p in self.changed}
+        self.imports = []  # resolved and compared
         if links_same := not moved_imports and None not in lines.values():
             moved_lines.move_file_links(cur, lines)
         if moved_imports:
@@ -391,8 +392,7 @@ def _refresh_history(store: Store, root: Path, settings: Settings) -> bool:
     head = gitmine.head(root)
     if head is None or head == store.meta("git_head"):
         return False
-    known = set(code.known_files(store.conn))
-    history = gitmine.mine(root, known, settings.git_max_commits, settings.co_change_max_files)
+    history = gitmine.mine(root, set(code.known_files(store.conn)), settings.git_max_commits, settings.co_change_max_files)
     rows = gitmine.co_change_edges(history, settings.co_change_min_support)
     with store.transaction() as cur:
         edges.replace_history(store, cur, rows, history.churn, history.last_change)
