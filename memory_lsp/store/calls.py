@@ -77,11 +77,9 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
                      WHERE s.path = i.path{f" AND s.path IN {paths}" if paths else ""} AND s.kind IN ('function', 'method')
                        AND i.line BETWEEN s.start_line AND s.end_line) AS scope
         FROM ({bound_imports(paths)}) i WHERE i.path IN (SELECT DISTINCT path FROM _refs)""")
-    # what a module offers: its own top-level definitions and the names it imports (a package's __init__ re-exporting
-    # `from .api import get`), followed through modules that import them in turn (`attrs` re-exports attr's, which
-    # imports them from attr._next_gen) up to REEXPORT_HOPS, for the modules the references import
-    # A module re-exporting others whole (`export * from './schemas'`: zod's `z.string()` goes through three such
-    # barrels) offers their names too (`_star`: each such module with the modules it re-exports, at their depth)
+    # what a module offers: its top-level definitions and the names it imports (`from .api import get` in a package's
+    # __init__; `attrs` re-exports attr's), followed through modules importing them in turn up to REEXPORT_HOPS, for the
+    # modules the references import; one re-exporting others whole (`export * from`: `_star`, at their depth) offers theirs
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _star AS
         WITH RECURSIVE s(path, via, d) AS (
@@ -129,19 +127,20 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         WHERE n.parent IS NOT NULL AND f.kind IN ('function', 'method')""")
     shadowed = """EXISTS (SELECT 1 FROM _shadows h WHERE h.path = r.path AND h.name = r.name{}
                           AND (r.src = h.fn OR starts_with(r.src, h.fn || '.')))"""
-    cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _precise AS
+    # one statement per way: as one UNION ALL, every join's hash table was held at once (resolution's peak at
+    # 25,000 files); the first names the columns and their types (a DOUBLE, not its literal's DECIMAL(2,1))
+    for i, select in enumerate(f"""
         SELECT DISTINCT r.src, s.id AS dst, {kind} AS kind, r.path, s.path AS dst_path, r.line,
-               {_lit(c.self_receiver)} AS confidence, 'self' AS strategy, r.name
+               {_lit(c.self_receiver)}::DOUBLE AS confidence, 'self' AS strategy, r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.parent = r.src_class AND s.name = r.name
         WHERE r.receiver IN ({selfs}) AND r.rtype IS NULL  -- a Java parameter `Class<?> cls` is no self
         UNION ALL
-        (SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.implicit_self)}, 'self', r.name
-         FROM _refs r JOIN files f ON f.path = r.path AND f.lang IN ({implicit})
-              JOIN {syms} s ON s.path = r.path AND s.name = r.name  -- the class's, else (Java) the nearest class around it
-              AND (s.parent = r.src_class OR ends_with(r.path, '.java') AND starts_with(r.src_class, s.parent || '.'))
-         WHERE r.receiver IS NULL
-         QUALIFY length(s.parent) = max(length(s.parent)) OVER (PARTITION BY r.path, r.line, r.name, r.src))
+        SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.implicit_self)}, 'self', r.name
+        FROM _refs r JOIN files f ON f.path = r.path AND f.lang IN ({implicit})
+             JOIN {syms} s ON s.path = r.path AND s.name = r.name  -- the class's, else (Java) the nearest class around it
+             AND (s.parent = r.src_class OR ends_with(r.path, '.java') AND starts_with(r.src_class, s.parent || '.'))
+        WHERE r.receiver IS NULL
+        QUALIFY length(s.parent) = max(length(s.parent)) OVER (PARTITION BY r.path, r.line, r.name, r.src)
         UNION ALL
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
@@ -163,15 +162,16 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         FROM _refs r JOIN _imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
                AND {_IN_SCOPE.format(src='r.src')}
                JOIN _exports s ON s.path = i.target AND s.name = r.name
-        UNION ALL  -- `flask.json.dumps()`: a submodule of an imported package, imported by its
-                   -- __init__ (`from . import json`) or a module file beside it (`flask.helpers`)
+        UNION ALL  -- `flask.json.dumps()`: a submodule of an imported package, imported by its __init__ or beside it
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.module_attr)}, 'module_attr', r.name
         FROM _refs r JOIN _imports i ON i.path = r.path AND i.is_module AND {_IN_SCOPE.format(src='r.src')}
                AND starts_with(r.receiver, i.binding || '.') AND ends_with(i.target, '/__init__.py')
                AND NOT contains(substr(r.receiver, length(i.binding) + 2), '.')
                LEFT JOIN imports j ON j.path = i.target AND j.is_module AND j.binding = substr(r.receiver, length(i.binding) + 2)
                JOIN {syms} s ON s.name = r.name AND s.parent IS NULL
-               AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || substr(r.receiver, length(i.binding) + 2) || '.py')""")
+               AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || substr(r.receiver, length(i.binding) + 2) || '.py')
+        """.split("\n        UNION ALL")):
+        cur.execute(("CREATE OR REPLACE TEMP TABLE _precise AS " if i == 0 else "INSERT INTO _precise ") + select)
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT src, dst, kind, path, dst_path, line, max(confidence), min(strategy), name, 1

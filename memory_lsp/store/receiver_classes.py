@@ -28,16 +28,19 @@ def classes(cur, source: str, target: str, syms: str) -> None:
     or a module variable's (store/var_calls.py) or a fixture's
     (store/fixture_calls.py) class."""
     in_scope = IN_SCOPE.format(src="rc.src")
-    # a class defined in the calling function (or one around it) shadows the module's and the imports'
-    # (click's tests: `class CustomGroup(click.Group)` inside a test, `CustomGroup().command()`)
+    # a class defined in the calling function (or one around it) shadows the module's and the imports' (click's
+    # tests: `class CustomGroup(click.Group)` inside a test, `CustomGroup().command()`). One statement per way: as
+    # one query, every join's hash table was held at once (call resolution's peak at 25,000 files: 1.9 GB)
     cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {target} AS
-        WITH nested AS (
+        CREATE OR REPLACE TEMP TABLE _nested_cls AS
             SELECT rc.*, s.id AS cid FROM {source} rc
                    JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND s.parent IS NOT NULL AND s.kind = 'class'
                    JOIN {syms} p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
-            WHERE rc.src = p.id OR starts_with(rc.src, p.id || '.')),
-        named AS (
+            WHERE rc.src = p.id OR starts_with(rc.src, p.id || '.')""")
+    cur.execute(f"""CREATE OR REPLACE TEMP TABLE {target} AS SELECT rc.*, rc.path || '::' || rc.src_class AS cid
+                    FROM {source} rc WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL""")
+    cur.execute(f"INSERT INTO {target} SELECT * FROM _nested_cls")
+    for named in f"""
             SELECT rc.*, s.id FROM {source} rc  -- Java names a nested class of its file by its own name too
                    JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND (s.parent IS NULL OR ends_with(rc.path, '.java'))
                    AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
@@ -77,16 +80,15 @@ def classes(cur, source: str, target: str, syms: str) -> None:
                    AND rc.tname = i.binding || '.' || rc.sub || '.' || rc.cls
                    LEFT JOIN imports j ON j.path = i.target AND j.is_module AND j.binding = rc.sub
                    JOIN {syms} s ON s.name = rc.cls AND s.parent IS NULL AND s.kind = 'class'
-                   AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || rc.sub || '.py'))
-        SELECT rc.*, rc.path || '::' || rc.src_class AS cid FROM {source} rc
-        WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL
-        UNION ALL
-        SELECT * FROM nested
-        UNION ALL
-        SELECT n.* FROM named n ANTI JOIN nested d ON d.path = n.path AND d.line = n.line AND d.name = n.name AND d.src = n.src
-        UNION ALL  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
+                   AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || rc.sub || '.py')
+            """.split("\n            UNION ALL"):
+        cur.execute(f"""INSERT INTO {target} SELECT n.* FROM ({named}) n
+                        ANTI JOIN _nested_cls d ON d.path = n.path AND d.line = n.line AND d.name = n.name AND d.src = n.src""")
+    cur.execute(f"""
+        INSERT INTO {target}  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
         SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM {source} rc JOIN _vt v ON v.path = rc.path
                AND v.recv = rc.receiver AND rc.rtype IS NULL AND {IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}
         UNION ALL  -- `env.from_string()` in a test: what its fixture gives (store/fixture_calls.py)
         SELECT rc.* REPLACE ('fixture_var' AS how), f.cid FROM {source} rc JOIN _ft f ON f.src = rc.src
                AND f.recv = rc.receiver AND rc.rtype IS NULL""")
+    cur.execute("DROP TABLE _nested_cls")
