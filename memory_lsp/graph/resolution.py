@@ -35,7 +35,7 @@ import io
 from memory_lsp.index import languages
 from memory_lsp.store import calls, edges
 from memory_lsp.store.db import Store
-from memory_lsp.store.allocator import release_freed_memory
+from memory_lsp.store.allocator import Purging, release_freed_memory
 
 CONFIDENCE = edges.CallConfidence(self_receiver=0.95, implicit_self=0.9, same_file=0.9, imported=0.9,
                                   module_attr=0.9, by_name=0.5, typed=0.9, inherited=0.85, fixture=0.9)
@@ -68,7 +68,7 @@ def resolve_all(store: Store, cur) -> None:
     # one DuckDB thread: under the memory limit two threads' partitions spilled more; resolution took
     # 2.5-5.4 s instead of 4.2-8.7 s on the stdlib (BENCHMARKS.md z)
     with store.bulk(), store.single_threaded(), store.memory_for_references(cur):
-        _resolve(store, cur, None)
+        _resolve(store, Purging(cur), None)  # each statement's freed memory handed back as it ends
 
 
 def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None:

@@ -6,8 +6,9 @@
 - jemalloc, built into DuckDB's Linux wheels (its functions prefixed `duckdb_je_`), hands a freed
   page back a second after the free by default (its dirty and muzzy decay). Call resolution's
   statements each build and free hash tables of tens of MB well within a second, so the freed
-  ones of the last statements added up: the stdlib's index peaked at 460-510 MB where DuckDB's own
-  accounting said 200 MB (bench/BENCHMARKS.md bo). `hand_back_at_once` sets the decay to 0.
+  ones of the last statements added up: the stdlib's index peaked at 420-510 MB where DuckDB's own
+  accounting said 200 MB (bench/BENCHMARKS.md bo). A whole run's resolution purges after each
+  statement (`Purging`); a decay of 0 everywhere did as well but cost the run ~4 s of CPU there.
 Both are no-ops where the allocator is another (macOS, Windows, musl, a DuckDB without jemalloc).
 """
 
@@ -20,7 +21,6 @@ import importlib
 
 # the arena index jemalloc reads as "every arena" in `arena.<i>.purge`
 _ARENAS_ALL = 4096
-_DECAYS = ("dirty_decay_ms", "muzzy_decay_ms")
 
 
 def release_freed_memory() -> None:
@@ -30,22 +30,28 @@ def release_freed_memory() -> None:
         trim(0)
 
 
-def hand_back_at_once() -> bool:
-    """Make DuckDB's jemalloc return freed pages at once in its arenas, those it has and those it
-    will make, and return what it holds now. False where DuckDB has no jemalloc."""
+def purge() -> bool:
+    """Make DuckDB's jemalloc return the pages freed so far in all its arenas. False where DuckDB
+    has no jemalloc."""
     mallctl = _mallctl()
-    if mallctl is None:
-        return False
-    zero = ctypes.c_ssize_t(0)
-    ok = all(mallctl(f"arenas.{decay}".encode(), None, None, ctypes.byref(zero), ctypes.sizeof(zero)) == 0
-             for decay in _DECAYS)
-    count, size = ctypes.c_uint(0), ctypes.c_size_t(ctypes.sizeof(ctypes.c_uint))
-    if mallctl(b"arenas.narenas", ctypes.byref(count), ctypes.byref(size), None, 0) == 0:
-        for arena in range(count.value):  # an arena not made yet refuses: it takes the default above
-            for decay in _DECAYS:
-                mallctl(f"arena.{arena}.{decay}".encode(), None, None, ctypes.byref(zero), ctypes.sizeof(zero))
-    mallctl(f"arena.{_ARENAS_ALL}.purge".encode(), None, None, None, 0)
-    return ok
+    return mallctl is not None and mallctl(f"arena.{_ARENAS_ALL}.purge".encode(), None, None, None, 0) == 0
+
+
+class Purging:
+    """A cursor whose every statement hands back, once it ends, what DuckDB freed in it (for a
+    whole run's call resolution: each statement then starts from what is still in use)."""
+
+    def __init__(self, cur):
+        self._cur = cur
+
+    def execute(self, *args, **kwargs):
+        try:
+            return self._cur.execute(*args, **kwargs)
+        finally:
+            purge()
+
+    def __getattr__(self, name):
+        return getattr(self._cur, name)
 
 
 @functools.lru_cache(maxsize=1)

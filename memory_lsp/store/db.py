@@ -25,7 +25,7 @@ from typing import Iterator
 import duckdb
 
 from memory_lsp.errors import IndexBusy
-from memory_lsp.store import allocator, clean_close
+from memory_lsp.store import clean_close
 from memory_lsp.store.cursor import Gate, ReadCursor
 from memory_lsp.store.ingest import insert_columns
 
@@ -338,7 +338,6 @@ def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
     if ext_dir:
         config["extension_directory"] = ext_dir
     conn = duckdb.connect(path, config=config)
-    allocator.hand_back_at_once()  # its first connection made its arenas: from now on, and for those it makes later
     try:
         # no progress bar (a connection's own setting; its cursors take it): DuckDB draws one on the
         # process's stdout for a query past 2 s, which is the server's LSP stream and the CLI's answer

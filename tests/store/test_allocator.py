@@ -1,5 +1,6 @@
-"""DuckDB's allocator hands freed memory back at once (store/allocator.py), and a whole index run
-evicts DuckDB's cache down to a smaller limit outside call resolution (store/db.py memory_cut)."""
+"""A whole index run's call resolution hands DuckDB's freed memory back after each statement
+(store/allocator.py), and the run evicts DuckDB's cache down to a smaller limit outside call
+resolution (store/db.py memory_cut)."""
 
 from __future__ import annotations
 
@@ -12,54 +13,85 @@ import pytest
 
 from memory_lsp.graph.passes import PASSES
 from memory_lsp.index import indexer
-from memory_lsp.store import allocator, db
+from memory_lsp.store import allocator, calls, db
 from memory_lsp.store.db import Store
 from memory_lsp.workspace import Workspace
 
 JEMALLOC = sys.platform == "linux" and platform.machine() in ("x86_64", "aarch64")  # DuckDB's wheels there have it
 
-# RSS (MB) a process keeps right after a DISTINCT over 3 million strings (a ~200 MB hash table), with
-# the allocator as DuckDB leaves it or as a store sets it on open
+# RSS (MB) a process keeps right after a DISTINCT over 3 million strings (a ~200 MB hash table), as
+# DuckDB's allocator leaves it or after a purge
 _PROBE = textwrap.dedent("""
     import sys, duckdb
-    from memory_lsp.store.db import Store
+    from memory_lsp.store import allocator
 
     def rss():
         with open("/proc/self/status") as fh:
             return next(int(line.split()[1]) // 1024 for line in fh if line.startswith("VmRSS"))
 
-    if sys.argv[1] == "store":
-        Store.open(sys.argv[2]).close()
     conn = duckdb.connect()
     before = rss()
     conn.execute("SELECT count(DISTINCT 'row-' || range::VARCHAR) FROM range(3000000)").fetchall()
+    if sys.argv[1] == "purged":
+        assert allocator.purge()
     print(rss() - before)
 """)
 
 
-def _kept_after_query(mode: str, tmp_path) -> int:
-    out = subprocess.run([sys.executable, "-c", _PROBE, mode, str(tmp_path / f"{mode}.duckdb")],
-                         capture_output=True, text=True, timeout=120, check=True)
+def _kept_after_query(mode: str) -> int:
+    out = subprocess.run([sys.executable, "-c", _PROBE, mode], capture_output=True, text=True, timeout=120, check=True)
     return int(out.stdout.strip())
 
 
 @pytest.mark.skipif(not JEMALLOC, reason="DuckDB's Linux wheels carry jemalloc; elsewhere this is a no-op")
-def test_a_process_that_opened_a_store_gives_a_query_s_freed_memory_back_at_once(tmp_path):
-    """jemalloc's default decay (1 s) kept a query's freed hash table in the process: the stdlib's
-    index peaked 460-510 MB where DuckDB counted 200."""
-    as_duckdb_leaves_it = _kept_after_query("duckdb", tmp_path)
-    after_a_store = _kept_after_query("store", tmp_path)
+def test_a_purge_gives_a_query_s_freed_memory_back_at_once():
+    """jemalloc's default decay (1 s) kept each statement's freed hash tables in the process: the
+    stdlib's index peaked 420-510 MB where DuckDB counted 200."""
+    as_duckdb_leaves_it = _kept_after_query("kept")
+    purged = _kept_after_query("purged")
     assert as_duckdb_leaves_it > 100, as_duckdb_leaves_it  # the probe shows the retention at all
-    assert after_a_store < 40, after_a_store
+    assert purged < 40, purged
 
 
 def test_the_allocator_calls_are_harmless_anywhere():
     """Where DuckDB has no jemalloc both calls do nothing, and again and again where it has."""
-    assert allocator.hand_back_at_once() is (allocator._mallctl() is not None)
-    assert allocator.hand_back_at_once() is (allocator._mallctl() is not None)
+    assert allocator.purge() is (allocator._mallctl() is not None)
+    assert allocator.purge() is (allocator._mallctl() is not None)
     allocator.release_freed_memory()
     if JEMALLOC:
         assert allocator._mallctl() is not None
+
+
+def test_a_whole_run_purges_after_each_resolution_statement_and_an_edit_does_not(tmp_path, monkeypatch):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    return g()\n\n\ndef g():\n    return 1\n")
+    ws = Workspace.open(root)
+    purges, statements = [], []
+    monkeypatch.setattr(allocator, "purge", lambda: purges.append(len(statements)) or True)
+    real = calls.resolve_refs
+
+    def counting(store, cur, *args, **kwargs):  # the statements resolution runs, through the cursor it is given
+        class Counted:
+            def execute(self, *a, **k):
+                statements.append(a[0])
+                return cur.execute(*a, **k)
+
+            def __getattr__(self, name):
+                return getattr(cur, name)
+        return real(store, Counted(), *args, **kwargs)
+
+    monkeypatch.setattr(calls, "resolve_refs", counting)
+    try:
+        indexer.run(ws.store, ws.root, ws.settings, workers=0, passes=PASSES)
+        assert len(statements) > 20 and purges == list(range(1, len(statements) + 1))
+        assert ws.store.cursor().execute("SELECT count(*) FROM edges WHERE kind = 'CALLS'").fetchall() == [(1,)]
+        purges.clear()
+        indexer.run(ws.store, ws.root, ws.settings, workers=0, passes=PASSES,
+                    only={"a.py": b"def f():\n    return h()\n\n\ndef h():\n    return 1\n"})
+        assert purges == []  # an editor's run: small statements, nothing to hand back
+    finally:
+        ws.close()
 
 
 def _limit_mb(store: Store) -> float:
