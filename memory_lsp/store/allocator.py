@@ -8,7 +8,8 @@
   statements each build and free hash tables of tens of MB well within a second, so the freed
   ones of the last statements added up: the stdlib's index peaked at 420-510 MB where DuckDB's own
   accounting said 200 MB (bench/BENCHMARKS.md bo). A whole run's resolution purges after each
-  statement (`Purging`); a decay of 0 everywhere did as well but cost the run ~4 s of CPU there.
+  statement (`Purging`), and a store purges whenever it sets its limit again (`flush_memory`: after
+  a graph load's reads, after a run); a decay of 0 everywhere cost the stdlib's index ~4 s of CPU.
 Both are no-ops where the allocator is another (macOS, Windows, musl, a DuckDB without jemalloc).
 """
 

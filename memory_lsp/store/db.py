@@ -25,7 +25,7 @@ from typing import Iterator
 import duckdb
 
 from memory_lsp.errors import IndexBusy
-from memory_lsp.store import clean_close
+from memory_lsp.store import allocator, clean_close
 from memory_lsp.store.cursor import Gate, ReadCursor
 from memory_lsp.store.ingest import insert_columns
 
@@ -50,7 +50,7 @@ MEMORY_LIMIT_MB = 256
 BYTES_PER_RESOLVED_ROW = 768
 # a whole index run's limit outside call resolution: the run is one transaction, and what its
 # statements dropped (temporary tables) stays in DuckDB's memory until the commit, which then adds
-# its own buffers; under 256 MB that was the stdlib run's peak (404-408 MB against 366-387 MB)
+# its own buffers; under 256 MB the commit was the stdlib run's peak (404 MB; 366-372 MB under this)
 WHOLE_RUN_MEMORY_MB = 192
 DROP_WAIT_S = 0.05  # how long `drop_cache` (and the reads that come meanwhile) wait for a read under way
 TABLES = ("files", "skipped", "symbols", "refs", "imports", "edges", "chunks", "mentions")
@@ -199,10 +199,8 @@ class Store:
         evicted."""
         cur = cur or self.cursor()
         wanted = max(self._memory_needs, default=0)
-        if wanted > self._memory_base_mb:
-            cur.execute(f"SET memory_limit = '{wanted}MiB'")
-        else:
-            cur.execute(f"SET memory_limit = '{self._memory_base_mb}MiB'")
+        cur.execute(f"SET memory_limit = '{max(wanted, self._memory_base_mb)}MiB'")
+        allocator.purge()  # and jemalloc's freed pages at once, not a second later (store/allocator.py)
 
     def drop_cache(self) -> bool:
         """Hand back DuckDB's cache of the file's blocks: what a graph load read stays cached up
