@@ -1,20 +1,23 @@
-"""Where a full index run's memory goes (BENCHMARKS.md z): the process RSS sampled every 20 ms
+"""Where a full index run's memory goes (BENCHMARKS.md z, bo): the process RSS sampled every 20 ms
 (/proc/self/status) and its peak per phase (the writes, import resolution, each statement of call
-resolution, edges, promotions, scores), DuckDB's own accounting after each (`duckdb_memory()`:
-memory in use and spilled to the temp directory), wall time per phase and the main process' CPU.
+resolution, edges, promotions, fingerprints, the commit, scores), DuckDB's own accounting after each
+(`duckdb_memory()`: memory in use and spilled to the temp directory; `--tags`: by tag), wall time per
+phase and the main process' CPU. ru_maxrss is the truth: a spike between two samples escapes them.
 `--trace` adds tracemalloc's view of the Python heap after the writes (slow: several times the run).
 
-    python bench/bench_index_memory.py ROOT DB [--workers 2] [--trace]   (DB is deleted first)
+    python bench/bench_index_memory.py ROOT DB [--workers 2] [--tags] [--trace]   (DB is deleted first)
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import os
 import resource
 import threading
 import time
+import types
 
 
 def rss_mb() -> int:
@@ -25,6 +28,8 @@ def rss_mb() -> int:
     return 0
 
 
+TAGS = ("SELECT tag, memory_usage_bytes // 1048576, temporary_storage_bytes // 1048576 FROM duckdb_memory() "
+        "WHERE memory_usage_bytes > 1048576 OR temporary_storage_bytes > 1048576")
 DUCK = ("SELECT sum(memory_usage_bytes) // 1048576, sum(temporary_storage_bytes) // 1048576 "
         "FROM duckdb_memory()")
 
@@ -35,11 +40,12 @@ def main() -> None:
     ap.add_argument("db")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--tags", action="store_true", help="DuckDB's memory by tag after each resolution statement")
     args = ap.parse_args()
     for suffix in ("", ".wal"):
         if os.path.exists(args.db + suffix):
             os.remove(args.db + suffix)
-    phase, peak, wall, duck = ["start"], collections.defaultdict(int), collections.Counter(), {}
+    phase, peak, wall, duck, tags = ["start"], collections.defaultdict(int), collections.Counter(), {}, {}
 
     def sample():
         while True:
@@ -52,7 +58,8 @@ def main() -> None:
     from memory_lsp.graph import promotions, resolution, scoring
     from memory_lsp.index import indexer
     from memory_lsp.store import calls, edges
-    from memory_lsp.workspace import Workspace
+    from memory_lsp.store.db import Store
+    from memory_lsp.workspace import Workspace, host
 
     def timed(obj, name, label):
         fn = getattr(obj, name)
@@ -82,6 +89,8 @@ def main() -> None:
                 wall[label] += time.perf_counter() - t
                 phase[0] = before
                 duck[label] = self.probe.execute(DUCK).fetchall()[0]
+                if args.tags:  # in use / spilled MB of each tag holding more than 1 MB
+                    tags[label] = self.probe.execute(TAGS).fetchall()
 
         def __getattr__(self, name):
             return getattr(self.cur, name)
@@ -106,8 +115,20 @@ def main() -> None:
     timed(edges, "rebuild_import_edges", "IMPORTS edges")
     timed(edges, "rebuild_documents", "DOCUMENTS edges")
     timed(promotions, "rebuild", "promotions")
-    timed(scoring, "refresh_scores", "scores")
     timed(indexer, "_refresh_history", "git history")
+    timed(edges, "fill_fingerprints", "fingerprints")
+    # the passes are bound into PASSES when workspace/host.py is imported: the scores timed there
+    scores = types.SimpleNamespace(score=host.PASSES.score)
+    timed(scores, "score", "scores")
+    host.PASSES = host.PASSES._replace(score=scores.score)
+    begin = Store.transaction
+
+    @contextlib.contextmanager
+    def transaction(store):  # the commit is a phase of its own (a whole run is one transaction)
+        with begin(store) as cur:
+            yield cur
+            phase[0] = "commit"
+    Store.transaction = transaction
     if args.trace:
         import tracemalloc
         tracemalloc.start()
@@ -127,6 +148,8 @@ def main() -> None:
     for label in order + [k for k in peak if k not in wall and k != "end"]:
         used = duck.get(label)
         print(f"{wall.get(label, 0):7.2f} {peak.get(label, 0):11d} {str(used[0]) + ' / ' + str(used[1]) if used else '':>27}  {label}")
+    for label, rows in tags.items():
+        print(f"{label[:60]}: " + ", ".join(f"{tag} {used} / {spilled}" for tag, used, spilled in rows))
     print("main process CPU s:", round(c1.user + c1.system - c0.user - c0.system, 2),
           "peak RSS (ru_maxrss) MB:", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
     ws.close()
