@@ -79,11 +79,16 @@ def test_a_purging_cursor_purges_after_each_statement(monkeypatch):
     assert len(purges) == 3  # a failed statement too
 
 
-def test_a_whole_run_resolves_through_a_purging_cursor_and_an_edit_does_not(tmp_path, monkeypatch):
+def _one_call_workspace(tmp_path) -> Workspace:
+    """A workspace of one file, f calling g, not indexed yet."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.py").write_text("def f():\n    return g()\n\n\ndef g():\n    return 1\n")
-    ws = Workspace.open(root)
+    return Workspace.open(root)
+
+
+def test_a_whole_run_resolves_through_a_purging_cursor_and_an_edit_does_not(tmp_path, monkeypatch):
+    ws = _one_call_workspace(tmp_path)
     given = []
     real = calls.resolve_refs
     monkeypatch.setattr(calls, "resolve_refs", lambda store, cur, *a, **k: given.append(type(cur)) or real(store, cur, *a, **k))
@@ -121,10 +126,7 @@ def test_a_memory_cut_lowers_the_base_for_its_length_and_a_raise_still_wins(tmp_
 
 
 def test_a_whole_run_commits_under_the_cut_limit_and_gives_the_base_back(tmp_path, monkeypatch):
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.py").write_text("def f():\n    return g()\n\n\ndef g():\n    return 1\n")
-    ws = Workspace.open(root)
+    ws = _one_call_workspace(tmp_path)
     seen = []
     real = Store.transaction
 
