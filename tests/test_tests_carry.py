@@ -12,6 +12,7 @@ import pytest
 from memory_lsp.graph import tests_carry, tests_reach
 
 FILES = {
+    "pkg/__init__.py": "",
     "pkg/core.py": ("class Store:\n    def get(self):\n        return 1\n\n    def put(self):\n        return 2\n\n\n"
                     "class Cache:\n    def get(self):\n        return 3\n\n\ndef helper():\n    return 4\n"),
     "pkg/use.py": ("from pkg.core import Store, helper\n\n\ndef run(x):\n    s = Store()\n    x.get()\n"
@@ -26,27 +27,52 @@ FILES = {
     "tests/test_env.py": "from pkg.env import Env\n\n\ndef test_render():\n    assert Env().render()\n",
 }
 
-# (what, the files written, whether selection's inputs stay the same: the carry must be taken)
+# (what, the files written, what the graph's selection must be: the last one "carried" (nothing it
+# reads changed), "grown" from it (graph/tests_grow.py: symbols added or removed that no step
+# touches) or "built" again)
 EDITS = [
     ("a comment above everything: lines move, nothing else", {
-        "pkg/use.py": "# moved\n" + FILES["pkg/use.py"]}, True),
-    ("a body's text, same calls", {"pkg/core.py": FILES["pkg/core.py"].replace("return 4", "return 5")}, True),
+        "pkg/use.py": "# moved\n" + FILES["pkg/use.py"]}, "carried"),
+    ("a body's text, same calls", {"pkg/core.py": FILES["pkg/core.py"].replace("return 4", "return 5")}, "carried"),
     ("a new call: a step more", {
-        "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("return helper()", "return helper() + run(1)")}, False),
+        "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("return helper()", "return helper() + run(1)")}, "built"),
     ("two guessed calls on one line move to two lines: the call sites differ", {
         "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("return helper() + run(1)", "return helper()")
-        .replace("    x.get()\n", "    x.get(); x.get()\n")}, False),
+        .replace("    x.get()\n", "    x.get(); x.get()\n")}, "built"),
     ("... and onto two lines", {
         "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("    x.get()\n", "    x.get()\n    x.get()\n")},
-     False),
-    ("a test added: a symbol more, in a test file", {
-        "tests/test_core.py": FILES["tests/test_core.py"] + "\n\ndef test_more():\n    assert True\n"}, False),
-    ("a helper file becomes a test file's (a new file)", {"tests/test_new.py": "def test_x():\n    pass\n"}, False),
+     "built"),
+    ("a test added: a symbol more, in a test file, nothing called", {
+        "tests/test_core.py": FILES["tests/test_core.py"] + "\n\ndef test_more():\n    assert True\n"}, "grown"),
+    ("a helper file becomes a test file's (a new file)", {"tests/test_new.py": "def test_x():\n    pass\n"}, "built"),
     ("a call site of a name nothing called before", {
         "pkg/use.py": "# moved\n" + FILES["pkg/use.py"].replace("    x.get()\n", "    x.get()\n    x.nothing_here()\n")},
-     False),
+     "built"),
     ("a name re-exported from another file: where an attribute's class or function may come from moves", {
-        "pkg/defaults.py": "from pkg.core import helper as default_f\n"}, False),
+        "pkg/defaults.py": "from pkg.core import helper as default_f\n"}, "built"),
+    ("the name re-exported from where it was", {"pkg/defaults.py": FILES["pkg/defaults.py"]}, "built"),
+    ("a function typed that calls nothing of the workspace", {
+        "pkg/core.py": FILES["pkg/core.py"] + "\n\ndef typed(x):\n    return len(x)\n"}, "grown"),
+    ("a nested function in a function a test runs: it runs with it", {
+        "pkg/core.py": FILES["pkg/core.py"].replace("def helper():\n", "def helper():\n    def inner():\n"
+                                                    "        return 0\n\n") + "\n\ndef typed(x):\n    return len(x)\n"},
+     "grown"),
+    ("a method nobody calls by name, added to a class a test makes", {
+        "pkg/core.py": FILES["pkg/core.py"].replace("    def put(self):", "    def never_named(self):\n"
+                                                    "        return 0\n\n    def put(self):")}, "grown"),
+    ("a method named like a function called elsewhere (`helper()`): held as its callers say", {
+        "pkg/core.py": FILES["pkg/core.py"].replace("    def put(self):", "    def helper(self):\n"
+                                                    "        return 0\n\n    def put(self):")}, "built"),
+    ("a class added: which classes a caller makes may move (test selection's classes)", {
+        "pkg/core.py": FILES["pkg/core.py"] + "\n\nclass Fresh:\n    def unheard_of(self):\n        return 2\n"},
+     "built"),
+    ("those symbols removed again", {"pkg/core.py": FILES["pkg/core.py"]}, "built"),
+    ("the test removed, a function typed in a test file", {
+        "tests/test_core.py": FILES["tests/test_core.py"] + "\n\ndef _helper_typed():\n    return 1\n"}, "grown"),
+    ("a test file's only test renamed to a helper: it holds no test now", {
+        "tests/test_new.py": "def _x():\n    pass\n"}, "grown"),
+    ("a function typed where an attribute holding a class may run it (tests_reach._dispatch)", {
+        "pkg/fns.py": FILES["pkg/fns.py"] + "\n\ndef f2():\n    return 2\n"}, "built"),
 ]
 
 
@@ -66,22 +92,39 @@ def _write(root, files):
         (root / rel).write_text(text)
 
 
-def test_the_carried_selection_equals_a_fresh_one_after_every_edit(tmp_path, index_files):
+@pytest.mark.parametrize("bits", [True, False], ids=["bits", "walks"])
+def test_the_carried_selection_equals_a_fresh_one_after_every_edit(tmp_path, index_files, monkeypatch, bits):
+    """`walks`: no node's tests kept as bits (a workspace past BITS_BUDGET): each question walks."""
+    if not bits:
+        monkeypatch.setattr(tests_reach, "BITS_BUDGET", 0)
     ws = index_files(tmp_path, FILES)
     try:
         graph = ws.load_graph(prepare=True)
-        for what, change, same in EDITS:
+        for what, change, outcome in EDITS:
             _write(tmp_path, change)
             before = graph.test_reach()
             ws.reindex({str(tmp_path / rel): text.encode() for rel, text in change.items()})
             graph = ws.load_graph(prepare=True)
             assert graph.followed, what  # followed, not read whole
-            carried = graph.test_reach() is before
-            assert carried == same, what
+            now = graph.test_reach()
+            # a build makes its own memo; a grown selection keeps the last one's
+            assert ("carried" if now is before else "grown" if now.memo is before.memo else "built") == outcome, what
             fresh = tests_reach.TestReach(graph, graph.unresolved_calls)
-            assert _selection(graph, graph.test_reach()) == _selection(graph, fresh), what
+            assert _selection(graph, now) == _selection(graph, fresh), what
+            assert _reached(graph, now) == _reached(graph, fresh), what
+            for part in ("live", "has_caller"):
+                assert np.array_equal(getattr(now.walk, part), getattr(fresh.walk, part)), (what, part)
+            symbols = graph.is_symbol
+            assert np.array_equal(now.walk.parent[symbols], fresh.walk.parent[symbols]), what
+            assert np.array_equal(now.holds_tests, fresh.holds_tests), what
+            assert np.array_equal(now.known, fresh.known), what
     finally:
         ws.close()
+
+
+def _reached(g, reach) -> dict:
+    """Every symbol's test files as the walk or the bits say, its own file's included (select drops it)."""
+    return {g.names[i]: reach.test_files(g, np.array([i])) for i in np.flatnonzero(g.is_symbol).tolist()}
 
 
 def test_the_followed_step_hash_equals_one_of_all_steps_after_every_edit(tmp_path, index_files):

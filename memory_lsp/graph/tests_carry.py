@@ -23,7 +23,7 @@ import hashlib
 
 import numpy as np
 
-from memory_lsp.graph import tests_reach
+from memory_lsp.graph import tests_grow, tests_reach
 from memory_lsp.graph.held_memo import mix
 from memory_lsp.graph.steps import among
 
@@ -36,11 +36,14 @@ def reach(g) -> tests_reach.TestReach:
     before, g.reach_before = g.reach_before, None
     memo = None
     if before is not None:
-        reach_before, unresolved_before, digest_before = before
+        reach_before, unresolved_before, graph_before = before
         unresolved = g.unresolved_calls or {}
-        same_unresolved = all(unresolved.get(k) is unresolved_before.get(k) for k in UNRESOLVED_KINDS)
-        if digest_before is not None and same_unresolved and digest(g) == digest_before:
-            return reach_before
+        if all(unresolved.get(k) is unresolved_before.get(k) for k in UNRESOLVED_KINDS):
+            if graph_before.n == g.n and digest(g) == graph_before.digest:
+                return reach_before
+            grown = tests_grow.grow(reach_before, graph_before, g, _step_sums(g))
+            if grown is not None:
+                return grown
         memo = reach_before.memo
     return tests_reach.TestReach(g, g.unresolved_calls, memo)
 
@@ -50,11 +53,9 @@ def carry_from(old, new, old_to_new: np.ndarray, fresh_at: np.ndarray) -> None:
     or what its build worked out. `old_to_new`, `fresh_at`: the edges kept (their index in `new`,
     or -1) and made (graph/follow.py), from which `new`'s steps are hashed as a change of `old`'s."""
     built = old.__dict__.get("_reach")
-    if built is not None:  # a name added (a new function, say): never the same, no digest needed
-        new.reach_before = (built, old.unresolved_calls or {},
-                            digest(old) if old.n == new.n else None)
-        if old.n == new.n and "_step_sums" in old.__dict__:
-            new._step_sums = _followed_sums(old, new, old_to_new, fresh_at)
+    if built is not None:
+        new.reach_before = (built, old.unresolved_calls or {}, tests_grow.Before(old, digest(old), _step_sums(old)))
+        new._step_sums = _followed_sums(old, new, old_to_new, fresh_at)
 
 
 def digest(g) -> bytes:
@@ -67,13 +68,18 @@ def digest(g) -> bytes:
         for mask in (g.is_symbol, g.is_file, g.is_test):
             h.update(np.packbits(mask).tobytes())
         h.update(g.path_of.astype(np.int32).tobytes())
-        sums = g.__dict__.get("_step_sums")
-        if sums is None:
-            sums = g._step_sums = _sums(_rows(g))
-        h.update(sums.tobytes())
+        h.update(_step_sums(g).tobytes())
         h.update(np.flatnonzero(np.diff(g.call_ptr) > 0).astype(np.int64).tobytes())
         found = g._reach_digest = h.digest()
     return found
+
+
+def _step_sums(g) -> np.ndarray:
+    """The graph's steps as a multiset (`_sums`), kept on the graph."""
+    sums = g.__dict__.get("_step_sums")
+    if sums is None:
+        sums = g._step_sums = _sums(_rows(g))
+    return sums
 
 
 def _sums(rows: np.ndarray) -> np.ndarray:

@@ -113,12 +113,8 @@ class TestReach:
         unittest does or *_test.py as pytest also does, with a function or class named test*; a
         test file of helpers, fixtures or type checks, `typing_example.py`, runs no test of its own)."""
         holds = g.is_test.copy()
-        py = [f for f in np.flatnonzero(g.is_test).tolist() if _ext(g.names[f]) in ("py", "pyi")]
-        for f in py:
-            base = g.names[f].rsplit("/", 1)[-1]
-            rows = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist()
-            holds[f] = (base.startswith("test") or base.endswith("_test.py")) and \
-                any(_leaf(g.names[i]).lower().startswith("test") for i in rows)
+        for f in np.flatnonzero(g.is_test).tolist():
+            holds[f] = holds_tests_in(g, f)
         return holds
 
     @staticmethod
@@ -154,6 +150,16 @@ class TestReach:
         owners = np.repeat(files, [len(h) for h in held]) if held else empty
         return (np.concatenate([np.array(callee, dtype=np.int64), symbols]),
                 np.concatenate([np.array(caller, dtype=np.int64), owners]))
+
+
+def holds_tests_in(g, f: int) -> bool:
+    """Whether test file `f` holds a test (`TestReach._holds_tests`)."""
+    if _ext(g.names[f]) not in ("py", "pyi"):
+        return True
+    base = g.names[f].rsplit("/", 1)[-1]
+    rows = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist()
+    return (base.startswith("test") or base.endswith("_test.py")) and \
+        any(_leaf(g.names[i]).lower().startswith("test") for i in rows)
 
 
 class _Walk:
@@ -208,6 +214,7 @@ class _Walk:
         live = np.flatnonzero(self.live)  # the test symbols and all they reach: the bits go nowhere else
         if (len(live) + 1) * words * 8 > BITS_BUDGET:
             return None
+        self.zero_row = len(live)  # the row of every node no test runs: zeros
         self.bit_row = row = np.full(n, len(live), dtype=np.int32)
         row[live] = np.arange(len(live), dtype=np.int32)
         bits = np.zeros((len(live) + 1, words), dtype=np.uint64)

@@ -1,0 +1,120 @@
+"""Test selection (graph/tests_reach.TestReach) grown to a graph that follows an edit which added or
+removed symbols and changed nothing else selection reads: a function typed (`def f(x): return
+len(x)`) adds a node that no step touches. Building selection again for it cost ~340 ms of the
+~930 ms a function typed on the stdlib took (bench/BENCHMARKS.md bp); growing it costs a few.
+
+A node added or removed that no step touches changes no other node's answer: nothing walks to it
+or from it but what holds it (graph/tests_held.py: a nested function's function, a method's
+class). So the last selection holds for every other node, and each such node's own arrays are
+worked out here as TestReach would: a symbol of a test file is run by a test (its file's bit when
+nothing calls it); a symbol held by another (its holder's id) runs when its holder runs and for
+the same tests. Refused (None: built again) whenever that may not be so: a step or a call site
+changed, a file came or went, a method of a class called by name (its holding turns on callers),
+a removed node held others, or a test file gained a test where none was.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from memory_lsp.graph import tests_held, tests_reach
+
+
+class Before:
+    """What `grow` compares of the graph a selection was built for (its arrays, not copies: a
+    graph's arrays are never written once built)."""
+
+    __slots__ = ("n", "digest", "kinds", "strategies", "is_symbol", "is_file", "is_test", "path_of", "sites",
+                 "step_sums")
+
+    def __init__(self, g, digest: bytes, step_sums: np.ndarray):
+        self.n, self.digest, self.kinds, self.strategies = g.n, digest, list(g.kinds), list(g.strategies)
+        self.is_symbol, self.is_file, self.is_test, self.path_of = g.is_symbol, g.is_file, g.is_test, g.path_of
+        self.sites = _sites(g)
+        self.step_sums = step_sums
+
+
+def _sites(g) -> np.ndarray:
+    """The call names with a call site (selection walks a method called by name through its callers)."""
+    return np.flatnonzero(np.diff(g.call_ptr) > 0)
+
+
+def grow(reach, before: Before, g, step_sums: np.ndarray):
+    """`reach` (built for the graph `before` describes) grown to `g`, or None where it may not hold."""
+    n0, added = before.n, g.n - before.n
+    if (added < 0 or before.kinds != list(g.kinds) or before.strategies != list(g.strategies)
+            or not np.array_equal(before.step_sums, step_sums) or not np.array_equal(before.sites, _sites(g))
+            or not np.array_equal(before.is_file, g.is_file[:n0]) or g.is_file[n0:].any()
+            or not np.array_equal(before.is_test, g.is_test[:n0])
+            or not np.array_equal(before.path_of, g.path_of[:n0])):
+        return None
+    changed = np.concatenate([np.flatnonzero(before.is_symbol != g.is_symbol[:n0]), np.arange(n0, g.n)])
+    walk = reach.walk
+    parent = np.r_[walk.parent, np.full(added, -1, dtype=walk.parent.dtype)]
+    if np.isin(np.delete(parent, changed), changed).any():
+        return None  # a node that stays is held by one that changed: its answer may move
+    live = np.r_[walk.live, np.zeros(added, dtype=bool)]
+    bits = walk.bits
+    bit_row = None if bits is None else np.r_[walk.bit_row, np.full(added, walk.zero_row, dtype=np.int32)]
+    new_rows: list[np.ndarray] = []
+    holders, is_class, is_changed = tests_held.holders(g), _classes(g), set(changed.tolist())
+    test_files = set()
+    for d in changed.tolist():
+        parent[d], live[d] = -1, False
+        if bits is not None:
+            bit_row[d] = walk.zero_row
+        if not g.is_symbol[d]:
+            continue
+        f, p = int(g.path_of[d]), int(holders.holder_of(np.array([d]), g.n)[0])
+        if walk.ptr[f + 1] > walk.ptr[f]:
+            return None  # its file is run through an attribute holding a class (tests_reach._dispatch)
+        if p >= 0 and (_held_by_callers(g, holders, is_class, d, p) or (p > d and p in is_changed)):
+            return None  # held as its callers say, or by a holder not worked out yet
+        in_test = bool(g.is_test[f])
+        parent[d] = p
+        live[d] = in_test or (p >= 0 and bool(live[p]))
+        if in_test:
+            test_files.add(f)
+        if bits is None or not live[d]:
+            continue
+        row = bits[bit_row[p]].copy() if p >= 0 else np.zeros(bits.shape[1], dtype=np.uint64)
+        if in_test:  # an entry: nothing calls it (no step touches it)
+            slot = int(np.searchsorted(walk.bit_files, f))
+            if slot >= len(walk.bit_files) or walk.bit_files[slot] != f:
+                return None  # its file's first entry: a column more
+            row[slot // 64] |= np.uint64(1) << np.uint64(slot % 64)
+        bit_row[d] = len(bits) + len(new_rows)
+        new_rows.append(row)
+    holds_tests = np.r_[reach.holds_tests, np.zeros(added, dtype=bool)]
+    for f in test_files:
+        holds_tests[f] = tests_reach.holds_tests_in(g, f)
+    grown = copy.copy(reach)
+    grown.walk = w = copy.copy(walk)
+    w.parent, w.live = parent, live
+    w.has_caller = np.r_[walk.has_caller, np.zeros(added, dtype=bool)]
+    w.ptr = np.r_[walk.ptr, np.full(added, walk.ptr[-1], dtype=walk.ptr.dtype)]
+    if bits is not None:
+        w.bit_row = bit_row
+        w.bits = np.concatenate([bits, np.array(new_rows, dtype=np.uint64)]) if new_rows else bits
+    grown.known = np.r_[reach.known, np.zeros(added, dtype=bool)]
+    grown.holds_tests = holds_tests
+    return grown
+
+
+def _classes(g) -> np.ndarray:
+    is_class = np.zeros(g.n, dtype=bool)
+    classes = (g.unresolved_calls or {}).get("classes", {}).get("id")
+    if classes is not None:
+        is_class[classes[(classes >= 0) & (classes < g.n)]] = True
+    return is_class
+
+
+def _held_by_callers(g, holders, is_class: np.ndarray, d: int, p: int) -> bool:
+    """Whether d is a method whose holding by its class turns on its callers (tests_held.parents:
+    a class's method outside the tests, no dunder, whose name has call sites)."""
+    if not is_class[p] or g.is_test[g.path_of[d]] or holders.dunder[d]:
+        return False
+    leaf = int(holders.leaf_of(np.array([d]), len(g.call_ptr) - 1)[0])
+    return leaf >= 0 and g.call_ptr[leaf + 1] > g.call_ptr[leaf]
