@@ -15,7 +15,7 @@ test selection, as that thread does, and asks the edited file's first lens. `--e
 types a comment line above everything instead of a function at the end. The graph is loaded whole once
 before the rounds (untimed); the restore of each file is followed too (untimed).
 
-    python bench/bench_incremental.py [--rounds 200] [--statements] [--profile] [--graph] [--from-db PATH]
+    python bench/bench_incremental.py [--rounds 200] [--statements] [--profile] [--graph] [--from-db PATH] [--copies N]
 """
 
 from __future__ import annotations
@@ -77,10 +77,12 @@ def main() -> None:
     ap.add_argument("--edit", choices=("function", "comment"), default="function",
                     help="what each round types: a function appended, or a comment line above everything "
                     "(every line moves, no call changes)")
+    ap.add_argument("--copies", type=int, default=1, help="edit a workspace of this many copies of the stdlib "
+                    "(tests included; 6: 10,740 files)")
     ap.add_argument("--from-db", help="a copy of this index is the start (built by a full index of the same copy)")
     args = ap.parse_args()
-    root = corpora.stdlib_copy()
-    db = corpora.fresh_db("incremental")
+    root = corpora.stdlib_copies(args.copies)
+    db = corpora.fresh_db("incremental" if args.copies <= 1 else f"incremental-x{args.copies}")
     if args.from_db:
         shutil.copy(args.from_db, db)
     ws = Workspace.open(root, db=db)
@@ -99,8 +101,10 @@ def main() -> None:
     sample = rng.sample(paths, min(args.rounds, len(paths)))
     times, cpu, sizes = [], [], []
     profiler = cProfile.Profile() if args.profile else None
+    outcome = collections.Counter()  # --lens: what each round's graph did with test selection
     for i, rel in enumerate(sample):
         original = (root / rel).read_bytes()
+        reach_before = ws._graph.__dict__.get("_reach") if args.graph and ws._graph is not None else None
         if args.edit == "comment":
             edited = f"# bench edit {i}\n".encode() + original
         else:
@@ -114,6 +118,9 @@ def main() -> None:
             graph = ws.load_graph(prepare=args.lens)  # as the server's graph thread
             if args.lens:
                 graph.counts(rel, rel, 3, 0.5)
+                now = graph.__dict__.get("_reach")  # test selection: the last graph's, grown from it, or built
+                outcome["carried" if now is reach_before else "grown"
+                        if now is not None and reach_before is not None and now.memo is reach_before.memo else "built"] += 1
         if profiler:
             profiler.disable()
         times.append((time.perf_counter() - t) * 1000)
@@ -124,13 +131,15 @@ def main() -> None:
             ws.load_graph(prepare=args.lens)
         sizes.append(len(original))
     result = {
-        "mode": (args.edit + " edit + graph followed" + (" + first lens" if args.lens else "")) if args.graph else args.edit + " edit", "corpus": "stdlib", "files": len(paths), "rounds": len(times), "full_index_s": round(full, 2),
+        "mode": (args.edit + " edit + graph followed" + (" + first lens" if args.lens else "")) if args.graph else args.edit + " edit", "corpus": "stdlib" if args.copies <= 1 else f"stdlib x{args.copies}", "files": len(paths), "rounds": len(times), "full_index_s": round(full, 2),
         "p50_ms": round(statistics.median(times), 1), "p99_ms": round(percentile(times, 99), 1),
         "max_ms": round(max(times), 1), "cpu_p50_ms": round(statistics.median(cpu), 1),
         "cpu_p99_ms": round(percentile(cpu, 99), 1), "median_file_kb": round(statistics.median(sizes) / 1024, 1),
     }
     if graph_load is not None:
         result["first_graph_load_s"] = round(graph_load, 2)
+    if args.lens:
+        result["test_selection"] = dict(outcome)
     if args.statements:
         result["sql_ms_per_round"] = round(sum(timed.seconds.values()) * 1000 / len(times), 1)
         result["top_statements_ms_per_round"] = {k: round(v * 1000 / len(times), 1)

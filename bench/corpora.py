@@ -64,6 +64,20 @@ def sdist(name: str, version: str, home: Path) -> Path:
     return dest
 
 
+def stdlib_copies(copies: int) -> Path:
+    """`copies` copies of `stdlib_copy()`, tests included, as copy{i}/ of one workspace, made once:
+    the stdlib's edits at a larger size (6 copies: 10,740 files)."""
+    if copies <= 1:
+        return stdlib_copy()
+    one, dest = stdlib_copy(), CACHE / f"stdlib-x{copies}"
+    if not (dest / ".complete").exists():
+        shutil.rmtree(dest, ignore_errors=True)
+        for i in range(copies):
+            shutil.copytree(one, dest / f"copy{i}", ignore=shutil.ignore_patterns(".complete", ".memory"))
+        (dest / ".complete").write_text("")
+    return dest
+
+
 def fresh_db(name: str) -> str:
     path = CACHE / "db" / f"{name}.duckdb"
     path.parent.mkdir(parents=True, exist_ok=True)
