@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import builtins
 
-from memory_lsp.store import fixture_calls, held_calls, inherit_marks, receiver_classes, retyped, return_calls, var_calls
+from memory_lsp.store import (fixture_calls, held_calls, inherit_marks, module_exports, receiver_classes, retyped,
+                               return_calls, var_calls)
 from memory_lsp.store.code import RETURN_KINDS, lang_family, value_set
 from memory_lsp.store.db import Store
-from memory_lsp.store.edges import NAMESPACE_IMPORT, STAR_EXPORT, _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
+from memory_lsp.store.edges import NAMESPACE_IMPORT, _COLUMNS, CallConfidence, RefScope, _lit, _quoted, bound_imports
 from memory_lsp.store.return_calls import MARK
 
 # bases from outside that give a class no method a workspace defines: a call on a HookspecOpts
@@ -19,8 +20,7 @@ from memory_lsp.store.return_calls import MARK
 NO_WORKSPACE_METHODS = ("ABC", "Generic", "NamedTuple", "Protocol", "TypedDict", "object")
 # Python's own classes: a base so named that the file does not bind is the builtin (`class E(ValueError)`)
 BUILTIN_CLASSES = tuple(sorted(n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and not n.startswith("_")))
-# how many modules deep a re-exported name is followed (`attrs.frozen`: attrs -> attr -> attr._next_gen)
-REEXPORT_HOPS = 4
+REEXPORT_HOPS = module_exports.REEXPORT_HOPS
 # an import row from outside: no folder or module file of the workspace is named like its top module
 # (a folder without __init__.py, `from pkg.env import X`, is not resolved but is the workspace's)
 _FROM_OUTSIDE = """strategy = 'external' AND binding IS NOT NULL AND split_part(module, '.', 1) NOT IN (
@@ -77,45 +77,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
                      WHERE s.path = i.path{f" AND s.path IN {paths}" if paths else ""} AND s.kind IN ('function', 'method')
                        AND i.line BETWEEN s.start_line AND s.end_line) AS scope
         FROM ({bound_imports(paths)}) i WHERE i.path IN (SELECT DISTINCT path FROM _refs)""")
-    # what a module offers: its top-level definitions and the names it imports (`from .api import get` in a package's
-    # __init__; `attrs` re-exports attr's), followed through modules importing them in turn up to REEXPORT_HOPS, for the
-    # modules the references import; one re-exporting others whole (`export * from`: `_star`, at their depth) offers theirs
-    cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _star AS
-        WITH RECURSIVE s(path, via, d) AS (
-            SELECT path, target, 1 FROM imports WHERE {STAR_EXPORT}
-            UNION ALL
-            SELECT s.path, j.target, s.d + 1 FROM s JOIN (SELECT * FROM imports WHERE {STAR_EXPORT}) j ON j.path = s.via
-            WHERE s.d < {REEXPORT_HOPS})
-        SELECT path, via, min(d) AS d FROM s GROUP BY ALL""")
-    cur.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _exports AS
-        WITH RECURSIVE wanted AS (SELECT DISTINCT target AS path FROM _imports WHERE target IS NOT NULL),
-        reach AS (SELECT path, path AS via, 0 AS d FROM wanted
-                  UNION ALL SELECT * FROM _star WHERE path IN (SELECT path FROM wanted)),
-        chain(path, binding, target, name, d) AS (
-            SELECT r.path, i.binding, i.target, i.name, r.d + 1 FROM reach r JOIN imports i ON i.path = r.via
-            WHERE NOT i.is_module AND i.binding IS NOT NULL AND i.target IS NOT NULL
-            UNION ALL
-            (SELECT c.path, c.binding, j.target, j.name, c.d + 1
-             FROM chain c JOIN imports j ON j.path = c.target AND j.binding = c.name AND NOT j.is_module
-                  AND j.target IS NOT NULL
-             WHERE c.d < {REEXPORT_HOPS}
-             UNION ALL
-             SELECT c.path, c.binding, j.target, j.name, c.d + t.d + 1
-             FROM chain c JOIN _star t ON t.path = c.target JOIN imports j ON j.path = t.via AND j.binding = c.name
-                  AND NOT j.is_module AND j.target IS NOT NULL
-             WHERE c.d < {REEXPORT_HOPS}))
-        SELECT path, name, id, kind, dst_path FROM (
-            SELECT r.path, y.name, y.id, y.kind, y.path AS dst_path, r.d FROM reach r
-            JOIN symbols y ON y.path = r.via AND y.parent IS NULL
-            UNION ALL
-            SELECT c.path, c.binding, y.id, y.kind, y.path, c.d FROM chain c
-            JOIN symbols y ON y.path = c.target AND y.name = c.name AND y.parent IS NULL
-            UNION ALL
-            SELECT c.path, c.binding, y.id, y.kind, y.path, c.d + t.d FROM chain c JOIN _star t ON t.path = c.target
-            JOIN symbols y ON y.path = t.via AND y.name = c.name AND y.parent IS NULL)
-        QUALIFY d = min(d) OVER (PARTITION BY path, name)""")
+    module_exports.make(cur)  # _star, _exports: what each imported module offers
     free = "coalesce(r.rtype, '') <> 'local'"  # a local name (a parameter) is no function of that name
     # names a function binds itself, which shadow the module's in it and in functions nested in it:
     # its imports (`from pprint import pformat`) and the classes and functions defined in it

@@ -339,6 +339,25 @@ def test_names_re_exported_whole_through_barrels_are_followed(tmp_path, write_fi
             (5, "src/deep.ts::Deep", "module_attr"), (6, "src/deep.ts::later", "module_attr")} <= calls
 
 
+def test_a_name_re_exported_by_name_from_a_barrel_that_re_exports_whole(tmp_path, write_files):
+    """`export { deepFn } from './inner'` where inner.ts only has `export * from './deep'`: the
+    name is followed to inner.ts, and through its `export *` to deep.ts (store/module_exports.py
+    reads the symbols of the modules a chain of names re-exports whole)."""
+    from test_call_returns import _edited_equals_fresh
+
+    files = dict(BARRELS, **{"src/named.ts": "export { deepFn, Deep } from './inner';\n",
+                             "src/use2.ts": ("import { deepFn, Deep } from './named';\n"  # 1
+                                             "export function v() {\n"                   # 2
+                                             "  deepFn();\n"                             # 3
+                                             "  new Deep().go();\n"                      # 4
+                                             "}\n")})
+    root = write_files(tmp_path / "ws", files)
+    edges = _edited_equals_fresh(tmp_path, root, "src/use2.ts", files["src/use2.ts"] + "// typed\n")["edges"]
+    calls = {(line, dst, how) for _src, dst, kind, sp, _dp, line, _conf, how, *_ in edges
+             if kind == "CALLS" and sp == "src/use2.ts"}
+    assert {(3, "src/deep.ts::deepFn", "import"), (4, "src/deep.ts::Deep", "import")} <= calls
+
+
 NAMESPACES = {
     "src/v3.ts": ("const objectType = Factory.create;\n"  # a value, no function of its own (zod v3's)
                   "export function string(): number { return 2; }\n"
