@@ -52,6 +52,8 @@ def _edits():
     yield "a method of that name again, in another file, with a class", {
         "other.py": "class Other:\n    def make(self):\n        return 4\n"}
     yield "a file added", {"tests/test_more.py": TEST.replace("missing", "absent")}
+    yield "the class removed: the file defines none now", {"other.py": "def unrelated():\n    return 2\n"}
+    yield "a test file's last unresolved call gone", {"tests/test_more.py": TEST.replace("helper.missing()", "pass")}
 
 
 def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):

@@ -153,10 +153,21 @@ def _sets(read: dict) -> dict:
     methods = _table({"path": words.codes(read["methods"]["path"].tolist()),
                       "name": words.codes(read["methods"]["name"].tolist())})
     names, counts = np.unique(methods["name"], return_counts=True)
-    return {"tests": set(zip(t["path"].tolist(), t["src"].tolist(), t["module"].tolist())),
+    return {"tests": _by_path(zip(t["path"].tolist(), zip(t["src"].tolist(), t["module"].tolist()))),
             "dispatch": set(zip(d["path"].tolist(), d["name"].tolist(), d["src"].tolist())),
-            "untyped": _untyped(words, read["untyped"]), "classes": set(read["classes"]["id"].tolist()),
+            "untyped": _untyped(words, read["untyped"]),
+            "classes": _by_path((c.partition("::")[0], c) for c in read["classes"]["id"].tolist()),
             "methods": methods, "method_files": dict(zip(names.tolist(), counts.tolist())), "words": words}
+
+
+def _by_path(pairs) -> dict[str, frozenset]:
+    """(path, row) pairs as each path's rows: an edit replaces its files' groups, never scans every row
+    (a set of every class filtered by path took ~25 ms an edit at 10,740 files). No group is empty, so
+    two are equal exactly when their rows are."""
+    groups: dict[str, set] = {}
+    for path, row in pairs:
+        groups.setdefault(path, set()).add(row)
+    return {path: frozenset(rows) for path, rows in groups.items()}
 
 
 def _unchanged(kind: str, rows: dict, before: dict) -> bool:
@@ -171,9 +182,11 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
     redo = set(paths)
     gone_names = names_before - names_now  # may be undefined anywhere now: read by name
     drop_names = names_now | gone_names
-    tests = {r for r in rows["tests"] if r[0] not in redo}
+    tests, classes = dict(rows["tests"]), dict(rows["classes"])
+    for path in redo:
+        tests.pop(path, None)
+        classes.pop(path, None)
     dispatch = {r for r in rows["dispatch"] if r[0] not in redo and r[1] not in drop_names}
-    classes = {c for c in rows["classes"] if c.partition("::")[0] not in redo}
     redo_codes = words.codes(paths)
     untyped = [_where(rows["untyped"], ~np.isin(rows["untyped"]["path"], redo_codes))]
     methods = [_where(rows["methods"], ~np.isin(rows["methods"]["path"], redo_codes))]
@@ -187,18 +200,19 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
         has = set()
         if read is not None:
             if is_test[path]:
-                tests.update(zip(read["tests"]["path"].tolist(), read["tests"]["src"].tolist(),
-                                 read["tests"]["module"].tolist()))
+                tests.update(_by_path(zip(read["tests"]["path"].tolist(),
+                                          zip(read["tests"]["src"].tolist(), read["tests"]["module"].tolist()))))
             else:
                 dispatch.update(zip(read["dispatch"]["path"].tolist(), read["dispatch"]["name"].tolist(),
                                     read["dispatch"]["src"].tolist()))
             untyped.append(_untyped(words, read["untyped"]))
-            sym = read["symbols"]
+            sym, made = read["symbols"], set()
             for kind, sym_id, name in zip(sym["kind"].tolist(), sym["id"].tolist(), sym["name"].tolist()):
                 if kind == "class":
-                    classes.add(sym_id)
+                    made.add(sym_id)
                 else:
                     has.add(name)
+            classes.update(_by_path((c.partition("::")[0], c) for c in made))
         has = set(words.codes(sorted(has)).tolist())
         methods.append({"path": np.full(len(has), code, dtype=np.int32), "name": np.array(sorted(has), dtype=np.int32)})
         for name in had - has:
@@ -226,7 +240,7 @@ def calls(rows: dict, names, calls, kinds=KINDS) -> dict[str, dict[str, np.ndarr
     `calls` (the graph's tables): distinct, in its order."""
     out = {}
     if "tests" in kinds:
-        tests = sorted({(src, module) for _path, src, module in rows["tests"]})
+        tests = sorted(frozenset().union(*rows["tests"].values()))
         out["tests"] = {"src": _column([r[0] for r in tests]), "module": _column([r[1] for r in tests])}
     if "dispatch" in kinds:
         dispatch = sorted({(src, path) for path, _name, src in rows["dispatch"]})
@@ -236,7 +250,7 @@ def calls(rows: dict, names, calls, kinds=KINDS) -> dict[str, dict[str, np.ndarr
         out["untyped"] = _table({"src": words.ids_in(names, untyped["src"]), "name": words.ids_in(calls, untyped["name"]),
                                  "on_self": untyped["on_self"]})
     if "classes" in kinds:
-        out["classes"] = {"id": np.unique(names.intern(sorted(rows["classes"])))}
+        out["classes"] = {"id": np.unique(names.intern(sorted(c for group in rows["classes"].values() for c in group)))}
     return out
 
 
