@@ -8,9 +8,11 @@ or from it but what holds it (graph/tests_held.py: a nested function's function,
 class). So the last selection holds for every other node, and each such node's own arrays are
 worked out here as TestReach would: a symbol of a test file is run by a test (its file's bit when
 nothing calls it); a symbol held by another (its holder's id) runs when its holder runs and for
-the same tests. Refused (None: built again) whenever that may not be so: a step or a call site
-changed, a file came or went, a method of a class called by name (its holding turns on callers),
-a removed node held others, or a test file gained a test where none was.
+the same tests; a test file's `holds_tests` is worked out again. Refused (None: built again)
+whenever that may not be so: a step or a call site changed, a file came or went, a class came or
+went (the unresolved `classes` column, compared by tests_carry), a method of a class called by name
+(its holding turns on callers), a symbol in a file run through an attribute holding a class, a
+node that stays held by one that changed, or a test file's first entry (a bit column more).
 """
 
 from __future__ import annotations
