@@ -1,8 +1,9 @@
 """A graph that follows an edit takes the last graph's test selection when nothing it was built
-from changed (graph/tests_carry.py), and builds its own when something did: after every edit
-below, each file's and symbol's selected tests equal those of a selection built fresh on the
-same graph. Each edit changes one part of what the digest covers, and the carry must be refused
-(or, for the edits that change nothing selection reads, taken)."""
+from changed (graph/tests_carry.py), grows it when the edit only added or removed symbols that
+no step touches (graph/tests_grow.py), and builds its own otherwise: after every edit below, each
+file's and symbol's selected tests, and the walk's arrays, equal those of a selection built fresh
+on the same graph. Each edit changes one part of what selection reads, and says which of the
+three the graph must do."""
 
 from __future__ import annotations
 
