@@ -24,7 +24,8 @@ class RawClient:
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     # -- sending ------------------------------------------------------------------------------
     def send_bytes(self, body: bytes, length: int | None = None) -> None:
@@ -117,6 +118,7 @@ class RawClient:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self._stderr_reader.join(2)  # the server's last lines read before the stream closes
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 stream.close()
@@ -158,5 +160,8 @@ class RawClient:
                 self._changed.notify_all()
 
     def _read_stderr(self) -> None:
-        for line in self.proc.stderr:
-            self.stderr.append(line.decode("utf-8", "replace"))
+        try:
+            for line in self.proc.stderr:
+                self.stderr.append(line.decode("utf-8", "replace"))
+        except (ValueError, OSError):  # `close` closed the stream under the read (a grandchild kept it open)
+            pass
