@@ -104,6 +104,27 @@ def test_a_whole_run_resolves_through_a_purging_cursor_and_an_edit_does_not(tmp_
         ws.close()
 
 
+def test_the_unresolved_rows_read_whole_go_through_a_purging_cursor(tmp_path, monkeypatch):
+    """The first edit after a graph loaded whole reads every unresolved row (graph/follow_unresolved.py):
+    at 10,740 files its statements kept ~460 MB between them unless each hands back what it freed."""
+    from memory_lsp.store import test_reads
+
+    ws = _one_call_workspace(tmp_path)
+    given = []
+    real = test_reads.unresolved_rows
+    monkeypatch.setattr(test_reads, "unresolved_rows", lambda cur: given.append(type(cur)) or real(cur))
+    try:
+        indexer.run(ws.store, ws.root, ws.settings, workers=0, passes=PASSES)
+        graph = ws.load_graph()
+        assert graph.unresolved_rows is None  # a whole load keeps no rows: the first edit reads them all
+        ws.reindex({"a.py": b"def f():\n    return h()\n\n\ndef h():\n    return 2\n"})
+        followed = ws.load_graph()
+        assert followed.followed and followed.unresolved_rows is not None
+        assert given == [allocator.Purging]
+    finally:
+        ws.close()
+
+
 def _limit_mb(store: Store) -> float:
     value, unit = store.conn.execute("SELECT current_setting('memory_limit')").fetchall()[0][0].split()
     return float(value) * {"MiB": 1, "GiB": 1024}[unit]
