@@ -206,7 +206,7 @@ def test_a_package_re_exporting_a_name_from_another_module_retargets_its_importe
 
 def test_a_name_re_exported_through_two_packages_follows_edits_of_either(tmp_path, write_files):
     """`pkg.get()` where pkg's __init__ takes `get` from pkg.sub's, which takes it from pkg.sub.a:
-    the call resolves through both (store/calls.py REEXPORT_HOPS); retargeting the inner re-export
+    the call resolves through both (store/module_exports.py REEXPORT_HOPS); retargeting the inner re-export
     or renaming the function re-resolves it as a fresh index would, with `get` too common a name
     (30 methods) to be re-resolved everywhere."""
     ws, root = _indexed(tmp_path, write_files, {

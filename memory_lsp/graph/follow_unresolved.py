@@ -156,10 +156,10 @@ def _sets(read: dict) -> dict:
     methods = _table({"path": words.codes(read["methods"]["path"].tolist()),
                       "name": words.codes(read["methods"]["name"].tolist())})
     names, counts = np.unique(methods["name"], return_counts=True)
-    return {"tests": _by_path(zip(t["path"].tolist(), zip(t["src"].tolist(), t["module"].tolist()))),
+    return {"tests": _tests_by_path(t),
             "dispatch": set(zip(d["path"].tolist(), d["name"].tolist(), d["src"].tolist())),
             "untyped": _untyped(words, read["untyped"]),
-            "classes": _by_path((c.partition("::")[0], c) for c in read["classes"]["id"].tolist()),
+            "classes": _classes_by_path(read["classes"]["id"].tolist()),
             "methods": methods, "method_files": dict(zip(names.tolist(), counts.tolist())), "words": words}
 
 
@@ -171,6 +171,14 @@ def _by_path(pairs) -> dict[str, frozenset]:
     for path, row in pairs:
         groups.setdefault(path, set()).add(row)
     return {path: frozenset(rows) for path, rows in groups.items()}
+
+
+def _tests_by_path(read: dict) -> dict[str, frozenset]:
+    return _by_path(zip(read["path"].tolist(), zip(read["src"].tolist(), read["module"].tolist())))
+
+
+def _classes_by_path(ids) -> dict[str, frozenset]:
+    return _by_path((c.partition("::")[0], c) for c in ids)
 
 
 def _unchanged(kind: str, rows: dict, before: dict) -> bool:
@@ -203,8 +211,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
         has = set()
         if read is not None:
             if is_test[path]:
-                tests.update(_by_path(zip(read["tests"]["path"].tolist(),
-                                          zip(read["tests"]["src"].tolist(), read["tests"]["module"].tolist()))))
+                tests.update(_tests_by_path(read["tests"]))
             else:
                 dispatch.update(zip(read["dispatch"]["path"].tolist(), read["dispatch"]["name"].tolist(),
                                     read["dispatch"]["src"].tolist()))
@@ -215,7 +222,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
                     made.add(sym_id)
                 else:
                     has.add(name)
-            classes.update(_by_path((c.partition("::")[0], c) for c in made))
+            classes.update(_classes_by_path(made))
         has = set(words.codes(sorted(has)).tolist())
         methods.append({"path": np.full(len(has), code, dtype=np.int32), "name": np.array(sorted(has), dtype=np.int32)})
         for name in had - has:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import io
 
 from memory_lsp.index import languages
-from memory_lsp.store import calls, edges
+from memory_lsp.store import calls, edges, module_exports
 from memory_lsp.store.db import Store
 from memory_lsp.store.allocator import Purging, release_freed_memory
 
@@ -83,9 +83,9 @@ def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None
     importers = edges.importers_of(store, cur, rebound) | rebound
     local = set(names)
     # a name re-exported (`from .a import get` in a package's __init__, and its own importers')
-    # resolves through each module on the way (store/calls.py follows REEXPORT_HOPS of them)
+    # resolves through each module on the way (store/module_exports.py follows REEXPORT_HOPS of them)
     files, bound, seen = rebound, names, set(rebound)
-    for _ in range(calls.REEXPORT_HOPS):
+    for _ in range(module_exports.REEXPORT_HOPS):
         rows = edges.bindings_into(store, cur, files, bound)
         files, bound = {path for path, _ in rows}, {binding for _, binding in rows}
         if not rows or bound <= local and files <= seen:

@@ -34,11 +34,11 @@ class Before:
     def __init__(self, g, digest: bytes, step_sums: np.ndarray):
         self.n, self.digest, self.kinds, self.strategies = g.n, digest, list(g.kinds), list(g.strategies)
         self.is_symbol, self.is_file, self.is_test, self.path_of = g.is_symbol, g.is_file, g.is_test, g.path_of
-        self.sites = _sites(g)
+        self.sites = called_names(g)
         self.step_sums = step_sums
 
 
-def _sites(g) -> np.ndarray:
+def called_names(g) -> np.ndarray:
     """The call names with a call site (selection walks a method called by name through its callers)."""
     return np.flatnonzero(np.diff(g.call_ptr) > 0)
 
@@ -47,7 +47,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
     """`reach` (built for the graph `before` describes) grown to `g`, or None where it may not hold."""
     n0, added = before.n, g.n - before.n
     if (added < 0 or before.kinds != list(g.kinds) or before.strategies != list(g.strategies)
-            or not np.array_equal(before.step_sums, step_sums) or not np.array_equal(before.sites, _sites(g))
+            or not np.array_equal(before.step_sums, step_sums) or not np.array_equal(before.sites, called_names(g))
             or not np.array_equal(before.is_file, g.is_file[:n0]) or g.is_file[n0:].any()
             or not np.array_equal(before.is_test, g.is_test[:n0])
             or not np.array_equal(before.path_of, g.path_of[:n0])):
@@ -61,7 +61,8 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
     bits = walk.bits
     bit_row = None if bits is None else np.r_[walk.bit_row, np.full(added, walk.zero_row, dtype=np.int32)]
     new_rows: list[np.ndarray] = []
-    holders, is_class, is_changed = tests_held.holders(g), _classes(g), set(changed.tolist())
+    holders, is_changed = tests_held.holders(g), set(changed.tolist())
+    is_class = tests_held.classes_of(g, g.unresolved_calls or {})
     test_files = set()
     for d in changed.tolist():
         parent[d], live[d] = -1, False
@@ -72,7 +73,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
         f, p = int(g.path_of[d]), int(holders.holder_of(np.array([d]), g.n)[0])
         if walk.ptr[f + 1] > walk.ptr[f]:
             return None  # its file is run through an attribute holding a class (tests_reach._dispatch)
-        if p >= 0 and (_held_by_callers(g, holders, is_class, d, p) or (p > d and p in is_changed)):
+        if p >= 0 and (_held_by_callers(g, holders, is_class, d, p) or p > d and p in is_changed):
             return None  # held as its callers say, or by a holder not worked out yet
         in_test = bool(g.is_test[f])
         parent[d] = p
@@ -105,18 +106,8 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
     return grown
 
 
-def _classes(g) -> np.ndarray:
-    is_class = np.zeros(g.n, dtype=bool)
-    classes = (g.unresolved_calls or {}).get("classes", {}).get("id")
-    if classes is not None:
-        is_class[classes[(classes >= 0) & (classes < g.n)]] = True
-    return is_class
-
-
 def _held_by_callers(g, holders, is_class: np.ndarray, d: int, p: int) -> bool:
-    """Whether d is a method whose holding by its class turns on its callers (tests_held.parents:
-    a class's method outside the tests, no dunder, whose name has call sites)."""
-    if not is_class[p] or g.is_test[g.path_of[d]] or holders.dunder[d]:
-        return False
-    leaf = int(holders.leaf_of(np.array([d]), len(g.call_ptr) - 1)[0])
-    return leaf >= 0 and g.call_ptr[leaf + 1] > g.call_ptr[leaf]
+    """Whether d's holding by its class p turns on its callers (tests_held's rule, for one symbol)."""
+    ids = np.array([d])
+    return bool(tests_held.held_as_callers_say(g, holders, is_class, ids, np.array([p]),
+                                               holders.leaf_of(ids, len(g.call_ptr) - 1))[0])

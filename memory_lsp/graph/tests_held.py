@@ -118,11 +118,7 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     `memo`: the last graph's answers, kept where they hold (graph/held_memo.py)."""
     parent = np.full(g.n, -1, dtype=np.int32)
     names = holders(g)
-    is_class = np.zeros(g.n, dtype=bool)
-    # ids of the graph's names (graph/follow_unresolved.py `as_ids`); -1 or beyond this graph's: no node
-    classes = unresolved.get("classes", {}).get("id")
-    if classes is not None:
-        is_class[classes[(classes >= 0) & (classes < g.n)]] = True
+    is_class = classes_of(g, unresolved)
     found = unresolved.get("untyped")
     src = name = np.zeros(0, dtype=np.int64)
     on_self = np.zeros(0, dtype=bool)
@@ -157,14 +153,30 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     holder, leaf = names.holder_of(ids, g.n), names.leaf_of(ids, len(g.call_ptr) - 1)
     ids, holder, leaf = ids[holder >= 0], holder[holder >= 0], leaf[holder >= 0]
     parent[ids] = holder
-    # a method of a class outside the tests, no dunder, called by name: held only by its callers' instances
-    called = (leaf >= 0) & (g.call_ptr[leaf + 1] > g.call_ptr[np.maximum(leaf, 0)])
-    ask = is_class[holder] & ~g.is_test[g.path_of[ids]] & ~names.dunder[ids] & called
+    ask = held_as_callers_say(g, names, is_class, ids, holder, leaf)
     on_self = _called_on_self(g, names, rows, step_kind)
     for i, c, k in zip(ids[ask].tolist(), holder[ask].tolist(), leaf[ask].tolist()):
         if not held(c, k) and not _overrides_called(holds, c, on_self.get(k)):
             parent[i] = -1
     return parent, holds
+
+
+def classes_of(g, unresolved: dict) -> np.ndarray:
+    """Per node, whether it is a class (the unresolved `classes` column: ids of the graph's names,
+    graph/follow_unresolved.py `as_ids`; -1 or beyond this graph's: no node)."""
+    is_class = np.zeros(g.n, dtype=bool)
+    classes = unresolved.get("classes", {}).get("id")
+    if classes is not None:
+        is_class[classes[(classes >= 0) & (classes < g.n)]] = True
+    return is_class
+
+
+def held_as_callers_say(g, names: Holders, is_class: np.ndarray, ids: np.ndarray, holder: np.ndarray,
+                        leaf: np.ndarray) -> np.ndarray:
+    """Per symbol of `ids` (with its holder and its leaf's call-name id): a method of a class outside
+    the tests, no dunder, called by name, which its class holds only for its callers' instances."""
+    called = (leaf >= 0) & (g.call_ptr[leaf + 1] > g.call_ptr[np.maximum(leaf, 0)])
+    return is_class[holder] & ~g.is_test[g.path_of[ids]] & ~names.dunder[ids] & called
 
 
 def _called_on_self(g, names: Holders, rows: np.ndarray, step_kind: np.ndarray) -> dict[int, set[int]]:

@@ -20,7 +20,6 @@ from memory_lsp.store.return_calls import MARK
 NO_WORKSPACE_METHODS = ("ABC", "Generic", "NamedTuple", "Protocol", "TypedDict", "object")
 # Python's own classes: a base so named that the file does not bind is the builtin (`class E(ValueError)`)
 BUILTIN_CLASSES = tuple(sorted(n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and not n.startswith("_")))
-REEXPORT_HOPS = module_exports.REEXPORT_HOPS
 # an import row from outside: no folder or module file of the workspace is named like its top module
 # (a folder without __init__.py, `from pkg.env import X`, is not resolved but is the workspace's)
 _FROM_OUTSIDE = """strategy = 'external' AND binding IS NOT NULL AND split_part(module, '.', 1) NOT IN (

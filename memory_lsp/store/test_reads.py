@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory_lsp.store import code
-from memory_lsp.store.calls import REEXPORT_HOPS
+from memory_lsp.store.module_exports import REEXPORT_HOPS
 
 _BLIND = """
     SELECT DISTINCT r.src, i.target AS module
