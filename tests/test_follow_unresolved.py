@@ -1,7 +1,8 @@
 """A graph that follows an edit keeps test selection's unresolved calls (graph/follow_unresolved.py)
 by reading again the rows of the files the edit touched: after each edit they equal the whole
 read (store/test_reads.unresolved_calls) of the same index, row for row and in its order (the
-`untyped` and `classes` rows as ids of the graph's names, in id order: `as_ids`).
+`untyped` and `classes` rows as ids of the graph's names, in id order). So does a graph loaded
+whole, which makes them from the rows it keeps for the edits to follow.
 Edits chosen for what a row depends on besides its own file: a name defined or removed in another
 file (dispatch), a call resolved by an edit elsewhere (the test's file unchanged), a file added.
 """
@@ -28,8 +29,15 @@ def _rows(calls: dict) -> dict:
 
 
 def _whole(ws, graph) -> dict:
-    """A whole read of the index now, as the graph holds it."""
-    return _rows(follow_unresolved.as_ids(test_reads.unresolved_calls(ws.store.cursor()), graph.table, graph.calls))
+    """A whole read of the index now (store/test_reads.py's own queries, not the rows a graph keeps),
+    as the graph holds it: `untyped` and `classes` as ids of its names, each kind in id order."""
+    read = test_reads.unresolved_calls(ws.store.cursor())
+    u = read["untyped"]
+    untyped = zip(graph.table.ids(u["src"].tolist()).tolist(), graph.calls.ids(u["name"].tolist()).tolist(),
+                  np.asarray(u["on_self"], dtype=bool).tolist())
+    classes = np.unique(graph.table.ids(read["classes"]["id"].tolist()))
+    return {**_rows({kind: read[kind] for kind in ("tests", "dispatch", "reexports")}),
+            "untyped": sorted(set(untyped)), "classes": [(c,) for c in classes.tolist()]}
 
 
 def _named(graph) -> list[tuple]:
@@ -194,7 +202,7 @@ def test_an_edit_that_only_moves_lines_reads_no_unresolved_rows(tmp_path, index_
 
     ws = index_files(tmp_path, {"helper.py": HELPER, "code.py": CODE, "user.py": "def use(x):\n    return x.make()\n",
                                 "tests/test_helper.py": TEST})
-    reads = []  # the files whose rows a follow read again ("*": all, as after a whole load)
+    reads = []  # the files whose rows a graph read ("*": all, as a whole load does)
     one, every = test_reads.unresolved_rows_of, test_reads.unresolved_rows
     monkeypatch.setattr(test_reads, "unresolved_rows_of", lambda *a, **k: reads.append(a[1]) or one(*a, **k))
     monkeypatch.setattr(test_reads, "unresolved_rows", lambda *a, **k: reads.append("*") or every(*a, **k))
@@ -202,6 +210,8 @@ def test_an_edit_that_only_moves_lines_reads_no_unresolved_rows(tmp_path, index_
         before = ws.load_graph()
         version = graph_reads.refs_version(ws.store.cursor())
         assert version is not None and before.refs_version == version
+        assert reads == ["*"]
+        reads.clear()
 
         def edit(text):
             (tmp_path / "code.py").write_text(text)
@@ -214,10 +224,10 @@ def test_an_edit_that_only_moves_lines_reads_no_unresolved_rows(tmp_path, index_
         assert graph_reads.refs_version(ws.store.cursor()) == version and graph.refs_version == version
         assert reads == []
         graph = edit("# a comment\n" + CODE + "\n    def more(self):\n        return self.maker()\n")
-        assert graph.refs_version != version and reads == ["*"]  # a call added: read again
+        assert graph.refs_version != version and reads == ["code.py"]  # a call added: the file's rows read again
         graph = edit("# two comments\n# a comment\n" + CODE + "\n    def more(self):\n        return self.maker()\n")
-        assert reads == ["*"]
+        assert reads == ["code.py"]
         graph = edit("# a comment\n" + CODE + "\n    def more(self):\n        return self.other()\n")
-        assert reads == ["*", "code.py"]  # now the file's rows only (the last graph kept them all)
+        assert reads == ["code.py", "code.py"]
     finally:
         ws.close()

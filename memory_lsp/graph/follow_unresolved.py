@@ -19,9 +19,12 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
 No row holds a line: when every run since the last graph only moved lines (a comment typed: the
 index's refs version, store/code.py, stayed), graph/follow.py keeps the last graph's rows unread.
 
-The server keeps these rows from its first edit on: the two large kinds (`untyped`, and the
-methods of each file) are held as columns of codes into `Words`, each distinct string once. The
-graph holds the `untyped` and `classes` columns as ids of its names tables (`as_ids`, `calls`).
+A graph loaded whole reads every row (`read_whole`) and each graph that follows keeps them: the
+first edit after a load reads only its files' rows. (It read them all, when the load kept none:
+at 10,740 files ~1.9 s and a peak of ~1 GB, the graph already held; kept from the load, ~+18 MB.)
+The two large kinds (`untyped`, and the methods of each file) are held as columns of codes into
+`Words`, each distinct string once. The graph holds `unresolved_calls`, made from the rows
+(`calls`): its `untyped` and `classes` columns as ids of its names tables.
 """
 
 from __future__ import annotations
@@ -34,40 +37,26 @@ from memory_lsp.store.allocator import Purging
 MAX_PATHS = 16  # beyond these, one whole read (~250 ms) is about as fast as a read per file
 
 
+def read_whole(cur) -> dict:
+    """Every row, as a graph loaded whole keeps them. Each statement's freed memory is handed back
+    as it ends: at 10,740 files the five statements kept ~460 MB between them (BENCHMARKS.md bp)."""
+    return _sets(test_reads.unresolved_rows(Purging(cur)))
+
+
 def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: bool,
            names_before: set[str], names_now: set[str]) -> tuple[dict, dict]:
     """(the rows to keep with the new graph, `unresolved_calls` as test_reads gives them).
     `paths`: the files changed or touched; `is_test`: their test flags now (absent: deleted);
     `same_files`: no file was added or deleted and no test flag changed."""
     before = old.unresolved_rows
-    if before is None or not same_files or len(paths) > MAX_PATHS:
-        # each statement's freed memory handed back as it ends: at 10,740 files the five statements
-        # kept ~460 MB between them, the peak of the first edit after a whole load (BENCHMARKS.md bp)
-        rows = _sets(test_reads.unresolved_rows(Purging(cur)))
+    if not same_files or len(paths) > MAX_PATHS:
+        rows = read_whole(cur)
     else:
         rows = _update(before, cur, paths, is_test, names_before, names_now)
-    if before is None:  # the last graph was read whole: its columns stay where equal (graph/tests_carry.py)
-        now = calls(rows, old.table, old.calls)
-        return rows, {kind: old.unresolved_calls[kind] if _same(now[kind], old.unresolved_calls.get(kind))
-                      else now[kind] for kind in KINDS}
     # a kind whose rows stayed keeps the last graph's columns (sorting ~50,000 rows: ~30 ms)
     moved = {kind for kind in KINDS if not _unchanged(kind, rows, before)}
     now = calls(rows, old.table, old.calls, moved)
     return rows, {kind: now[kind] if kind in moved else old.unresolved_calls[kind] for kind in KINDS}
-
-
-def as_ids(unresolved: dict, names, calls) -> dict:
-    """`unresolved` as a whole read gives it, with its `untyped` (src, name) and `classes` (id)
-    columns as ids of the graph's names (nodes; call names; -1: none), each kind's rows in id
-    order: the graph keeps these, and as strings they were ~14 MB at 11,282 files (153,000
-    strings) where the names table holds each name already."""
-    out = dict(unresolved)
-    found = unresolved["untyped"]
-    out["untyped"] = _table({"src": names.ids(found["src"].tolist()).astype(np.int32),
-                             "name": calls.ids(found["name"].tolist()).astype(np.int32),
-                             "on_self": np.asarray(found["on_self"], dtype=bool)})
-    out["classes"] = {"id": np.unique(names.ids(unresolved["classes"]["id"].tolist()).astype(np.int32))}
-    return out
 
 
 def _same(a: dict, b: dict | None) -> bool:

@@ -109,7 +109,7 @@ class ImpactGraph:
         self._lock = threading.Lock()
         self._by_name: dict[int, tuple[list[str], list[int]]] = {}  # a file's symbols, sorted by name
         # test selection's inputs (graph/tests_carry.py), set by `load` and graph/follow.py: the unresolved
-        # calls, the rows a followed graph made them from (None: read whole), the refs version read with
+        # calls, the rows they are made from (graph/follow_unresolved.py), the refs version read with
         # them; and the last graph's selection to carry (None: none was built)
         self.followed = following is not None
         self.unresolved_calls: dict | None = None
@@ -153,15 +153,18 @@ class ImpactGraph:
         hands DuckDB's freed memory back between them, so their peaks do not add up)."""
         release = release or (lambda _cur: None)
         with graph_reads.graph_transaction(store.cursor()) as cur:
-            # test selection's rows first, while the process is small (that query was the peak: BENCHMARKS.md an)
-            unresolved = test_reads.unresolved_calls(cur)  # for _tests
+            # test selection's rows first, while the process is small (that query was the peak: BENCHMARKS.md an);
+            # kept, so that the first edit reads only its files' rows (graph/follow_unresolved.py)
+            rows = follow_unresolved.read_whole(cur)
+            reexports = test_reads.reexports(cur)
             version = graph_reads.refs_version(cur)
             release(cur)
             names = Names(*graph_reads.names(cur, release))
             release(cur)
             calls = {"table": Names(*graph_reads.call_names(cur))}
             # as ids at once: the read's strings go before the large reads (at the end they raised the load's peak)
-            unresolved = follow_unresolved.as_ids(unresolved, names, calls["table"])
+            unresolved = follow_unresolved.calls(rows, names, calls["table"])
+            unresolved["reexports"] = reexports
             release(cur)
             edges = {}
             for column in ("src", "dst", "src_path", "dst_path"):
@@ -179,7 +182,7 @@ class ImpactGraph:
         release(store.cursor())
         files["node"] = files.pop("id")
         graph = cls(names, files, edges, symbols, calls)
-        graph.unresolved_calls, graph.refs_version = unresolved, version
+        graph.unresolved_calls, graph.unresolved_rows, graph.refs_version = unresolved, rows, version
         return graph
 
     # -- the walk -------------------------------------------------------------------------------------

@@ -163,7 +163,7 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
 
 def classes_of(g, unresolved: dict) -> np.ndarray:
     """Per node, whether it is a class (the unresolved `classes` column: ids of the graph's names,
-    graph/follow_unresolved.py `as_ids`; -1 or beyond this graph's: no node)."""
+    graph/follow_unresolved.py `calls`; -1 or beyond this graph's: no node)."""
     is_class = np.zeros(g.n, dtype=bool)
     classes = unresolved.get("classes", {}).get("id")
     if classes is not None:
