@@ -101,30 +101,31 @@ def _read(rows: list[tuple]) -> dict:
                         "name": column([r[2] for r in rows]), "on_self": column([r[3] for r in rows], bool)}}
 
 
-def test_untyped_rows_held_as_codes_answer_as_ids_of_the_graphs_names():
+def _table(names):
     from memory_lsp.graph.names import Names
 
-    def table(names):
-        return Names("".join(names), np.array([len(n) for n in names], dtype=np.int64))
+    return Names("".join(names), np.array([len(n) for n in names], dtype=np.int64))
 
-    rows = follow_unresolved._sets(_read([("z.py", "z.py::f", "zeta", True), ("a.py", "a.py::g", "alpha", False),
-                                          ("z.py", "z.py::f", "alpha", False), ("a.py", "a.py::g", "alpha", False)]))
+
+def test_untyped_rows_are_kept_as_ids_of_the_graphs_names():
+    nodes, called = _table(["a.py", "z.py", "z.py::f"]), _table(["zeta", "alpha"])  # a.py::g: a symbol the graph adds
+    rows = follow_unresolved.kept(_read([("z.py", "z.py::f", "zeta", True), ("a.py", "a.py::g", "alpha", False),
+                                         ("z.py", "z.py::f", "alpha", False), ("a.py", "a.py::g", "alpha", False)]),
+                                  nodes, called)
     assert all(column.dtype == np.int32 for c, column in rows["untyped"].items() if c != "on_self")
     assert len(rows["untyped"]["src"]) == 3  # distinct
-    nodes, calls = table(["z.py", "z.py::f"]), table(["zeta", "alpha"])  # a.py::g: a symbol the graph adds
-    got = follow_unresolved.calls(rows, nodes, calls, ("untyped",))["untyped"]
+    assert len(nodes) == 4 and nodes[3] == "a.py::g" and len(called) == 2
+    got = follow_unresolved.calls(rows, ("untyped",))["untyped"]
     assert list(zip(got["src"].tolist(), got["name"].tolist(), got["on_self"].tolist())) == [
-        (1, 0, True), (1, 1, False), (2, 1, False)]  # in id order
-    assert len(nodes) == 3 and nodes[2] == "a.py::g"
-    words = rows["words"]
-    codes = np.concatenate([words.codes(["a.py::g"]), words.codes(["b.py::h"])])  # a word added later
-    assert words.ids_in(nodes, codes).tolist() == [2, 3] and nodes[3] == "b.py::h"
+        (2, 0, True), (2, 1, False), (3, 1, False)]  # in id order
+    assert rows["methods"]["path"].tolist() == [0, 1, 1] and rows["methods"]["name"].tolist() == [1, 0, 1]
+    assert rows["method_files"] == {0: 1, 1: 2}
 
 
-def test_codes_of_two_whole_reads_are_never_compared():
-    # each whole read numbers its strings anew: other rows may have the same codes
-    one = follow_unresolved._sets(_read([("a.py", "a.py::f", "x", False)]))
-    other = follow_unresolved._sets(_read([("b.py", "b.py::g", "y", False)]))
+def test_rows_kept_in_other_tables_are_never_compared():
+    # a whole load numbers its names anew: other rows may have the same ids
+    one = follow_unresolved.kept(_read([("a.py", "a.py::f", "x", False)]), _table(["a.py", "a.py::f"]), _table(["x"]))
+    other = follow_unresolved.kept(_read([("b.py", "b.py::g", "y", False)]), _table(["b.py", "b.py::g"]), _table(["y"]))
     assert all(np.array_equal(one["untyped"][c], other["untyped"][c]) for c in one["untyped"])
     assert not follow_unresolved._unchanged("untyped", one, other)
     assert follow_unresolved._unchanged("untyped", one, dict(one))
@@ -180,17 +181,6 @@ def test_a_name_that_becomes_a_method_elsewhere_brings_rows_of_files_not_touched
             assert _rows(graph.unresolved_calls)["untyped"] == _whole(ws, graph)["untyped"]
     finally:
         ws.close()
-
-
-def test_kept_words_are_strings_of_their_own():
-    """The read's strings die with it; a kept one among them would keep its memory from being
-    handed back (36 MB after five edits at 11,282 files, BENCHMARKS.md ba)."""
-    read = np.array(["pkg/a.py::Store.get", "pkg/a.py::Store.get", "x", None], dtype=object)
-    words = follow_unresolved.Words()
-    codes = words.codes(read)
-    assert codes.tolist() == [0, 0, 1, 2] and words.words == ["pkg/a.py::Store.get", "x", None]
-    assert words.words[0] is not read[0]
-    assert words.codes(["pkg/a.py::Store.get"]).tolist() == [0]  # found again by value
 
 
 def test_an_edit_that_only_moves_lines_reads_no_unresolved_rows(tmp_path, index_files, monkeypatch):

@@ -155,7 +155,7 @@ class ImpactGraph:
         with graph_reads.graph_transaction(store.cursor()) as cur:
             # test selection's rows first, while the process is small (that query was the peak: BENCHMARKS.md an);
             # kept, so that the first edit reads only its files' rows (graph/follow_unresolved.py)
-            rows = follow_unresolved.read_whole(cur)
+            read = follow_unresolved.read_whole(cur)
             reexports = test_reads.reexports(cur)
             version = graph_reads.refs_version(cur)
             release(cur)
@@ -163,7 +163,9 @@ class ImpactGraph:
             release(cur)
             calls = {"table": Names(*graph_reads.call_names(cur))}
             # as ids at once: the read's strings go before the large reads (at the end they raised the load's peak)
-            unresolved = follow_unresolved.calls(rows, names, calls["table"])
+            rows = follow_unresolved.kept(read, names, calls["table"])
+            del read
+            unresolved = follow_unresolved.calls(rows)
             unresolved["reexports"] = reexports
             release(cur)
             edges = {}
