@@ -151,15 +151,17 @@ class Ids:
     def __init__(self, values, base: "Ids | None" = None):
         self.heads: list[str] = list(base.heads) if base else [""]  # copies: a search under way reads `base`
         self._head_ids: dict[str, int] = dict(base._head_ids) if base else {"": 0}
-        head_of, tails = array.array("i"), []
-        for v in values:
-            cut = v.find("::") + 2 if "::" in v else 0
-            k = self._head_ids.get(v[:cut])
+        # the heads first, the tails after: a kept head made among the tails, which all die, would keep
+        # their memory from being handed back (as graph/follow_unresolved.py's rows did; here ~25 MB)
+        head_of, ids, heads = array.array("i"), self._head_ids, self.heads
+        cuts = [v.find("::") + 2 if "::" in v else 0 for v in values]
+        for v, cut in zip(values, cuts):
+            k = ids.get(v[:cut])
             if k is None:
-                k = self._head_ids[v[:cut]] = len(self.heads)
-                self.heads.append(v[:cut])
+                k = ids[v[:cut]] = len(heads)
+                heads.append(v[:cut])
             head_of.append(k)
-            tails.append(v[cut:].encode("utf-8", "surrogatepass"))
+        tails = [v[cut:].encode("utf-8", "surrogatepass") for v, cut in zip(values, cuts)]
         data = base.data if base else b""
         lengths = np.cumsum([len(t) for t in tails], dtype=np.int64) + len(data)
         self.data = data + b"".join(tails)
