@@ -23,7 +23,12 @@ import numpy as np
 
 
 class Memo:
-    """One build's answers and what they were worked out from (kept by its TestReach)."""
+    """One build's answers and what they were worked out from (kept by its TestReach). The answers
+    (sets of class ids) are packed (`Sets`), and `closed` (an answer -> the answer with the bases of
+    its classes), `up` (a class -> it and its bases) and `by_name` (a name -> what its untyped
+    callers make, the classes they are in) are arrays of indexes into them and of ids: as Python
+    sets and dicts they were ~25 MB at 10,740 files with tests, kept all day (`pack`; the next
+    build unpacks what it takes: `answers_kept`, `closed_of`, `up_of`, `by_name_of`)."""
 
     __slots__ = ("n", "keys", "is_class", "bases", "near", "made", "answers", "closed", "up", "by_name", "callers")
 
@@ -32,6 +37,39 @@ class Memo:
         self.near, self.made, self.answers = near, made, answers  # per node, an index in answers (-1: none)
         self.closed, self.up = closed, up
         self.by_name, self.callers = by_name, callers
+
+
+class Sets:
+    """Sets of ids as one array and where each starts (a frozenset of a few ints: ~500 bytes)."""
+
+    __slots__ = ("ptr", "data")
+
+    def __init__(self, sets):
+        sets = list(sets)
+        self.ptr = np.zeros(len(sets) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, sets), dtype=np.int64, count=len(sets)), out=self.ptr[1:])
+        self.data = np.fromiter((x for one in sets for x in one), dtype=np.int32, count=int(self.ptr[-1]))
+
+    def __len__(self) -> int:
+        return len(self.ptr) - 1
+
+    def sets(self, which) -> list[frozenset]:
+        """The sets at the indexes `which`, in their order."""
+        data, ptr = self.data.tolist(), self.ptr.tolist()
+        return [frozenset(data[ptr[k]:ptr[k + 1]]) for k in which]
+
+
+def pack(n, keys, is_class, bases, near, made, answers: list[frozenset], same: dict, closed: dict, up: dict,
+         by_name: dict, callers) -> Memo:
+    """A build's memo (tests_held.Holding's), packed; `same`: each answer's index."""
+    def indexes(values) -> np.ndarray:
+        return np.fromiter((same[v] for v in values), dtype=np.int32, count=len(values))
+    return Memo(n, keys, is_class, bases, near, made, Sets(answers),
+                (indexes(list(closed)), indexes(list(closed.values()))),
+                (np.fromiter(up, dtype=np.int64, count=len(up)), Sets(up.values())),
+                (np.fromiter(by_name, dtype=np.int64, count=len(by_name)),
+                 indexes([m for m, _ in by_name.values()]), Sets(a for _, a in by_name.values())),
+                callers)
 
 
 def unknown(n: int, known: np.ndarray | None = None) -> array.array:
@@ -43,17 +81,35 @@ def unknown(n: int, known: np.ndarray | None = None) -> array.array:
     return out
 
 
-def answers_kept(memo: Memo) -> tuple[list[frozenset], np.ndarray, np.ndarray]:
-    """(the memo's answers that some node still has, the first the empty one; its `near` per
-    depth and `made`, as arrays of indexes into them): answers no node has any more go, so
-    that the list does not grow with each build."""
+def answers_kept(memo: Memo) -> tuple[list[frozenset], np.ndarray, np.ndarray, np.ndarray]:
+    """(the memo's answers that some node or name still has, the first the empty one; its `near`
+    per depth and `made`, as arrays of indexes into them; each old index's new one, -1: gone):
+    answers no node has any more go, so that the list does not grow with each build."""
     near = np.stack([np.frombuffer(m, dtype=np.int32) for m in memo.near])
     made = np.frombuffer(memo.made, dtype=np.int32)
-    used = np.unique(np.concatenate([near.ravel(), made, [0]]))
+    used = np.unique(np.concatenate([near.ravel(), made, memo.by_name[1], [0]]))
     used = used[used >= 0]
     remap = np.full(len(memo.answers) + 1, -1, dtype=np.int32)  # -1 stays -1 (the last slot)
     remap[used] = np.arange(len(used), dtype=np.int32)
-    return [memo.answers[k] for k in used.tolist()], remap[near], remap[made]
+    return memo.answers.sets(used.tolist()), remap[near], remap[made], remap
+
+
+def closed_of(memo: Memo, answers: list[frozenset], remap: np.ndarray) -> dict[frozenset, frozenset]:
+    """The memo's `closed` where both its answers are kept (the rest is worked out again if asked)."""
+    key, value = remap[memo.closed[0]], remap[memo.closed[1]]
+    keep = (key >= 0) & (value >= 0)
+    return {answers[k]: answers[v] for k, v in zip(key[keep].tolist(), value[keep].tolist())}
+
+
+def up_of(memo: Memo) -> dict[int, tuple[int, ...]]:
+    classes, found = memo.up
+    data, ptr = found.data.tolist(), found.ptr.tolist()
+    return {c: tuple(data[ptr[k]:ptr[k + 1]]) for k, c in enumerate(classes.tolist())}
+
+
+def by_name_of(memo: Memo, answers: list[frozenset], remap: np.ndarray) -> dict[int, tuple[frozenset, frozenset]]:
+    names, made, around = memo.by_name
+    return dict(zip(names.tolist(), zip((answers[k] for k in remap[made].tolist()), around.sets(range(len(around))))))
 
 
 def call_keys(ptr: np.ndarray, callee: np.ndarray) -> np.ndarray:

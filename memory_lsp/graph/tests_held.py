@@ -277,12 +277,13 @@ class Holding:
     def _take(self, memo: held_memo.Memo) -> None:
         """Start from the last build's answers that still hold (graph/held_memo.py)."""
         stale, self.flipped = held_memo.stale(memo, self.keys, self.is_class, HOLD_DEPTH)
-        self._answers, near, made = held_memo.answers_kept(memo)
+        self._answers, near, made, remap = held_memo.answers_kept(memo)
         self._same = {a: k for k, a in enumerate(self._answers)}
+        self._by_name_before = held_memo.by_name_of(memo, self._answers, remap)
         near[:, stale[:memo.n]] = -1
         path = self.g.path_of[:memo.n]
         drop = stale[:memo.n] | (path >= 0) & stale[np.maximum(path, 0)]  # `made` reads the file's `near` too
-        self._closed, self._up = dict(memo.closed), dict(memo.up)
+        self._closed, self._up = held_memo.closed_of(memo, self._answers, remap), held_memo.up_of(memo)
         moved = held_memo.changed_bases(memo.bases, self.base_keys)
         if moved:  # an answer holding a class whose bases changed
             holding = np.array([not moved.isdisjoint(a) for a in self._answers], dtype=bool)
@@ -309,12 +310,12 @@ class Holding:
             dropped = np.zeros(self.g.n, dtype=bool)
             dropped[list(self.dropped)] = True
             same[name[dropped[src]]] = False
-        return {k: v for k, v in memo.by_name.items() if same[k]}
+        return {k: v for k, v in self._by_name_before.items() if same[k]}
 
     def memo(self) -> held_memo.Memo:
         """What this build worked out, for the next graph's (its graph is not kept)."""
-        return held_memo.Memo(self.g.n, self.keys, self.is_class, self.base_keys, self._near_memo, self._made,
-                              self._answers, self._closed, self._up, self.by_name, self.callers)
+        return held_memo.pack(self.g.n, self.keys, self.is_class, self.base_keys, self._near_memo, self._made,
+                              self._answers, self._same, self._closed, self._up, self.by_name, self.callers)
 
     def same(self, classes: frozenset) -> frozenset:
         """One object for equal answers: many callers reach the same classes."""
