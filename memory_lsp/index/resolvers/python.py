@@ -5,13 +5,28 @@ and any folder that holds a package (a folder with `__init__.py`) without being 
 itself; inside a package, a folder without `__init__.py` is a namespace package (flask/sansio/).
 `import a.b.c` reaches the module a.b.c only (as grimp records it); `from a import b` reaches
 the module a.b when it exists, else a (b is then a name defined in a).
+
+A file in a folder that is no package (a script, a test module beside its helpers) has its own
+folder first on `sys.path`, as Python gives a script and pytest a test module outside packages:
+its absolute imports are looked up there first (`from helpers import make` in tests/test_a.py
+reaches tests/helpers.py), then against the source roots; never for a module Python finds before
+sys.path, compiled in or frozen (`import gc` beside a gc.py is still Python's).
 """
 
 from __future__ import annotations
 
+import _imp
+import bisect
 import posixpath
+import sys
 
 from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Target
+
+
+# modules Python loads before it looks at sys.path: a script's neighbour of that name never shadows them
+# (the stdlib's test/dtracedata/instance.py imports Python's gc beside a gc.py)
+BEFORE_PATH = frozenset(sys.builtin_module_names) | frozenset(
+    name.split(".")[0] for name in getattr(_imp, "_frozen_module_names", lambda: ())())
 
 
 def module_map(ctx: ResolveContext) -> dict[str, str]:
@@ -21,9 +36,37 @@ def module_map(ctx: ResolveContext) -> dict[str, str]:
     return cached
 
 
+def _python_files(ctx: ResolveContext) -> list[str]:
+    cached = ctx.cache.get("python.files")
+    if cached is None:
+        cached = ctx.cache["python.files"] = sorted(p for p in ctx.paths if p.endswith((".py", ".pyi")))
+    return cached
+
+
+def _packages(ctx: ResolveContext) -> set[str]:
+    """The folders with an `__init__.py`."""
+    cached = ctx.cache.get("python.packages")
+    if cached is None:
+        cached = ctx.cache["python.packages"] = {posixpath.dirname(p) for p in _python_files(ctx)
+                                                 if posixpath.basename(p) in ("__init__.py", "__init__.pyi")}
+    return cached
+
+
+def _home_modules(ctx: ResolveContext, home: str) -> dict[str, str]:
+    """The modules importable with `home` (a folder that is no package) first on sys.path."""
+    homes = ctx.cache.setdefault("python.homes", {})
+    found = homes.get(home)
+    if found is None:
+        py = _python_files(ctx)
+        prefix = home + "/"
+        below = py[bisect.bisect_left(py, prefix):bisect.bisect_left(py, prefix + "\U0010ffff")]
+        found = homes[home] = _modules_from(below, [home], _packages(ctx))
+    return found
+
+
 def _build_module_map(ctx: ResolveContext) -> dict[str, str]:
-    py = [p for p in ctx.paths if p.endswith((".py", ".pyi"))]
-    packages = {posixpath.dirname(p) for p in py if posixpath.basename(p) in ("__init__.py", "__init__.pyi")}
+    py = _python_files(ctx)
+    packages = _packages(ctx)
     roots = {""}
     for pkg in packages:
         parent = posixpath.dirname(pkg)
@@ -31,9 +74,14 @@ def _build_module_map(ctx: ResolveContext) -> dict[str, str]:
             roots.add(parent)
     if "src" in ctx.dirs or any(p.startswith("src/") for p in py):
         roots.add("src")
+    return _modules_from(py, sorted(roots, key=lambda r: (r.count("/") + (r != ""), r)), packages)
+
+
+def _modules_from(py: list[str], roots: list[str], packages: set[str]) -> dict[str, str]:
+    """Module name -> file, of the files `py` below `roots` (in order: the first claim on a name wins)."""
     modules: dict[str, str] = {}
-    # shorter roots first, .py before .pyi: the first claim on a module name wins
-    for root in sorted(roots, key=lambda r: (r.count("/") + (r != ""), r)):
+    # .py before .pyi
+    for root in roots:
         prefix = root + "/" if root else ""
         for p in sorted(py, key=lambda p: p.endswith(".pyi")):
             if not p.startswith(prefix):
@@ -59,6 +107,7 @@ def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
     if by_path is None:
         by_path = ctx.cache["python.by_path"] = {v: k for k, v in modules.items()}
     tops = {m.split(".")[0] for m in modules}
+    packages = _packages(ctx)
     out = []
     for row in rows:
         module = row.module.strip()
@@ -83,6 +132,12 @@ def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
         else:
             full = module
             strategy = "absolute"
+            home = posixpath.dirname(row.path)
+            if home and home not in packages and full.split(".")[0] not in BEFORE_PATH:  # its own folder first
+                found = _targets(full, row.name, _home_modules(ctx, home), strategy)
+                if found:
+                    out.append(found)
+                    continue
             if full.split(".")[0] not in tops:
                 out.append(EXTERNAL)
                 continue
