@@ -62,8 +62,8 @@ def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: boo
     return rows, {kind: now[kind] if kind in moved else old.unresolved_calls[kind] for kind in KINDS}
 
 
-def _same(a: dict, b: dict | None) -> bool:
-    return b is not None and a.keys() == b.keys() and all(np.array_equal(a[c], b[c]) for c in a)
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[c], b[c]) for c in a)
 
 
 KINDS = ("tests", "dispatch", "untyped", "classes")

@@ -88,7 +88,9 @@ def reexports_since(cur, before: dict | None) -> dict[str, np.ndarray]:
 
 
 def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
-    """`tests`: as `unresolved_test_calls`; `dispatch`: (src, path) of the code's calls through an
+    """The whole read as the queries above define it, without the rows' files. A graph makes these
+    columns from the rows it keeps (graph/follow_unresolved.py); tests/test_follow_unresolved.py
+    holds them equal to this read. `tests`: as `unresolved_test_calls`; `dispatch`: (src, path) of the code's calls through an
     attribute of self named like nothing defined (`self.config_class(...)`): a class or function
     held in an attribute, which may be any the file imports (or takes a name from through the
     modules re-exporting it: `reexports`); `classes`: (id) of every class;

@@ -80,10 +80,10 @@ def _build_module_map(ctx: ResolveContext) -> dict[str, str]:
 def _modules_from(py: list[str], roots: list[str], packages: set[str]) -> dict[str, str]:
     """Module name -> file, of the files `py` below `roots` (in order: the first claim on a name wins)."""
     modules: dict[str, str] = {}
-    # .py before .pyi
+    in_order = sorted(py, key=lambda p: p.endswith(".pyi"))  # .py before .pyi
     for root in roots:
         prefix = root + "/" if root else ""
-        for p in sorted(py, key=lambda p: p.endswith(".pyi")):
+        for p in in_order:
             if not p.startswith(prefix):
                 continue
             rel = p[len(prefix):]
