@@ -7,7 +7,8 @@ DuckDB's cache handed back, where the version has it); the hovers' and lenses' r
 counts of `--files` files); a graph that follows a one-file edit (a function appended, the
 buffer re-indexed, then the index checkpointed as the server's writer does between edits),
 and `--edits N - 1` more, then the idle writer's settle; the retriever's copies (two searches:
-the second loads the BM25 postings and the file links), then the settle after a search. After
+the second loads the BM25 postings and the file links), then the settle after a search, then
+`--idle` seconds without a search (the retriever lets its copies go, where the version does). After
 each: RSS (VmRSS), the peak so far (VmHWM), DuckDB's own memory (`duckdb_memory()`, by tag) and,
 with `--trace`, the Python heap held and its peak in the step (tracemalloc: slower, so RSS figures
 of a traced run are not the server's).
@@ -79,6 +80,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--trace", action="store_true")
     ap.add_argument("--edits", type=int, default=1, help="files edited (a function appended) and restored, one by one")
+    ap.add_argument("--idle", type=float, default=3.0, help="seconds without a search after which the retriever "
+                    "lets its copies go (the server's is search.LET_GO_AFTER_S; versions without it keep them)")
     ap.add_argument("--out")
     args = ap.parse_args()
     steps = Steps(args.trace)
@@ -146,12 +149,17 @@ def main() -> None:
     if settle is not None:
         settle()
         steps.done("idle after the edits: the writer settled")
+    retriever = ws.retriever()
+    if hasattr(retriever, "_idle"):
+        retriever._idle.after = args.idle
     for query in ("parse a configuration file", "JSONDecoder"):
         ws.search(query, k=10)
     steps.done("retriever: two searches (BM25 postings, links)")
     if settle is not None:  # the server's writer after each search (versions that have it)
         settle()
         steps.done("after the searches: the writer settled")
+    time.sleep(args.idle + 1.0)
+    steps.done(f"{args.idle + 1.0:.0f} s without a search", copies_kept=retriever._content is not None)
     if args.out:
         Path(args.out).write_text(json.dumps(steps.rows, indent=1))
     print("| step | RSS MB | peak MB | DuckDB MB | heap MB (peak) | s |")

@@ -15,12 +15,11 @@ import hashlib
 import importlib.util
 import os
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
 
-from memory_lsp.store.allocator import release_freed_memory
+from memory_lsp.retrieval.idle import LetGo
 
 MAX_TOKENS = 128  # chunks are cut here: the head of a function (signature, docstring) says most
 # texts per model run: small batches of texts of like length pad little and keep the activations
@@ -77,11 +76,11 @@ class Embedder:
         self.model_id = f"{self.model_path.parent.name}/{self.model_path.name}:{st.st_size}:{max_tokens}"
         self._session = self._tokenizer = None
         self._lock = threading.Lock()
-        self.unload_after, self._last_used, self._watching = unload_after, 0.0, False
+        self._idle = LetGo(self._lock, self._unload, unload_after)
 
     def _load(self):
         with self._lock:
-            self._last_used = time.monotonic()
+            self._idle.used()
             if self._session is None:
                 import onnxruntime as ort
                 from tokenizers import Tokenizer
@@ -99,24 +98,13 @@ class Embedder:
                 self._session = ort.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
                 self._inputs = {i.name for i in self._session.get_inputs()}
                 self._tokenizer = tok
-                self._last_used = time.monotonic()  # loading is no idle time
-                if self.unload_after is not None and not self._watching:
-                    self._watching = True
-                    threading.Thread(target=self._unload_when_idle, name="embedder-idle", daemon=True).start()
+                self._idle.used()  # loading is no idle time
         return self._session, self._tokenizer
 
-    def _unload_when_idle(self) -> None:
-        """Drop the session once unused for `unload_after` seconds (a run under way keeps its own
-        reference to it), then hand the C heap's free pages back."""
-        while True:
-            with self._lock:
-                idle = time.monotonic() - self._last_used
-                if idle >= self.unload_after:
-                    self._session = self._tokenizer = None
-                    self._watching = False
-                    break
-            time.sleep(max(1.0, self.unload_after - idle))
-        release_freed_memory()
+    def _unload(self) -> None:
+        """Drop the session once unused for a while (retrieval/idle.py; a run under way keeps its own
+        reference to it)."""
+        self._session = self._tokenizer = None
 
     @property
     def loaded(self) -> bool:
@@ -135,7 +123,8 @@ class Embedder:
         for start in range(0, len(order), batch):
             idx = order[start:start + batch]
             out[idx] = self._run(session, tok, [texts[i] for i in idx])
-            self._last_used = time.monotonic()
+            with self._lock:
+                self._idle.used()
         return out
 
     def _run(self, session, tok, texts: list[str]) -> np.ndarray:

@@ -20,14 +20,14 @@ import time
 import numpy as np
 
 from memory_lsp.memory.model import Memory
-from memory_lsp.retrieval.bm25 import Bm25Index
+from memory_lsp.retrieval.copies import SearchCopies
 from memory_lsp.retrieval.embedder import BATCH, Embedder, shared_default
-from memory_lsp.retrieval.links import FileLinks
-from memory_lsp.store import memories as mem_rows
+from memory_lsp.retrieval.idle import LetGo
 from memory_lsp.store import fulltext
 from memory_lsp.store import search as sql
 
 RRF_K = 60
+LET_GO_AFTER_S = 300.0  # a server's search copies are dropped after this long without a search
 GROUP = 512  # items embedded and written together (about 15 s of work on 2 cores)
 WEIGHTS = {  # path weights by query type (seed 001)
     "identifier": {"bm25": 0.5, "graph": 0.3, "vector": 0.2},
@@ -67,13 +67,16 @@ def query_type(query: str) -> str:
 
 
 class Retriever:
-    def __init__(self, store, embedder: Embedder | None = None):
+    def __init__(self, store, embedder: Embedder | None = None, let_go_after: float | None = LET_GO_AFTER_S):
+        """`let_go_after`: seconds without a search after which the copies searches read are
+        dropped (None: kept for the life of the process)."""
         self.store = store
         self._embedder = embedder
         self._embedder_error: str | None = None
         self._vectors: tuple | None = None  # (version, ids, is_memory, matrix)
-        self._content: _Snapshot | None = None
+        self._content: SearchCopies | None = None
         self._lock = threading.Lock()
+        self._idle = LetGo(self._lock, self._let_go, let_go_after)
 
     # -- embeddings -----------------------------------------------------------------------------
     def embedder(self) -> Embedder | None:
@@ -150,12 +153,19 @@ class Retriever:
         ranked = [i for i in top[np.argsort(-sims[top], kind="stable")] if sims[i] > -2.0]
         return [ids[i] for i in ranked], float(sims[ranked[0]]) if ranked else -1.0
 
-    def _snapshot(self, version: str) -> "_Snapshot":
+    def _copies(self, version: str) -> SearchCopies:
         """What searches share until the chunks or memories change (the search index's version)."""
         with self._lock:
+            self._idle.used()
             if self._content is None or self._content.version != version:
-                self._content = _Snapshot(version, self.store, self._content._bm25 if self._content else None)
+                self._content = SearchCopies(version, self.store, self._content._bm25 if self._content else None)
             return self._content
+
+    def _let_go(self) -> None:
+        """The copies dropped once no search came for a while (retrieval/idle.py): a server keeps them
+        for a burst of searches, not for the rest of the day (at 10,740 files ~80 MB). A search under
+        way keeps reading its own; the next starts as a new process's first (in DuckDB)."""
+        self._content = self._vectors = None
 
     # -- search ---------------------------------------------------------------------------------
     def search(self, query: str, kind: str = "all", k: int = 10, files: list[str] = (), mode: str = "hybrid",
@@ -170,7 +180,7 @@ class Retriever:
         meta = self.store.meta_all()
         if fulltext.ensure_fts(self.store, meta):
             meta = self.store.meta_all()
-        snap = self._snapshot(meta.get("fts_version", "0"))
+        snap = self._copies(meta.get("fts_version", "0"))
         if memories is None:
             memories = snap.memories()
         paths: dict[str, list[str]] = {}
@@ -294,45 +304,6 @@ class Retriever:
                 count = sum(1 for t in hits[:10] if t[2] == h[2]) or 1
                 h[0] *= 1 + 0.3 * min(count, 10) / 10
         return sorted(hits, key=lambda h: (-h[0], h[1]))
-
-
-class _Snapshot:
-    """Copies of the index that every search reads, built on first use: the BM25 postings, the
-    file-to-file links, the memories, the number of items. Over 100,000 items each of these
-    costs 10-90 ms as a query, which a 50 ms search cannot pay every time."""
-
-    def __init__(self, version: str, store, previous: Bm25Index | None = None):
-        self.version, self.store, self.searches = version, store, 0
-        self._bm25, self._previous = None, previous  # the postings copy; the last version's, until refreshed
-        self._links = FileLinks(store)
-        self._memories: dict[str, Memory] | None = None
-        self._items: int | None = None
-
-    def bm25(self, query: str, kind: str | None, limit: int) -> tuple[list[tuple[str, str, float]], float]:
-        """(id, kind, score) best first, and the coverage of the best (`Bm25Index.search`)."""
-        # the first search runs in DuckDB: loading the postings (1-2 s over 100,000 items) pays
-        # off only in a process that searches again, such as the server
-        self.searches += 1
-        if self._bm25 is None and self._previous is None and self.searches == 1:
-            return fulltext.bm25_with_coverage(self.store, query, kind, limit)
-        if self._bm25 is None:
-            old = self._previous  # brought up to date, not loaded again (then let go)
-            self._bm25, self._previous = old.refreshed(self.store) if old else Bm25Index.load(self.store), None
-        return self._bm25.answer(self.store, query, kind, limit)
-
-    def neighbours(self, paths: list[str], limit: int = 50) -> list[str]:
-        """Files one edge away from any of `paths` (either direction), strongest first."""
-        return self._links.neighbours(paths, limit)
-
-    def memories(self) -> dict[str, Memory]:
-        if self._memories is None:
-            self._memories = {d["id"]: Memory.from_json(d) for d in mem_rows.all_docs(self.store)}
-        return self._memories
-
-    def item_count(self) -> int:
-        if self._items is None:
-            self._items = sql.item_count(self.store)
-        return self._items
 
 
 _PATH = re.compile(r"(?<![\w/.])([\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|rb|c|h|cc|cpp|"

@@ -32,4 +32,4 @@ def test_without_a_limit_the_model_stays():
     e = Embedder(unload_after=None)
     e.encode(["a text"])
     time.sleep(0.3)
-    assert e.loaded and not e._watching  # no thread waits to unload it
+    assert e.loaded and not e._idle.watching  # no thread waits to unload it

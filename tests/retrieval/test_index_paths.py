@@ -4,6 +4,7 @@ copy, embedding in groups that stop between batches, the v4 schema upgrade."""
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -82,6 +83,44 @@ def test_repeated_searches_use_the_loaded_copies_and_answer_alike(ws):
     ws.book.teach("Receipts are plain text", "fact", cite=["shop/mailer.py"])  # a new version of the copies
     ws.sync_memories()  # the host applies the new event (reads never write)
     assert "Receipts are plain text" in [r["text"] for r in ws.search("plain text receipts", mode="bm25")["results"]]
+
+
+def _until(check, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return check()
+
+
+def test_the_copies_of_an_idle_retriever_are_let_go_and_searches_answer_alike_after(ws):
+    retriever = Retriever(ws.store, let_go_after=0.3)
+    ask = dict(query="apply discount marketing", kind="all", k=10, mode="hybrid", files=["shop/cart.py"])
+    first, again = retriever.search(**ask), retriever.search(**ask)  # the second loads the postings copy
+    assert retriever._content is not None and retriever._content._bm25 is not None
+    retriever._vector_index(retriever.embedder().model_id, ws.store.meta("vectors_version") or "0")
+    assert retriever._vectors is not None
+    assert _until(lambda: retriever._content is None and retriever._vectors is None)  # idle: let go
+    after = retriever.search(**ask)  # the first again: in DuckDB
+    assert retriever._content._bm25 is None
+    later = retriever.search(**ask)
+    assert retriever._content._bm25 is not None  # loaded again for a second search
+    assert first["results"] == again["results"] == after["results"] == later["results"] and first["results"]
+
+
+def test_searches_keep_the_copies_while_they_come_and_a_process_may_keep_them_for_good(ws):
+    busy = Retriever(ws.store, let_go_after=0.6)
+    busy.search("apply discount", mode="bm25")
+    busy.search("apply discount", mode="bm25")
+    loaded = busy._content._bm25
+    for _ in range(8):  # a search every 0.15 s: never 0.6 s idle
+        time.sleep(0.15)
+        busy.search("apply discount", mode="bm25")
+        assert busy._content is not None and busy._content._bm25 is loaded
+    kept = Retriever(ws.store, let_go_after=None)
+    kept.search("apply discount", mode="bm25")
+    kept.search("apply discount", mode="bm25")
+    time.sleep(0.5)
+    assert kept._content._bm25 is not None and not kept._idle.watching
 
 
 def test_embedding_stops_between_batches_keeps_what_it_did_and_resumes(ws):
