@@ -221,6 +221,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
     module_vars: dict[str, int] = {}  # a module-level name bound to a call or a literal, or annotated: its first line
     held: dict[tuple, str] = {}  # (class, attribute) -> the name its class body binds it to
     bound: dict[tuple, str] = {}  # (class, `self.x`) -> the attribute of another value a method binds it to
+    assigned: dict[tuple, int] = {}  # (class, x) -> the first line a method of the class binds `self.x` (instance.py)
     typevars: set[str] = set()  # `GrpType = t.TypeVar("GrpType", bound="Group")`: names no class
     for pos, tag, item in items:
         while di < len(defs) and defs[di][0] <= pos:
@@ -252,6 +253,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
             rets_at.append((enclosing.qualname if enclosing else None, item[1], item[2]))
         elif tag == 2:
             scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
+            if item.name.startswith("self.") and enclosing is not None and enclosing.qualname != scope:
+                assigned.setdefault((scope, item.name[5:]), item.line)
             if item.kind in ("held", "bound"):  # a class body's `x = Foo`; a method's `self.x = y.z`
                 if item.kind == "held" and (scope, item.name) not in held:  # for `obj.x(...)` in other files
                     facts.refs.append(Ref("heldtype", f"{scope}.{item.name}", scope, item.name, None, item.line, item.text))
@@ -305,6 +308,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
             rtype = instance.bound_type(bound.get((cls, "self." + name)), scopes, quals, cls, typer, rules)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
+    facts.refs += instance.attributes_set(facts.refs, assigned, lang.self_names) if rules is receivers else []
     # what a module-level name is (`current_app: Flask = LocalProxy(...)`), for the files importing
     # it (store/var_calls.py): a class as this file writes it, or Python's (`port_by_scheme = {...}`)
     for var, line in module_vars.items():
@@ -359,25 +363,14 @@ def _pattern_kind(caps: dict) -> tuple:
             return ("definition", key)
         if "reference.call" in caps:
             return ("call",)
-    if "import" in caps:
-        return ("import",)
-    if "inherit.base" in caps:
-        return ("inherit",)
-    if "returns" in caps:
-        return ("returns",)
-    if "maker.name" in caps:
-        return ("maker",)
+    for capture, kind in (("import", "import"), ("inherit.base", "inherit"), ("returns", "returns"), ("maker.name", "maker")):
+        if capture in caps:
+            return (kind,)
     if "bind" in caps:
         value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", *elements.TARGET_SLOTS, "held",
                                   "either", "callee", "bound", "narrow") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
-    if "mutation" in caps:
-        return ("mutation",)
-    if "alias" in caps:
-        return ("alias",)
-    if "decorated" in caps:
-        return ("decorated",)
-    return ("other",)
+    return next(((kind,) for kind in ("mutation", "alias", "decorated") if kind in caps), ("other",))
 
 
 @functools.lru_cache(maxsize=None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from memory_lsp.index import receivers
+from memory_lsp.index.facts import Ref
 
 _IMPLICIT_CLASS = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 _PLAIN = frozenset(("self", "cls"))
@@ -74,3 +75,13 @@ def bound_type(value: str | None, scopes, chain: list, cls: str | None, typer, r
     ("builtin") when that value is; else None (nothing known)."""
     owner = value.rpartition(".")[0] if value else ""
     return "builtin" if owner and rules.rtype(scopes, chain, cls, "", owner, False, typer) == "builtin" else None
+
+
+def attributes_set(refs: list, assigned: dict, self_names) -> list:
+    """A `selfset` row per attribute of the instance that a method of its class assigns (`self.converter =
+    converter`) and an untyped call of that class reads (`self.converter(value)`): such a call runs what
+    was assigned, a value handed in, not a class or function its file imports (test selection's dispatch
+    rule: store/test_reads.py). `assigned`: (class, attribute) -> the first line assigning it."""
+    found = {(r.src_class, r.name): assigned[(r.src_class, r.name)] for r in refs
+             if r.kind == "call" and r.rtype is None and r.receiver in self_names and (r.src_class, r.name) in assigned}
+    return [Ref("selfset", cls, cls, name, None, line) for (cls, name), line in sorted(found.items())]

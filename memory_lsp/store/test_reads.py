@@ -38,6 +38,9 @@ _DISPATCH = """
       AND r.name NOT IN (SELECT name FROM symbols)
       AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
                       AND e.line = r.line AND e.name = r.name)
+      -- an attribute a method of the class assigns (`self.converter = converter`): what it calls was handed in
+      AND NOT EXISTS (SELECT 1 FROM refs a WHERE a.kind = 'selfset' AND a.path = r.path
+                      AND a.src_class = r.src_class AND a.name = r.name)
     ORDER BY r.src"""
 
 
