@@ -79,9 +79,10 @@ def bound_type(value: str | None, scopes, chain: list, cls: str | None, typer, r
 
 def attributes_set(refs: list, assigned: dict, self_names) -> list:
     """A `selfset` row per attribute of the instance that a method of its class assigns (`self.converter =
-    converter`) and an untyped call of that class reads (`self.converter(value)`): such a call runs what
-    was assigned, a value handed in, not a class or function its file imports (test selection's dispatch
-    rule: store/test_reads.py). `assigned`: (class, attribute) -> the first line assigning it."""
+    converter`) and an untyped call of that class reads (`self.converter(value)`): such a call runs what the
+    class assigned (most often a callable its maker handed in), not any class or function its file imports
+    (test selection's dispatch rule: store/test_reads.py). `assigned`: (class, attribute) -> the first line
+    assigning it."""
     found = {(r.src_class, r.name): assigned[(r.src_class, r.name)] for r in refs
              if r.kind == "call" and r.rtype is None and r.receiver in self_names and (r.src_class, r.name) in assigned}
     return [Ref("selfset", cls, cls, name, None, line) for (cls, name), line in sorted(found.items())]

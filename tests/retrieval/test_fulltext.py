@@ -2,6 +2,8 @@
 its file's documents, memories follow their text, the server's postings copy is refreshed rather
 than loaded again (retrieval/bm25.py), and text with no words in it is indexed without harm."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -104,7 +106,10 @@ def test_memories_follow_their_text(ws):
 def test_a_search_after_an_edit_refreshes_the_servers_postings_copy(ws, tmp_path, monkeypatch):
     monkeypatch.setattr(bm25, "RELOAD_SHARE", float("inf"))  # this workspace is small: never a whole load
     ws.search("apply discount", mode="bm25")
-    ws.search("apply discount", mode="bm25")  # the second search loads the copy
+    ws.search("apply discount", mode="bm25")  # the second search starts loading the copy
+    deadline = time.monotonic() + 10
+    while ws.retriever()._content._bm25 is None and time.monotonic() < deadline:
+        time.sleep(0.02)
     loaded = ws.retriever()._content._bm25
     assert loaded is not None
     pricing = tmp_path / "shop/pricing.py"

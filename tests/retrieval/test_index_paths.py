@@ -4,6 +4,7 @@ copy, embedding in groups that stop between batches, the v4 schema upgrade."""
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -73,18 +74,6 @@ def test_the_in_memory_bm25_ranks_and_scores_as_sql(ws):
     assert 0 < in_memory(ws.store, index, "discount email", None, 5)[1] < 1
 
 
-def test_repeated_searches_use_the_loaded_copies_and_answer_alike(ws):
-    first = ws.search("apply discount marketing", mode="bm25")
-    again = ws.search("apply discount marketing", mode="bm25")
-    assert ws.retriever()._content._bm25 is not None  # the second search ran on the postings copy
-    assert first["results"] == again["results"] and first["results"]
-    near = ws.search("rules", kind="memory", files=["shop/cart.py"])  # neighbours from the links copy
-    assert "Never change apply_discount" in near["results"][0]["text"]
-    ws.book.teach("Receipts are plain text", "fact", cite=["shop/mailer.py"])  # a new version of the copies
-    ws.sync_memories()  # the host applies the new event (reads never write)
-    assert "Receipts are plain text" in [r["text"] for r in ws.search("plain text receipts", mode="bm25")["results"]]
-
-
 def _until(check, seconds: float = 10.0) -> bool:
     deadline = time.monotonic() + seconds
     while not check() and time.monotonic() < deadline:
@@ -92,18 +81,52 @@ def _until(check, seconds: float = 10.0) -> bool:
     return check()
 
 
+def test_repeated_searches_use_the_loaded_copies_and_answer_alike(ws):
+    first = ws.search("apply discount marketing", mode="bm25")
+    assert ws.retriever()._content._bm25 is None  # the first in DuckDB: a process may search once
+    again = ws.search("apply discount marketing", mode="bm25")  # in DuckDB too, as the copy loads beside it
+    assert _until(lambda: ws.retriever()._content._bm25 is not None)
+    third = ws.search("apply discount marketing", mode="bm25")  # on the postings copy
+    assert first["results"] == again["results"] == third["results"] and first["results"]
+    near = ws.search("rules", kind="memory", files=["shop/cart.py"])  # neighbours from the links copy
+    assert "Never change apply_discount" in near["results"][0]["text"]
+    ws.book.teach("Receipts are plain text", "fact", cite=["shop/mailer.py"])  # a new version of the copies
+    ws.sync_memories()  # the host applies the new event (reads never write)
+    assert "Receipts are plain text" in [r["text"] for r in ws.search("plain text receipts", mode="bm25")["results"]]
+
+
+def test_no_search_waits_for_the_postings_copy_to_load(ws, monkeypatch):
+    opened, real = threading.Event(), Bm25Index.load.__func__
+
+    def held_load(cls, store):  # the real load, once the test lets it go on
+        assert opened.wait(30)
+        return real(cls, store)
+
+    monkeypatch.setattr(Bm25Index, "load", classmethod(held_load))
+    retriever = Retriever(ws.store, let_go_after=None)
+    first = retriever.search("apply discount", mode="bm25")
+    answered = []
+    searching = threading.Thread(target=lambda: answered.append(retriever.search("apply discount", mode="bm25")))
+    searching.start()
+    searching.join(10)  # the second search starts the load and answers in DuckDB meanwhile
+    assert answered and answered[0]["results"] == first["results"] and retriever._content._bm25 is None
+    opened.set()
+    assert _until(lambda: retriever._content._bm25 is not None)
+    assert retriever.search("apply discount", mode="bm25")["results"] == first["results"]
+
+
 def test_the_copies_of_an_idle_retriever_are_let_go_and_searches_answer_alike_after(ws):
     retriever = Retriever(ws.store, let_go_after=0.3)
     ask = dict(query="apply discount marketing", kind="all", k=10, mode="hybrid", files=["shop/cart.py"])
-    first, again = retriever.search(**ask), retriever.search(**ask)  # the second loads the postings copy
-    assert retriever._content is not None and retriever._content._bm25 is not None
+    first, again = retriever.search(**ask), retriever.search(**ask)  # the second starts loading the postings copy
+    assert _until(lambda: retriever._content is not None and retriever._content._bm25 is not None)
     retriever._vector_index(retriever.embedder().model_id, ws.store.meta("vectors_version") or "0")
     assert retriever._vectors is not None
     assert _until(lambda: retriever._content is None and retriever._vectors is None)  # idle: let go
     after = retriever.search(**ask)  # the first again: in DuckDB
     assert retriever._content._bm25 is None
     later = retriever.search(**ask)
-    assert retriever._content._bm25 is not None  # loaded again for a second search
+    assert _until(lambda: retriever._content._bm25 is not None)  # loaded again for a second search
     assert first["results"] == again["results"] == after["results"] == later["results"] and first["results"]
 
 
@@ -111,6 +134,7 @@ def test_searches_keep_the_copies_while_they_come_and_a_process_may_keep_them_fo
     busy = Retriever(ws.store, let_go_after=0.6)
     busy.search("apply discount", mode="bm25")
     busy.search("apply discount", mode="bm25")
+    assert _until(lambda: busy._content._bm25 is not None)
     loaded = busy._content._bm25
     for _ in range(8):  # a search every 0.15 s: never 0.6 s idle
         time.sleep(0.15)
@@ -119,6 +143,7 @@ def test_searches_keep_the_copies_while_they_come_and_a_process_may_keep_them_fo
     kept = Retriever(ws.store, let_go_after=None)
     kept.search("apply discount", mode="bm25")
     kept.search("apply discount", mode="bm25")
+    assert _until(lambda: kept._content._bm25 is not None)
     time.sleep(0.5)
     assert kept._content._bm25 is not None and not kept._idle.watching
 
