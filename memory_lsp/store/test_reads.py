@@ -35,7 +35,8 @@ _DISPATCH = """
     SELECT DISTINCT r.src, r.path
     FROM refs r JOIN files f ON f.path = r.path AND NOT coalesce(f.is_test, false)
     WHERE r.kind = 'call' AND r.receiver IN ('self', 'cls') AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
-      AND r.name NOT IN (SELECT name FROM symbols)
+      -- (not `NOT IN (SELECT name FROM symbols)`: that hashed every symbol's name for one file's read)
+      AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.name = r.name)
       AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
                       AND e.line = r.line AND e.name = r.name)
       -- an attribute a method of the class assigns (`self.converter = converter`): what it calls was handed in
