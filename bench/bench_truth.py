@@ -3,7 +3,7 @@ tools nobody here wrote (jedi, CPython `__bases__`, coverage.py), on registry pa
 
     python bench/bench_truth.py                                  # the default corpora below
     python bench/bench_truth.py --packages flask==3.0.3 --parts calls impact
-    python bench/bench_truth.py --packages --parts django     # QuerySet.filter callers only
+    python bench/bench_truth.py --packages --parts django     # QuerySet.filter callers only (and jedi's, with its django-stubs)
 
 Per corpus (bench/truth_corpus.py makes the workspace and the cached truths):
   calls      per call site jedi answers (goto, follow_imports): precision of our CALLS edges there
@@ -222,12 +222,44 @@ def run(spec: str, parts: list[str], min_conf: float) -> dict:
     return out
 
 
+def jedi_filter_callers(root: Path) -> set[str]:
+    """The functions (`path::Qual.name`) around the `.filter(` sites of Django's own code that jedi,
+    with the django-stubs it bundles, sends to a QuerySet's `filter` (the source's or the stubs')."""
+    import re
+
+    import jedi
+
+    project, found = jedi.Project(str(root)), set()
+    for f in sorted(root.rglob("*.py")):
+        src = f.read_text(errors="replace")
+        if ".filter(" not in src:
+            continue
+        script = jedi.Script(src, path=str(f), project=project)
+        for i, line in enumerate(src.split("\n"), 1):
+            for m in re.finditer(r"\.filter\(", line):
+                try:
+                    defs = script.goto(i, m.start() + 1, follow_imports=True)
+                except Exception:  # jedi's own errors on odd code: that site has no answer
+                    continue
+                if any(d.name == "filter" and str(d.module_path or "").endswith(("models/query.py", "models/query.pyi"))
+                       for d in defs):
+                    context = script.get_context(i, m.start() + 1)
+                    rel = f.relative_to(root).as_posix()
+                    module = rel[:-3].replace("/", ".")
+                    name = (context.full_name or "") if context else ""  # none: module level
+                    qual = name[len(module) + 1:] if name.startswith(module + ".") else ""
+                    found.add(f"{rel}::{qual}" if qual else rel)
+    return found
+
+
 def django_filter_callers() -> dict:
     """The issue's reference point: callers of QuerySet.filter in Django (codebase-memory-mcp: 42,
-    8 of them inside query.py)."""
-    ws = Workspace.open(corpora.package_copy("django"), db=corpora.fresh_db("truth-django"))
+    8 of them inside query.py), and against jedi with its django-stubs: the functions each finds."""
+    root = corpora.package_copy("django")
+    ws = Workspace.open(root, db=corpora.fresh_db("truth-django"))
     ws.index()
     out = {}
+    jedi_found = jedi_filter_callers(root)
     for label, floor in (("default", None), ("everything", 0.0)):
         target = "django/db/models/query.py::QuerySet.filter"
         try:
@@ -235,9 +267,11 @@ def django_filter_callers() -> dict:
         except TypeError:  # the code before issue 12 (a baseline run) lists everything
             got = ws.impact(target, depth=1)
         callers = [d for d in got["dependents"] if d["symbol"] and d["edge_kinds"] == ["CALLS"]]
+        ours = {f"{d['path']}::{d['symbol']}" for d in callers}
         out[label] = {"callers": len(callers), "in_query_py": sum(d["path"].endswith("models/query.py")
                                                                   for d in callers),
-                      "unresolved": got["unresolved"]}
+                      "unresolved": got["unresolved"], "jedi_functions": len(jedi_found),
+                      "jedi_only": sorted(jedi_found - ours), "ours_only": sorted(ours - jedi_found)}
     ws.close()
     return out
 
