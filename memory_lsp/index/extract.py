@@ -363,7 +363,8 @@ def _pattern_kind(caps: dict) -> tuple:
             return ("definition", key)
         if "reference.call" in caps:
             return ("call",)
-    for capture, kind in (("import", "import"), ("inherit.base", "inherit"), ("returns", "returns"), ("maker.name", "maker")):
+    for capture, kind in (("import", "import"), ("inherit.base", "inherit"), ("returns", "returns"),
+                          ("maker.name", "maker")):
         if capture in caps:
             return (kind,)
     if "bind" in caps:

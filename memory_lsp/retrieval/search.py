@@ -180,16 +180,16 @@ class Retriever:
         meta = self.store.meta_all()
         if fulltext.ensure_fts(self.store, meta):
             meta = self.store.meta_all()
-        snap = self._copies(meta.get("fts_version", "0"))
+        copies = self._copies(meta.get("fts_version", "0"))
         if memories is None:
-            memories = snap.memories()
+            memories = copies.memories()
         paths: dict[str, list[str]] = {}
         coverage = 1.0
         if mode in ("hybrid", "bm25"):
-            found, coverage = snap.bm25(query, path_kind, depth)
+            found, coverage = copies.bm25(query, path_kind, depth)
             paths["bm25"] = [r[0] for r in found]
         if mode in ("hybrid", "vector"):
-            vector_ids, note, nearest = self._vector_path(query, path_kind, depth, snap,
+            vector_ids, note, nearest = self._vector_path(query, path_kind, depth, copies,
                                                           meta.get("vectors_version", "0"))
             paths["vector"] = vector_ids
             if mode == "hybrid" and nearest < VECTOR_FLOOR and coverage < BM25_FLOOR:
@@ -198,7 +198,7 @@ class Retriever:
                 notes.append(note)
         if mode == "hybrid":
             anchored, named_paths = _anchors(query, memories)
-            paths["graph"] = self._graph_path(query, qtype, path_kind, list(files), depth, snap, anchored, named_paths)
+            paths["graph"] = self._graph_path(query, qtype, path_kind, list(files), depth, copies, anchored, named_paths)
         weights = dict(WEIGHTS[qtype]) if mode == "hybrid" else {mode: 1.0}
         if mode == "hybrid":
             # BM25 votes as strongly as its best hit matches the query (see README); beside vectors
@@ -225,7 +225,7 @@ class Retriever:
                 hits.append([score, item, item.split("::", 1)[0], None])
         hits.sort(key=lambda h: (-h[0], h[1]))
         if mode == "hybrid":
-            hits = self._neighbourhood_boost(hits, snap)
+            hits = self._neighbourhood_boost(hits, copies)
         if kind_filter:
             hits = [h for h in hits if (h[3] is not None) == (kind_filter == "memory")]
         if not hits and mode == "hybrid":
@@ -250,7 +250,7 @@ class Retriever:
                     out.append(_chunk_result(item, rows[item], round(score, 6)))
         return out[:k]
 
-    def _vector_path(self, query: str, kind: str | None, depth: int, snap,
+    def _vector_path(self, query: str, kind: str | None, depth: int, copies: SearchCopies,
                      version: str) -> tuple[list[str], str | None, float]:
         """(nearest ids, note, cosine of the nearest)."""
         embedder = self.embedder()
@@ -259,7 +259,7 @@ class Retriever:
         index = self._vector_index(embedder.model_id, version)
         if not index[0]:
             return [], "no vectors yet (run `memory-lsp embed`): BM25 and the graph only", -1.0
-        total = snap.item_count()
+        total = copies.item_count()
         done = min(len(index[0]), total)
         note = None if done >= total else (f"vectors cover {done} of {total} items (memories first, then the code of the "
                                             "most central files; `memory-lsp embed` does the rest now)")
@@ -267,7 +267,7 @@ class Retriever:
         return found, note, nearest
 
     def _graph_path(self, query: str, qtype: str, kind: str | None, files: list[str], depth: int,
-                    snap, anchored: list[str] = (), named_paths: list[str] = ()) -> list[str]:
+                    copies: SearchCopies, anchored: list[str] = (), named_paths: list[str] = ()) -> list[str]:
         """Candidates from the graph: memories citing a path or symbol the query names, the named
         symbols and what is linked to them, and the files given or named."""
         out: list[str] = list(anchored)
@@ -282,7 +282,7 @@ class Retriever:
             out += [by_symbol[s] for s in own + related if s in by_symbol]
             out += sql.memory_ids_about(self.store, sorted({s.split("::", 1)[0] for s in symbols}))
         if files:
-            near = files + snap.neighbours(files)
+            near = files + copies.neighbours(files)
             out += sql.memory_ids_about(self.store, near)
             out += sql.chunks_of(self.store, files, depth)
         seen, ranked = set(), []
@@ -293,12 +293,12 @@ class Retriever:
                 ranked.append(item)
         return ranked[:depth]
 
-    def _neighbourhood_boost(self, hits: list[list], snap) -> list[list]:
+    def _neighbourhood_boost(self, hits: list[list], copies: SearchCopies) -> list[list]:
         """Seed 001: results 11-50 that sit next to the top 10 in the graph move up."""
         top = {h[2] for h in hits[:10] if h[2]}
         if len(hits) <= 10 or not top:
             return hits
-        near = set(snap.neighbours(sorted(top))) | top
+        near = set(copies.neighbours(sorted(top))) | top
         for h in hits[10:50]:
             if h[2] in near:
                 count = sum(1 for t in hits[:10] if t[2] == h[2]) or 1
