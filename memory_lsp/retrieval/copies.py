@@ -21,10 +21,17 @@ class SearchCopies:
     file-to-file links, the memories, the number of items. Over 100,000 items each of these
     costs 10-90 ms as a query, which a 50 ms search cannot pay every time."""
 
-    def __init__(self, version: str, store, previous: Bm25Index | None = None):
+    def __init__(self, version: str, store, before: "SearchCopies | None" = None):
+        """`before`: the last version's copies, whose postings this one refreshes rather than loads
+        again, or whose load under way it takes over (one load at a time, whatever the versions)."""
         self.version, self.store, self.searches = version, store, 0
-        self._bm25, self._previous = None, previous  # the postings copy; the last version's, until refreshed
-        self._load_started = threading.Lock()  # taken by the search that starts the load: one per version
+        self._bm25 = None  # the postings copy
+        # an earlier version's, until refreshed (`before` may not have searched: then the one before it)
+        self._previous = None if before is None else before._bm25 if before._bm25 is not None else before._previous
+        self._load = before._load if before is not None and self._previous is None else None
+        self._starting = threading.Lock()
+        if self._load is not None:
+            self._load.owner = self  # (had it ended already, the first search takes its result)
         self._links = FileLinks(store)
         self._memories: dict[str, Memory] | None = None
         self._items: int | None = None
@@ -35,21 +42,30 @@ class SearchCopies:
         # items) pays off only in a process that searches again, such as the server, so the second
         # search starts it, in a thread of its own: no search waits for it
         self.searches += 1
-        found, old = self._bm25, self._previous
-        if found is None and old is not None:  # brought up to date, not loaded again (then let go)
-            found = self._bm25 = old.refreshed(self.store)
-            self._previous = None
+        with self._starting:
+            load = self._load
+            if self._bm25 is None and load is not None and load.done.is_set():  # ended as it was taken over
+                self._load, self._previous = None, load.result
+            found, old = self._bm25, self._previous
+            if found is None and old is not None:  # brought up to date, not loaded again (then let go)
+                found = self._bm25 = old.refreshed(self.store)
+                self._previous = None
+            if found is None and self.searches > 1 and self._load is None:
+                self._load = _Load(self.store, self)
         if found is None:
-            if self.searches > 1 and self._load_started.acquire(blocking=False):
-                threading.Thread(target=self._load, name="bm25-copy", daemon=True).start()
             return fulltext.bm25_with_coverage(self.store, query, kind, limit)
         return found.answer(self.store, query, kind, limit)
 
-    def _load(self) -> None:
-        try:
-            self._bm25 = Bm25Index.load(self.store)
-        except Exception:  # a store closed under it (the server ending): the searches stay in DuckDB
-            log.debug("loading the BM25 copy failed", exc_info=True)
+    def _loaded(self, load: "_Load") -> None:
+        """A load this copy started or took over has ended (its thread): the copy, at once if it was
+        made for this version, else refreshed at the next search."""
+        with self._starting:
+            if self._load is load:
+                self._load = None
+                if load.result is not None and load.version == self.version:
+                    self._bm25 = load.result
+                elif load.result is not None:
+                    self._previous = load.result
 
     def neighbours(self, paths: list[str], limit: int = 50) -> list[str]:
         """Files one edge away from any of `paths` (either direction), strongest first."""
@@ -64,3 +80,26 @@ class SearchCopies:
         if self._items is None:
             self._items = sql.item_count(self.store)
         return self._items
+
+
+class _Load:
+    """One load of the postings copy, in a thread of its own: `result` once `done` (None: it failed,
+    as when the store closed under it at the server's end; searches then stay in DuckDB), handed to
+    the copies that own it by then (`owner`: the next version's, when one took it over)."""
+
+    def __init__(self, store, owner: SearchCopies):
+        self.result: Bm25Index | None = None
+        self.version, self.owner = owner.version, owner
+        self.done = threading.Event()
+        # no daemon: a daemon thread still in DuckDB as the interpreter ended aborted the process (exit
+        # 134); the interpreter waits for this one, which a closed store ends at its next read
+        threading.Thread(target=self._run, args=(store,), name="bm25-copy").start()
+
+    def _run(self, store) -> None:
+        try:
+            self.result = Bm25Index.load(store)
+        except Exception:
+            log.debug("loading the BM25 copy failed", exc_info=True)
+        finally:
+            self.done.set()
+            self.owner._loaded(self)

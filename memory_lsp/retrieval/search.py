@@ -158,7 +158,7 @@ class Retriever:
         with self._lock:
             self._idle.used()
             if self._content is None or self._content.version != version:
-                self._content = SearchCopies(version, self.store, self._content._bm25 if self._content else None)
+                self._content = SearchCopies(version, self.store, self._content)
             return self._content
 
     def _let_go(self) -> None:

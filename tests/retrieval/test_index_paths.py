@@ -115,6 +115,46 @@ def test_no_search_waits_for_the_postings_copy_to_load(ws, monkeypatch):
     assert retriever.search("apply discount", mode="bm25")["results"] == first["results"]
 
 
+def test_the_process_waits_for_a_load_under_way_before_it_ends(ws, monkeypatch):
+    # a daemon thread still in DuckDB (its allocator's purge) as the interpreter ended aborted the
+    # process ("terminate called without an active exception", exit 134; 3 of 3 runs at 10,740 files):
+    # the load's thread is no daemon, so the interpreter waits for it (a closed store ends it at once)
+    opened, real = threading.Event(), Bm25Index.load.__func__
+    monkeypatch.setattr(Bm25Index, "load", classmethod(lambda cls, store: (opened.wait(30), real(cls, store))[1]))
+    retriever = Retriever(ws.store, let_go_after=None)
+    retriever.search("apply discount", mode="bm25")
+    retriever.search("apply discount", mode="bm25")
+    loading = [t for t in threading.enumerate() if t.name == "bm25-copy"]
+    opened.set()
+    assert loading and not any(t.daemon for t in loading)
+    assert _until(lambda: retriever._content._bm25 is not None)
+
+
+def test_a_load_under_way_when_the_index_changes_is_taken_over_not_made_twice(ws, monkeypatch):
+    opened, loads, real = threading.Event(), [], Bm25Index.load.__func__
+
+    def held_load(cls, store):
+        loads.append(1)
+        assert opened.wait(30)
+        return real(cls, store)
+
+    monkeypatch.setattr(Bm25Index, "load", classmethod(held_load))
+    retriever = Retriever(ws.store, let_go_after=None)
+    retriever.search("apply discount", mode="bm25")
+    retriever.search("apply discount", mode="bm25")  # starts the load, held back
+    first = retriever._content
+    ws.book.teach("Receipts are plain text", "fact", cite=["shop/mailer.py"])  # a new version of the index
+    ws.sync_memories()
+    for _ in range(2):  # the new version's first and second searches: in DuckDB, no second load
+        assert "Receipts are plain text" in [r["text"] for r in retriever.search("plain text receipts", mode="bm25")["results"]]
+    assert retriever._content is not first and loads == [1]
+    opened.set()
+    assert _until(lambda: retriever._content._load is None)
+    found = retriever.search("plain text receipts", mode="bm25")["results"]  # the load, brought up to date
+    assert retriever._content._bm25 is not None and loads == [1]
+    assert "Receipts are plain text" in [r["text"] for r in found]
+
+
 def test_the_copies_of_an_idle_retriever_are_let_go_and_searches_answer_alike_after(ws):
     retriever = Retriever(ws.store, let_go_after=0.3)
     ask = dict(query="apply discount marketing", kind="all", k=10, mode="hybrid", files=["shop/cart.py"])
