@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 from test_index_apart import apart_processes
+from waiting import wait_until
 
 from memory_lsp.errors import IndexBusy
 from memory_lsp.store import Store
@@ -43,13 +43,6 @@ def alive(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
-
-
-def wait_until(done, seconds: float = 20) -> bool:
-    deadline = time.monotonic() + seconds
-    while not done() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return done()
 
 
 def test_a_child_with_the_lifeline_ends_with_its_parent():

@@ -29,7 +29,7 @@ class SearchCopies:
         # an earlier version's, until refreshed (`before` may not have searched: then the one before it)
         self._previous = None if before is None else before._bm25 if before._bm25 is not None else before._previous
         self._load = before._load if before is not None and self._previous is None else None
-        self._starting = threading.Lock()
+        self._lock = threading.Lock()  # the copy, its load and the last version's
         if self._load is not None:
             self._load.owner = self  # (had it ended already, the first search takes its result)
         self._links = FileLinks(store)
@@ -42,7 +42,7 @@ class SearchCopies:
         # items) pays off only in a process that searches again, such as the server, so the second
         # search starts it, in a thread of its own: no search waits for it
         self.searches += 1
-        with self._starting:
+        with self._lock:
             load = self._load
             if self._bm25 is None and load is not None and load.done.is_set():  # ended as it was taken over
                 self._load, self._previous = None, load.result
@@ -59,7 +59,7 @@ class SearchCopies:
     def _loaded(self, load: "_Load") -> None:
         """A load this copy started or took over has ended (its thread): the copy, at once if it was
         made for this version, else refreshed at the next search."""
-        with self._starting:
+        with self._lock:
             if self._load is load:
                 self._load = None
                 if load.result is not None and load.version == self.version:

@@ -7,15 +7,14 @@ import numpy as np
 
 from memory_lsp.retrieval.embedder import Embedder
 
+from waiting import wait_until
+
 
 def test_an_idle_model_is_unloaded_and_comes_back_the_same():
     e = Embedder(unload_after=1.0)
     first = e.encode(["parse a json document", "the weather is sunny"])
     assert e.loaded
-    deadline = time.monotonic() + 10
-    while e.loaded and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not e.loaded
+    assert wait_until(lambda: not e.loaded, 10)
     assert np.allclose(e.encode(["parse a json document", "the weather is sunny"]), first, atol=1e-6)
     assert e.loaded
 

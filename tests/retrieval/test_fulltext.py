@@ -2,8 +2,6 @@
 its file's documents, memories follow their text, the server's postings copy is refreshed rather
 than loaded again (retrieval/bm25.py), and text with no words in it is indexed without harm."""
 
-import time
-
 import numpy as np
 import pytest
 
@@ -12,6 +10,7 @@ from memory_lsp.store import fulltext
 from memory_lsp.workspace import Workspace
 
 from shop_project import SHOP
+from waiting import wait_until
 
 
 @pytest.fixture()
@@ -107,11 +106,8 @@ def test_a_search_after_an_edit_refreshes_the_servers_postings_copy(ws, tmp_path
     monkeypatch.setattr(bm25, "RELOAD_SHARE", float("inf"))  # this workspace is small: never a whole load
     ws.search("apply discount", mode="bm25")
     ws.search("apply discount", mode="bm25")  # the second search starts loading the copy
-    deadline = time.monotonic() + 10
-    while ws.retriever()._content._bm25 is None and time.monotonic() < deadline:
-        time.sleep(0.02)
+    assert wait_until(lambda: ws.retriever()._content._bm25 is not None)
     loaded = ws.retriever()._content._bm25
-    assert loaded is not None
     pricing = tmp_path / "shop/pricing.py"
     pricing.write_text(pricing.read_text().replace("def apply_discount", "def apply_rebate"))
     ws.reindex({str(pricing): None})

@@ -17,6 +17,7 @@ from memory_lsp.store import fulltext
 from memory_lsp.store import search as sql
 
 from shop_project import SHOP
+from waiting import wait_until
 
 FILES = {**SHOP, "shop/cart.py": SHOP["shop/cart.py"] + (
     "\n    def empty(self):\n        \"\"\"Drop every item from the cart.\"\"\"\n        self.items = []\n")}
@@ -74,18 +75,11 @@ def test_the_in_memory_bm25_ranks_and_scores_as_sql(ws):
     assert 0 < in_memory(ws.store, index, "discount email", None, 5)[1] < 1
 
 
-def _until(check, seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not check() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return check()
-
-
 def test_repeated_searches_use_the_loaded_copies_and_answer_alike(ws):
     first = ws.search("apply discount marketing", mode="bm25")
     assert ws.retriever()._content._bm25 is None  # the first in DuckDB: a process may search once
     again = ws.search("apply discount marketing", mode="bm25")  # in DuckDB too, as the copy loads beside it
-    assert _until(lambda: ws.retriever()._content._bm25 is not None)
+    assert wait_until(lambda: ws.retriever()._content._bm25 is not None)
     third = ws.search("apply discount marketing", mode="bm25")  # on the postings copy
     assert first["results"] == again["results"] == third["results"] and first["results"]
     near = ws.search("rules", kind="memory", files=["shop/cart.py"])  # neighbours from the links copy
@@ -111,7 +105,7 @@ def test_no_search_waits_for_the_postings_copy_to_load(ws, monkeypatch):
     searching.join(10)  # the second search starts the load and answers in DuckDB meanwhile
     assert answered and answered[0]["results"] == first["results"] and retriever._content._bm25 is None
     opened.set()
-    assert _until(lambda: retriever._content._bm25 is not None)
+    assert wait_until(lambda: retriever._content._bm25 is not None)
     assert retriever.search("apply discount", mode="bm25")["results"] == first["results"]
 
 
@@ -127,7 +121,7 @@ def test_the_process_waits_for_a_load_under_way_before_it_ends(ws, monkeypatch):
     loading = [t for t in threading.enumerate() if t.name == "bm25-copy"]
     opened.set()
     assert loading and not any(t.daemon for t in loading)
-    assert _until(lambda: retriever._content._bm25 is not None)
+    assert wait_until(lambda: retriever._content._bm25 is not None)
 
 
 def test_a_load_under_way_when_the_index_changes_is_taken_over_not_made_twice(ws, monkeypatch):
@@ -149,7 +143,7 @@ def test_a_load_under_way_when_the_index_changes_is_taken_over_not_made_twice(ws
         assert "Receipts are plain text" in [r["text"] for r in retriever.search("plain text receipts", mode="bm25")["results"]]
     assert retriever._content is not first and loads == [1]
     opened.set()
-    assert _until(lambda: retriever._content._load is None)
+    assert wait_until(lambda: retriever._content._load is None)
     found = retriever.search("plain text receipts", mode="bm25")["results"]  # the load, brought up to date
     assert retriever._content._bm25 is not None and loads == [1]
     assert "Receipts are plain text" in [r["text"] for r in found]
@@ -159,14 +153,14 @@ def test_the_copies_of_an_idle_retriever_are_let_go_and_searches_answer_alike_af
     retriever = Retriever(ws.store, let_go_after=0.3)
     ask = dict(query="apply discount marketing", kind="all", k=10, mode="hybrid", files=["shop/cart.py"])
     first, again = retriever.search(**ask), retriever.search(**ask)  # the second starts loading the postings copy
-    assert _until(lambda: retriever._content is not None and retriever._content._bm25 is not None)
+    assert wait_until(lambda: retriever._content is not None and retriever._content._bm25 is not None)
     retriever._vector_index(retriever.embedder().model_id, ws.store.meta("vectors_version") or "0")
     assert retriever._vectors is not None
-    assert _until(lambda: retriever._content is None and retriever._vectors is None)  # idle: let go
+    assert wait_until(lambda: retriever._content is None and retriever._vectors is None)  # idle: let go
     after = retriever.search(**ask)  # the first again: in DuckDB
     assert retriever._content._bm25 is None
     later = retriever.search(**ask)
-    assert _until(lambda: retriever._content._bm25 is not None)  # loaded again for a second search
+    assert wait_until(lambda: retriever._content._bm25 is not None)  # loaded again for a second search
     assert first["results"] == again["results"] == after["results"] == later["results"] and first["results"]
 
 
@@ -174,7 +168,7 @@ def test_searches_keep_the_copies_while_they_come_and_a_process_may_keep_them_fo
     busy = Retriever(ws.store, let_go_after=0.6)
     busy.search("apply discount", mode="bm25")
     busy.search("apply discount", mode="bm25")
-    assert _until(lambda: busy._content._bm25 is not None)
+    assert wait_until(lambda: busy._content._bm25 is not None)
     loaded = busy._content._bm25
     for _ in range(8):  # a search every 0.15 s: never 0.6 s idle
         time.sleep(0.15)
@@ -183,7 +177,7 @@ def test_searches_keep_the_copies_while_they_come_and_a_process_may_keep_them_fo
     kept = Retriever(ws.store, let_go_after=None)
     kept.search("apply discount", mode="bm25")
     kept.search("apply discount", mode="bm25")
-    assert _until(lambda: kept._content._bm25 is not None)
+    assert wait_until(lambda: kept._content._bm25 is not None)
     time.sleep(0.5)
     assert kept._content._bm25 is not None and not kept._idle.watching
 
