@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from memory_lsp.graph import promotions, resolution, scoring
 from memory_lsp.index.indexer import Changes, GraphPasses
-from memory_lsp.store import code, edges
+from memory_lsp.store import autouse, code, edges
 from memory_lsp.store.db import Store
 
 
@@ -28,6 +28,10 @@ def link(store: Store, cur, changes: Changes) -> None:
         resolution.resolve_all(store, cur)
     elif changes.rebound or changes.names:
         resolution.resolve_again(store, cur, changes.rebound, changes.names)
+    # a conftest's autouse fixtures: used by every test below it (a moved-lines file's too: its
+    # edges taken back are made again here)
+    parsed = None if changes.first_run else changes.changed | changes.rebound
+    autouse.rebuild(store, cur, resolution.CONFIDENCE.fixture, parsed)
     documents = None if changes.everywhere else \
         changes.changed | edges.mentioning(store, cur, changes.symbol_names)
     edges.rebuild_documents(store, cur, documents)

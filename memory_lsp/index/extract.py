@@ -57,6 +57,7 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
 
 _TYPEVAR = re.compile(r"(?:typing\.|t\.|typing_extensions\.)?TypeVar")
 _DECORATOR = re.compile(r"[A-Za-z_][\w.]*(\([^()]*\))?")  # types the name: a dotted name, or a call of one
+_AUTOUSE = re.compile(r"(?:\w+\.)*fixture\((?:.*[(,\s])?autouse\s*=\s*True\b", re.S)  # store/autouse.py
 
 
 def _text(node) -> str:
@@ -143,6 +144,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             if _DECORATOR.fullmatch(by):
                 binds.append(receivers.Binding(caps["decorated"][0].start_byte, _text(name_node), "call", by,
                                                name_node.start_point[0] + 1))  # `by` is what is called
+            if _AUTOUSE.match(by) and facts.path.endswith("conftest.py") and caps["decorated"][0].parent.type == "module":
+                facts.refs.append(Ref("autouse", None, None, _text(name_node), None, name_node.start_point[0] + 1))
         elif what == "returns":
             how = next(k for k in ("type", "value", "yield") if "returns." + k in caps)
             rets.append((caps["returns"][0].start_byte, how, _text(caps["returns." + how][0])))

@@ -63,7 +63,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
             SELECT id, path, name, kind, parent FROM symbols
             WHERE name IN (SELECT DISTINCT name FROM _refs) AND path NOT IN {paths}""")
     _resolve_fixtures(cur, c, syms)
-    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype') + RETURN_KINDS}"  # no edge of their own
+    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype', 'autouse') + RETURN_KINDS}"  # no edge of their own
     if scope is None:
         cur.execute(f"CREATE OR REPLACE TEMP VIEW _refs AS SELECT * FROM refs WHERE NOT ({typing_only})")
     else:

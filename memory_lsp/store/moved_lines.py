@@ -33,7 +33,9 @@ def keep(cur, paths_sql: str) -> None:
               "_old_imports": "SELECT path, line, module, name, alias FROM imports WHERE path IN {p}",
               "_old_defs": "SELECT path, id, start_line, end_line FROM symbols "
                            "WHERE kind IN ('function', 'method') AND path IN {p}",
-              "_old_edges": f"SELECT * FROM edges WHERE kind IN ({_KINDS}) AND src_path IN {{p}}"}
+              # not an autouse fixture's: at a test's first line, no reference's (store/autouse.py makes them again)
+              "_old_edges": f"SELECT * FROM edges WHERE kind IN ({_KINDS}) AND src_path IN {{p}} "
+                            "AND strategy IS DISTINCT FROM 'autouse'"}
     have = {r[0] for r in cur.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()}
     for table, select in copies.items():
         select = select.format(p=paths_sql)

@@ -1,0 +1,118 @@
+"""A conftest.py's autouse fixture runs around every test collected below it: those tests use it
+(USES_FIXTURE, strategy `autouse`), so a change to what it calls selects them (structlog's
+`_reset_config` calls `reset_defaults()` of _config.py around each of its tests: coverage counts
+_config.py run by test files that never name it). Edits end where a fresh index does."""
+
+import os
+
+from test_fixture_calls import fresh_snapshot
+from test_incremental import snapshot
+
+from memory_lsp.graph.impact import ImpactGraph
+from memory_lsp.workspace import Workspace
+
+CONFTEST = (
+    "import pytest\n"
+    "from pkg.config import reset\n"
+    "\n"
+    "@pytest.fixture(scope='session', autouse=True)\n"
+    "def _reset_config():\n"
+    "    reset()\n"
+    "\n"
+    "@pytest.fixture\n"
+    "def value():\n"
+    "    return 1\n"
+)
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/config.py": "def reset():\n    return 1\n",
+    "pkg/frames.py": "def frame():\n    return 3\n",
+    "tests/conftest.py": CONFTEST,
+    "tests/test_frames.py": (
+        "from pkg.frames import frame\n"
+        "\n"
+        "def test_frame():\n"
+        "    assert frame() == 3\n"
+        "\n"
+        "class TestMore:\n"
+        "    def test_more(self):\n"
+        "        assert frame()\n"
+    ),
+    "tests/unit/test_deep.py": "def test_deep(value):\n    assert value\n",
+    "tests/helpers.py": "def test_like_helper():\n    return 0\n",  # no file pytest collects
+    "other/test_outside.py": "def test_outside():\n    assert True\n",  # not below the conftest
+}
+
+
+def autouse_edges(ws):
+    return sorted(ws.store.cursor().execute(
+        "SELECT src, dst, line, confidence FROM edges WHERE kind = 'USES_FIXTURE' AND strategy = 'autouse'").fetchall())
+
+
+def test_every_test_below_a_conftest_uses_its_autouse_fixture(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        assert autouse_edges(ws) == [
+            ("tests/test_frames.py::TestMore", "tests/conftest.py::_reset_config", 6, 0.9),
+            ("tests/test_frames.py::test_frame", "tests/conftest.py::_reset_config", 3, 0.9),
+            ("tests/unit/test_deep.py::test_deep", "tests/conftest.py::_reset_config", 1, 0.9)]
+        # what the fixture calls runs in those tests, named or not; not in a test outside its folder
+        assert ws.impact("pkg/config.py", depth=3)["tests"] == ["tests/test_frames.py", "tests/unit/test_deep.py"]
+        assert ws.impact("pkg/config.py::reset", depth=3)["tests"] == ["tests/test_frames.py", "tests/unit/test_deep.py"]
+        assert ws.impact("pkg/frames.py", depth=3)["tests"] == ["tests/test_frames.py"]
+    finally:
+        ws.close()
+
+
+def test_a_fixture_without_autouse_is_used_only_where_named(tmp_path, index_files):
+    files = {**FILES, "tests/conftest.py": CONFTEST.replace("autouse=True", "autouse=False")}
+    ws = index_files(tmp_path, files)
+    try:
+        assert autouse_edges(ws) == []
+        assert ws.impact("pkg/config.py", depth=3)["tests"] == []
+    finally:
+        ws.close()
+
+
+def test_edits_of_the_conftest_and_the_tests_end_where_a_fresh_index_does(tmp_path, write_files):
+    root = write_files(tmp_path / "ws", FILES)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    edits = [
+        ("tests/conftest.py", CONFTEST.replace("autouse=True", "autouse=False")),  # no longer autouse
+        ("tests/conftest.py", CONFTEST.replace("_reset_config", "_fresh_config")),  # autouse again, renamed
+        ("tests/test_frames.py", "\n\n" + FILES["tests/test_frames.py"]),  # lines moved only
+        ("tests/test_frames.py", FILES["tests/test_frames.py"].replace("test_frame()", "test_renamed()")),
+        ("tests/unit/test_new.py", "def test_new():\n    assert 1\n"),  # a test file added
+        ("tests/unit/test_deep.py", None),  # and one deleted
+        ("tests/conftest.py", None),  # the conftest deleted
+        ("tests/conftest.py", CONFTEST),  # and back
+    ]
+    try:
+        for step, (path, text) in enumerate(edits):
+            if text is None:
+                os.remove(root / path)
+                ws.reindex({path: None})
+            else:
+                (root / path).parent.mkdir(parents=True, exist_ok=True)
+                (root / path).write_text(text)
+                ws.reindex({path: text.encode()})
+            fresh_db = tmp_path / f"fresh{step}.duckdb"
+            assert snapshot(ws) == fresh_snapshot(root, fresh_db), (step, path)
+            # the graph the server follows answers as a load of the same index, and selects the tests a
+            # fresh index does
+            followed, loaded = ws.load_graph(), ImpactGraph.load(ws.store)
+            fresh = Workspace.open(root, db=str(fresh_db))
+            try:
+                for target in ("pkg/config.py", "pkg/config.py::reset", "tests/conftest.py"):
+                    path = target.partition("::")[0]
+                    if not (root / path).exists():
+                        continue
+                    assert followed.walk(target, path, 3) == loaded.walk(target, path, 3), (step, target)
+                    assert ws.impact(target, depth=3)["tests"] == fresh.impact(target, depth=3)["tests"], (step, target)
+            finally:
+                fresh.close()
+        assert [e[0] for e in autouse_edges(ws)] == [
+            "tests/test_frames.py::TestMore", "tests/test_frames.py::test_renamed", "tests/unit/test_new.py::test_new"]
+    finally:
+        ws.close()
