@@ -94,7 +94,7 @@ def resolve_again(store: Store, cur, rebound: set[str], names: set[str]) -> None
         seen |= files
         importers |= edges.importers_of(store, cur, files) | files
     by_name = edges.names_defined_at_most(store, cur, names, RARE_NAME_LIMIT) \
-        | edges.names_resolved_by_name(store, cur, names)
+        | edges.names_resolved_by_name(store, cur, names) | edges.fixture_names(store, cur, names)
     _resolve(store, cur, edges.RefScope(rebound, local, importers, by_name))
 
 

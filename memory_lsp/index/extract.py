@@ -11,7 +11,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, caller_params, docs, effects, elements, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns
+from memory_lsp.index import aliases, caller_params, docs, effects, elements, fixtures, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -57,7 +57,6 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
 
 _TYPEVAR = re.compile(r"(?:typing\.|t\.|typing_extensions\.)?TypeVar")
 _DECORATOR = re.compile(r"[A-Za-z_][\w.]*(\([^()]*\))?")  # types the name: a dotted name, or a call of one
-_AUTOUSE = re.compile(r"(?:\w+\.)*fixture\((?:.*[(,\s])?autouse\s*=\s*True\b", re.S)  # store/autouse.py
 
 
 def _text(node) -> str:
@@ -144,8 +143,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             if _DECORATOR.fullmatch(by):
                 binds.append(receivers.Binding(caps["decorated"][0].start_byte, _text(name_node), "call", by,
                                                name_node.start_point[0] + 1))  # `by` is what is called
-            if _AUTOUSE.match(by) and facts.path.endswith("conftest.py") and caps["decorated"][0].parent.type == "module":
-                facts.refs.append(Ref("autouse", None, None, _text(name_node), None, name_node.start_point[0] + 1))
+            if facts.is_test and caps["decorated"][0].parent.type == "module":  # a pytest fixture's arguments
+                facts.refs += fixtures.decorated(facts.path, by, _text(name_node), name_node.start_point[0] + 1)
         elif what == "returns":
             how = next(k for k in ("type", "value", "yield") if "returns." + k in caps)
             rets.append((caps["returns"][0].start_byte, how, _text(caps["returns." + how][0])))

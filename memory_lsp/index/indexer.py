@@ -359,7 +359,7 @@ class _Writer:
         for path, rows in moved.items():
             symbol_names |= {s[0] for s in rows} | {s[1] for s in rows}
             names |= {s[1] for s in rows} if path in kept else \
-                {s[1] for shape in (self.old_shapes.get(path), self.new_shapes.get(path)) if shape for s in shape.symbols}
+                code.defined_names(self.old_shapes.get(path)) | code.defined_names(self.new_shapes.get(path))
             names |= code.names_rebound(self.old_shapes.get(path), self.new_shapes.get(path))
         # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
         structure = self.first_run or bool(rebound - self.changed) or any(differs(p, "imports", "is_test", "mutates") for p in self.changed)

@@ -63,7 +63,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
             SELECT id, path, name, kind, parent FROM symbols
             WHERE name IN (SELECT DISTINCT name FROM _refs) AND path NOT IN {paths}""")
     _resolve_fixtures(cur, c, syms)
-    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype', 'autouse') + RETURN_KINDS}"  # no edge of their own
+    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype', 'autouse', 'fixturename') + RETURN_KINDS}"  # no edge of their own
     if scope is None:
         cur.execute(f"CREATE OR REPLACE TEMP VIEW _refs AS SELECT * FROM refs WHERE NOT ({typing_only})")
     else:
@@ -351,11 +351,18 @@ def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) 
 
 def _resolve_fixtures(cur, c: CallConfidence, syms: str) -> None:
     """USES_FIXTURE: a test function's parameter -> the module-level function of that name in its
-    own file or in a conftest.py of its folder or one above (where pytest looks)."""
+    own file or in a conftest.py of its folder or one above (where pytest looks), or the one its
+    decorator names so (`@pytest.fixture(name="cl") def _cl()`: a `fixturename` row)."""
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
+        WITH fixtures AS (
+            SELECT id, path, name FROM {syms} WHERE parent IS NULL AND kind = 'function'
+            UNION ALL
+            SELECT s.id, s.path, a.name FROM refs a JOIN symbols s ON s.id = a.src
+                   AND s.parent IS NULL AND s.kind = 'function'
+            WHERE a.kind = 'fixturename' AND a.name IN (SELECT name FROM _refs WHERE kind = 'fixture'))
         SELECT DISTINCT r.src, s.id, 'USES_FIXTURE', r.path, s.path, r.line, {_lit(c.fixture)}, 'fixture', r.name, 1
-        FROM _refs r JOIN {syms} s ON s.name = r.name AND s.parent IS NULL AND s.kind = 'function'
+        FROM _refs r JOIN fixtures s ON s.name = r.name
              JOIN files f ON f.path = s.path AND f.is_test
         WHERE r.kind = 'fixture' AND (s.path = r.path OR (s.path LIKE '%conftest.py'
               AND starts_with(r.path, regexp_replace(s.path, 'conftest\\.py$', ''))))""")

@@ -64,14 +64,23 @@ class FileShape(NamedTuple):
 # refs of what a function returns / what calling its result gives / what it gives its callbacks /
 # what a class attribute holds (`context_class = Context`: store/held_calls.py)
 RETURN_KINDS = ("returntype", "appliedtype", "paramtype", "heldtype")
-SHAPE_RETURNS = RETURN_KINDS + ("vartype",)  # and what a module-level variable is (store/var_calls.py)
+# and what a module-level variable is (store/var_calls.py), and a fixture's name (index/fixtures.py)
+SHAPE_RETURNS = RETURN_KINDS + ("vartype", "fixturename")
 
 
 def shape_return(kind: str, src: str, name: str, rtype: str, slot: str | None = None) -> tuple:
     """A FileShape `returns` row: an applied type (`appliedtype`) after "()", a callback's
-    parameter after its slot, a variable's after "=", so that any changing is seen."""
-    mark = {"returntype": "", "appliedtype": "()", "vartype": "=", "paramtype": f"({slot})", "heldtype": "<-"}[kind]
-    return (src, name, mark + rtype)
+    parameter after its slot, a variable's after "=", a fixture's name after "@", so that any changing is seen."""
+    mark = {"returntype": "", "appliedtype": "()", "vartype": "=", "paramtype": f"({slot})", "heldtype": "<-",
+            "fixturename": "@"}[kind]
+    return (src, name, mark + (rtype or ""))
+
+
+def defined_names(shape: FileShape | None) -> set[str]:
+    """The names a file defines for others: its symbols', and its fixtures' (`fixture(name="cl")`)."""
+    if shape is None:
+        return set()
+    return {s[1] for s in shape.symbols} | {r[1] for r in shape.returns if r[2] == "@"}
 
 
 IMPORTS_VERSION = "imports_version"  # meta: a new value whenever a run may have changed an import row
@@ -165,7 +174,7 @@ def remove_files(store: Store, cur, paths, edges_into: bool = True, keep_moved: 
     same = [p for p, shape in (keep_moved or {}).items() if shapes.get(p) == shape]
     if same:
         moved_lines.keep(cur, value_set(store, cur, "_kept", same))
-    names = {symbol[1] for shape in shapes.values() for symbol in shape.symbols}
+    names = {name for shape in shapes.values() for name in defined_names(shape)}
     history = cur.execute(
         f"SELECT path, churn, last_change, reach, score FROM files WHERE path IN {gone}").fetchall()
     for table in _PER_FILE_TABLES:

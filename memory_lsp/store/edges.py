@@ -149,6 +149,14 @@ def names_defined_at_most(store: Store, cur, names, limit: int) -> set[str]:
         f"HAVING count(*) <= {int(limit)}").fetchall()}
 
 
+def fixture_names(store: Store, cur, names) -> set[str]:
+    """Those of `names` a fixture's decorator gives it (`@pytest.fixture(name="cl")`): no symbol
+    is named so, a test's parameter is."""
+    temp = value_set(store, cur, "_names", names)
+    return {r[0] for r in cur.execute(
+        f"SELECT DISTINCT name FROM refs WHERE kind = 'fixturename' AND name IN {temp}").fetchall()}
+
+
 def mentioning(store: Store, cur, names) -> set[str]:
     """Files with a documentation mention of one of `names` (as `rebuild_documents` reads it)."""
     if not names:

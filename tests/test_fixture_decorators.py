@@ -1,7 +1,9 @@
-"""A conftest.py's autouse fixture runs around every test collected below it: those tests use it
-(USES_FIXTURE, strategy `autouse`), so a change to what it calls selects them (structlog's
-`_reset_config` calls `reset_defaults()` of _config.py around each of its tests: coverage counts
-_config.py run by test files that never name it). Edits end where a fresh index does."""
+"""What a pytest fixture's decorator says (index/fixtures.py). A conftest.py's autouse fixture runs
+around every test collected below it: those tests use it (USES_FIXTURE, strategy `autouse`), so a
+change to what it calls selects them (structlog's `_reset_config` calls `reset_defaults()` of
+_config.py around each of its tests: coverage counts _config.py run by test files that never name
+it). `@pytest.fixture(name="cl") def _cl()` is the fixture a parameter `cl` uses (structlog's
+conftest names 5 of its fixtures so). Edits end where a fresh index does."""
 
 import os
 
@@ -114,5 +116,68 @@ def test_edits_of_the_conftest_and_the_tests_end_where_a_fresh_index_does(tmp_pa
                 fresh.close()
         assert [e[0] for e in autouse_edges(ws)] == [
             "tests/test_frames.py::TestMore", "tests/test_frames.py::test_renamed", "tests/unit/test_new.py::test_new"]
+    finally:
+        ws.close()
+
+
+NAMED = {
+    "pkg/__init__.py": "",
+    "pkg/logger.py": "class Logger:\n    def msg(self):\n        return 1\n\n\nclass Other:\n    def msg(self):\n        return 2\n",
+    "tests/conftest.py": (
+        "import pytest\n"
+        "from pkg.logger import Logger\n"
+        "\n"
+        "@pytest.fixture(name='cl')\n"
+        "def _cl():\n"
+        "    return Logger()\n"
+    ),
+    "tests/test_log.py": "def test_msg(cl):\n    assert cl.msg() == 1\n\ndef test_plain():\n    assert True\n",
+}
+
+
+def uses(ws):
+    return sorted(ws.store.cursor().execute(
+        "SELECT src, dst, strategy FROM edges WHERE kind = 'USES_FIXTURE'").fetchall())
+
+
+def test_a_fixture_named_by_its_decorator_is_used_by_that_name(tmp_path, index_files):
+    ws = index_files(tmp_path, NAMED)
+    try:
+        assert uses(ws) == [("tests/test_log.py::test_msg", "tests/conftest.py::_cl", "fixture")]
+        # what it returns types the test's calls on it, and selects the test
+        calls = ws.store.cursor().execute(
+            "SELECT dst, strategy FROM edges WHERE kind = 'CALLS' AND src = 'tests/test_log.py::test_msg'").fetchall()
+        assert calls == [("pkg/logger.py::Logger.msg", "fixture_var")]
+        assert ws.impact("pkg/logger.py::Logger.msg", depth=3)["tests"] == ["tests/test_log.py"]
+        assert ws.impact("pkg/logger.py::Other.msg", depth=3)["tests"] == []
+    finally:
+        ws.close()
+
+
+def test_a_fixture_renamed_in_its_decorator_resolves_as_a_fresh_index(tmp_path, write_files):
+    root = write_files(tmp_path / "ws", NAMED)
+    ws = Workspace.open(root)
+    ws.index(workers=0)
+    conftest = NAMED["tests/conftest.py"]
+    edits = [
+        ("tests/conftest.py", conftest.replace("name='cl'", "name='cl2'")),  # the function is the same
+        ("tests/test_log.py", NAMED["tests/test_log.py"].replace("(cl)", "(cl2)").replace("cl.msg", "cl2.msg")),
+        ("tests/conftest.py", conftest.replace("(name='cl')", "")),  # the name goes: `cl2` names nothing
+        ("tests/conftest.py", conftest.replace("name='cl'", "name='cl2'")),  # and comes back
+        ("tests/conftest.py", conftest.replace("Logger()", "Other()").replace("import Logger", "import Other")
+         .replace("name='cl'", "name='cl2'")),  # another class given
+        ("conftest.py", conftest.replace("def _cl", "def _outer").replace("name='cl'", "name='cl2'")),
+        ("tests/conftest.py", None),  # the test's parameter is the outer conftest's fixture now
+    ]
+    try:
+        for step, (path, text) in enumerate(edits):
+            if text is None:
+                os.remove(root / path)
+            else:
+                (root / path).write_text(text)
+            ws.reindex({path: None if text is None else text.encode()})
+            assert snapshot(ws) == fresh_snapshot(root, tmp_path / f"fresh{step}.duckdb"), (step, path)
+        assert uses(ws) == [("tests/test_log.py::test_msg", "conftest.py::_outer", "fixture")]
+        assert ws.impact("pkg/logger.py::Logger.msg", depth=3)["tests"] == ["tests/test_log.py"]
     finally:
         ws.close()
