@@ -1,6 +1,7 @@
 """Incremental equals full for calls typed through pytest fixtures (issue 13 item 1, issue 12
 item 1): random edits to a conftest's fixtures (the class one returns or yields, a fixture added,
-removed or renamed, a folder's own conftest) and to the tests' parameters, each re-indexed as an
+removed or renamed, a folder's own conftest, autouse on or off, the name its decorator gives) and
+to the tests' parameters and lines, each re-indexed as an
 editor does (`Workspace.reindex` of the changed buffers), then every row compared with a fresh full
 index of the same files (the columns of tests/test_incremental.py's snapshot).
 
@@ -31,15 +32,18 @@ def pkg() -> dict:
 
 
 def conftest(fx):
+    """fx: function name -> (class, "return" or "yield", autouse, the name its decorator gives or None)."""
     lines = ["import pytest", "from pkg import Alpha, Beta", ""]
-    for name, (cls, how) in sorted(fx.items()):
-        lines += ["@pytest.fixture", f"def {name}():"]
+    for name, (cls, how, *more) in sorted(fx.items()):
+        auto, alias = (more + [False, None])[:2]
+        args = ", ".join((["autouse=True"] if auto else []) + ([f"name='{alias}'"] if alias else []))
+        lines += [f"@pytest.fixture({args})" if args else "@pytest.fixture", f"def {name}():"]
         lines += [f"    yield {cls}()" if how == "yield" else f"    return {cls}()", ""]
     return "\n".join(lines) + "\n"
 
 
-def tests_text(params):
-    lines = []
+def tests_text(params, pad: int = 0):
+    lines = [""] * pad  # blank lines above: an edit that only moves lines
     for i, ps in enumerate(params):
         lines += [f"def test_{i}({', '.join(ps)}):"] + [f"    {p}.m()\n    {p}.n()" for p in ps] + ["    pass", ""]
     return "\n".join(lines) + "\n"
@@ -51,15 +55,22 @@ def main(seed: int) -> bool:
     names = ["env", "app", "client", "other"]
     fx = {"env": ("Alpha", "return"), "app": ("Beta", "yield")}
     tests = {"tests/test_a.py": [["env"], ["app", "other"]], "tests/sub/test_b.py": [["client", "env"]]}
+    pads = {p: 0 for p in tests}
     files = {**pkg(), "tests/conftest.py": conftest(fx), **{p: tests_text(v) for p, v in tests.items()}}
     for p, t in files.items():
         (root / p).parent.mkdir(parents=True, exist_ok=True); (root / p).write_text(t)
     ws = Workspace.open(root); ws.index(workers=0)
     for step in range(12):
-        op = rng.choice(["retype", "rename", "add", "remove", "params", "subconftest"])
+        op = rng.choice(["retype", "rename", "add", "remove", "params", "subconftest", "autouse", "alias", "pad"])
         changed = {}
         if op == "retype" and fx:
-            k = rng.choice(sorted(fx)); fx[k] = (rng.choice(CLASSES), rng.choice(["return", "yield"]))
+            k = rng.choice(sorted(fx)); fx[k] = (rng.choice(CLASSES), rng.choice(["return", "yield"]), *fx[k][2:])
+        elif op in ("autouse", "alias") and fx:  # store/autouse.py; a fixture named by its decorator
+            k = rng.choice(sorted(fx)); cls, how, *more = fx[k]; auto, alias = (more + [False, None])[:2]
+            fx[k] = (cls, how, not auto, alias) if op == "autouse" else (cls, how, auto, rng.choice(names + [None]))
+        elif op == "pad":
+            p = rng.choice(sorted(tests)); pads[p] = 2 - pads[p]
+            changed[p] = tests_text(tests[p], pads[p])
         elif op == "rename" and fx:
             k = rng.choice(sorted(fx)); new = rng.choice(names)
             fx[new] = fx.pop(k)
@@ -70,7 +81,7 @@ def main(seed: int) -> bool:
         elif op == "params":
             p = rng.choice(sorted(tests)); i = rng.randrange(len(tests[p]))
             tests[p][i] = rng.sample(names, rng.randint(1, 2))
-            changed[p] = tests_text(tests[p])
+            changed[p] = tests_text(tests[p], pads[p])
         elif op == "subconftest":
             changed["tests/sub/conftest.py"] = conftest({rng.choice(names): (rng.choice(CLASSES), "return")})
         changed.setdefault("tests/conftest.py", conftest(fx))

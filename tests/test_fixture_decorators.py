@@ -3,7 +3,8 @@ around every test collected below it: those tests use it (USES_FIXTURE, strategy
 change to what it calls selects them (structlog's `_reset_config` calls `reset_defaults()` of
 _config.py around each of its tests: coverage counts _config.py run by test files that never name
 it). `@pytest.fixture(name="cl") def _cl()` is the fixture a parameter `cl` uses (structlog's
-conftest names 5 of its fixtures so). Edits end where a fresh index does."""
+conftest names 5 of its fixtures so). What a `parametrize` decorator makes is the test's call.
+Edits end where a fresh index does."""
 
 import os
 
@@ -179,5 +180,55 @@ def test_a_fixture_renamed_in_its_decorator_resolves_as_a_fresh_index(tmp_path, 
             assert snapshot(ws) == fresh_snapshot(root, tmp_path / f"fresh{step}.duckdb"), (step, path)
         assert uses(ws) == [("tests/test_log.py::test_msg", "conftest.py::_outer", "fixture")]
         assert ws.impact("pkg/logger.py::Logger.msg", depth=3)["tests"] == ["tests/test_log.py"]
+    finally:
+        ws.close()
+
+
+PARAMETRIZED = {
+    "pkg/__init__.py": "",
+    "pkg/structures.py": (
+        "class CaseInsensitiveDict(dict):\n"
+        "    def __getitem__(self, key):\n"
+        "        return dict.__getitem__(self, key.lower())\n"
+    ),
+    "pkg/utils.py": "def encoding(headers):\n    return headers['Content-Type']\n",
+    "tests/test_utils.py": (
+        "import pytest\n"
+        "from pkg.structures import CaseInsensitiveDict\n"
+        "from pkg.utils import encoding\n"
+        "\n"
+        "@pytest.mark.parametrize('value', [CaseInsensitiveDict({'content-type': 'x'})])\n"
+        "def test_encoding(value):\n"
+        "    assert encoding(value) == 'x'\n"
+        "\n"
+        "class TestMore:\n"
+        "    @pytest.mark.parametrize(\n"
+        "        'value', [CaseInsensitiveDict()],\n"
+        "    )\n"
+        "    def test_empty(self, value):\n"
+        "        assert not value\n"
+        "\n"
+        "@pytest.fixture(params=[CaseInsensitiveDict()])\n"
+        "def made(request):\n"
+        "    return request.param\n"
+        "\n"
+        "def test_made(made):\n"
+        "    assert encoding(made) is None\n"
+        "\n"
+        "DEFAULT = CaseInsensitiveDict()\n"
+    ),
+}
+
+
+def test_what_a_parametrizing_decorator_makes_is_the_functions_call(tmp_path, index_files):
+    # requests' test_get_encoding_from_headers: the test hands a CaseInsensitiveDict to code that
+    # indexes it (an untyped parameter): coverage counts structures.py run by the test
+    ws = index_files(tmp_path, PARAMETRIZED)
+    try:
+        callers = sorted(ws.store.cursor().execute(
+            "SELECT src, line FROM edges WHERE kind = 'CALLS' AND dst = 'pkg/structures.py::CaseInsensitiveDict'").fetchall())
+        assert callers == [("tests/test_utils.py", 23), ("tests/test_utils.py::TestMore.test_empty", 11),
+                           ("tests/test_utils.py::made", 16), ("tests/test_utils.py::test_encoding", 5)]
+        assert ws.impact("pkg/structures.py::CaseInsensitiveDict.__getitem__", depth=3)["tests"] == ["tests/test_utils.py"]
     finally:
         ws.close()

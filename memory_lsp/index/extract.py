@@ -52,6 +52,8 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
     if tree.root_node.has_error:
         facts.notes.append("syntax_errors")
     _interpret(facts, lang, data, tree.root_node)
+    if facts.is_test and lang_name == "python" and (b"parametrize" in data or b"params" in data):
+        facts.refs = fixtures.parametrized(tree.root_node, facts.refs)
     return facts
 
 
