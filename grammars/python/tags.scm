@@ -9,6 +9,10 @@
 ; a decorator without arguments is called with what it decorates (`@attr.define`, `@cached`)
 (decorator (identifier) @name) @reference.call
 (decorator (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+; a class statement calls its metaclass (`class Schema(Base, metaclass=SchemaMeta)`): its __new__ and
+; __init__ run where the statement does (a class defined in a test)
+(class_definition superclasses: (argument_list (keyword_argument name: (identifier) @_kw value: (identifier) @name) @reference.call) (#eq? @_kw "metaclass"))
+(class_definition superclasses: (argument_list (keyword_argument name: (identifier) @_kw value: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call) (#eq? @_kw "metaclass"))
 
 ; import a.b / import a.b as m
 (import_statement name: (dotted_name) @import.module) @import
