@@ -85,3 +85,31 @@ def test_an_outside_type_imported_from_the_workspace_instead_retypes_the_callers
 def test_a_base_method_returning_another_type_retypes_what_super_gave(tmp_path, write_files):
     _edit_and_compare(tmp_path, write_files, "pkg/base.py", "def info(self) -> t.Dict[str, int]:",
                       "def info(self) -> 'Progress':", ("pkg/core.py", 14), [("pkg/bar.py::Progress.update", "returned")])
+
+
+def test_what_a_standard_library_factory_makes_is_never_guessed_on(tmp_path, index_files):
+    # werkzeug's `_parameter_key_re = re.compile(...)`, then `_parameter_key_re.match(rest)`: 14 guesses
+    # at its routing's `MapAdapter.match`; `log = logging.getLogger(...)`, then `log.info(...)`
+    ws = index_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/routing.py": "class Map:\n    def match(self, path):\n        pass\n    def info(self):\n        pass\n",
+        "pkg/http.py": (
+            "import logging\n"
+            "import re\n"
+            "_key_re = re.compile(r'[a-z]+')\n"
+            "log = logging.getLogger(__name__)\n"
+            "def parse(rest):\n"
+            "    found = _key_re.match(rest)\n"   # 6
+            "    log.info('parsed')\n"            # 7
+            "    pattern = re.compile(rest)\n"
+            "    return pattern.match('x'), found\n"  # 9
+        ),
+        "pkg/other.py": "def route(m):\n    return m.match('/')\n",  # untyped: still a guess
+    })
+    try:
+        assert calls_at(ws, "pkg/http.py", 6) == []
+        assert calls_at(ws, "pkg/http.py", 7) == []
+        assert calls_at(ws, "pkg/http.py", 9) == []
+        assert calls_at(ws, "pkg/other.py", 2) == [("pkg/routing.py::Map.match", "name_unique")]
+    finally:
+        ws.close()

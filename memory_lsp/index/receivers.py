@@ -31,6 +31,11 @@ BUILTIN_TYPES = BUILTIN_CALLS | frozenset(
     "List Dict Set FrozenSet Tuple Sequence MutableSequence Mapping MutableMapping Iterable Iterator "
     "Generator AbstractSet MutableSet Deque DefaultDict OrderedDict Counter deque defaultdict Text "
     "AnyStr None bytes".split())
+# what some standard-library calls make (`_key_re = re.compile(...)`, then `_key_re.match(s)`; `log =
+# logging.getLogger(...)`, then `log.info(...)`): a class from outside, whose methods are never a
+# workspace method guessed by name (werkzeug: 14 guesses at `.match` of compiled patterns)
+PYTHON_FACTORIES = {"re.compile": "re.Pattern", "re.match": "re.Match", "re.search": "re.Match",
+                    "re.fullmatch": "re.Match", "logging.getLogger": "logging.Logger", "socket.socket": "socket.SocketType"}
 # a bare call of one of these, not defined in the file nor bound there, is Python's (`set()`)
 BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
@@ -194,6 +199,8 @@ def call_type(callee: str) -> str | None:
     """The type a call to `callee` makes: a builtin constructor, or a class named like one."""
     if callee in BUILTIN_CALLS:
         return "builtin"
+    if callee in PYTHON_FACTORIES:
+        return PYTHON_FACTORIES[callee]
     last = callee.rsplit(".", 1)[-1]
     if re.fullmatch(r"[A-Za-z_][\w.]*", callee) and last.lstrip("_")[:1].isupper():
         return callee
