@@ -2,7 +2,8 @@
 like nothing defined may run any file the caller's file imports (`self.config_class()`, a class held
 in an attribute), unless a method of the class assigns that attribute (`self.converter = converter`,
 attrs' Converter; click's callbacks): then the call runs what was handed in, and the files the
-class's file imports are not selected through it (index/instance.py `attributes_set`)."""
+class's file imports are not selected through it (index/instance.py `attributes_set`); nor through
+`self.__class__(...)`, which makes the class itself."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ FILES = {
     "pkg/hooks.py": ("from pkg import config\n\n\nclass Hooked:\n    def run(self, value):\n"
                      "        return self.hook(value)\n"),  # set from outside: may be what config.py offers
     "tests/test_conv.py": "from pkg.conv import Converter\n\n\ndef test_int():\n    assert Converter(int)('1') == 1\n",
+    "pkg/copying.py": ("from pkg import config\n\n\nclass Copyable:\n    def copy(self):\n"
+                       "        return self.__class__()\n"),  # the class itself: nothing config.py offers
+    "tests/test_copy.py": "from pkg.copying import Copyable\n\n\ndef test_copy():\n    assert Copyable().copy()\n",
     "tests/test_hooks.py": ("from pkg.hooks import Hooked\n\n\ndef test_hook():\n    h = Hooked()\n    h.hook = str\n"
                             "    assert h.run(1) == '1'\n"),
 }

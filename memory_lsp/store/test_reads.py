@@ -37,6 +37,7 @@ _DISPATCH = """
     WHERE r.kind = 'call' AND r.receiver IN ('self', 'cls') AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
       -- (not `NOT IN (SELECT name FROM symbols)`: that hashed every symbol's name for one file's read)
       AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.name = r.name)
+      AND r.name <> '__class__'  -- `self.__class__(...)` makes the class itself (werkzeug's Headers)
       AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
                       AND e.line = r.line AND e.name = r.name)
       -- an attribute a method of the class assigns (`self.converter = converter`): what it calls was handed in
