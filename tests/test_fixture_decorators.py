@@ -77,10 +77,19 @@ def test_a_fixture_without_autouse_is_used_only_where_named(tmp_path, index_file
         ws.close()
 
 
-def test_edits_of_the_conftest_and_the_tests_end_where_a_fresh_index_does(tmp_path, write_files):
-    root = write_files(tmp_path / "ws", FILES)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
+def write_and_reindex(ws, root, path: str, text: str | None) -> None:
+    """An editor's run after `path` is written with `text`, or deleted (None)."""
+    if text is None:
+        os.remove(root / path)
+    else:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    ws.reindex({path: None if text is None else text.encode()})
+
+
+def test_edits_of_the_conftest_and_the_tests_end_where_a_fresh_index_does(tmp_path, index_files):
+    root = tmp_path / "ws"
+    ws = index_files(root, FILES)
     edits = [
         ("tests/conftest.py", CONFTEST.replace("autouse=True", "autouse=False")),  # no longer autouse
         ("tests/conftest.py", CONFTEST.replace("_reset_config", "_fresh_config")),  # autouse again, renamed
@@ -93,13 +102,7 @@ def test_edits_of_the_conftest_and_the_tests_end_where_a_fresh_index_does(tmp_pa
     ]
     try:
         for step, (path, text) in enumerate(edits):
-            if text is None:
-                os.remove(root / path)
-                ws.reindex({path: None})
-            else:
-                (root / path).parent.mkdir(parents=True, exist_ok=True)
-                (root / path).write_text(text)
-                ws.reindex({path: text.encode()})
+            write_and_reindex(ws, root, path, text)
             fresh_db = tmp_path / f"fresh{step}.duckdb"
             assert snapshot(ws) == fresh_snapshot(root, fresh_db), (step, path)
             # the graph the server follows answers as a load of the same index, and selects the tests a
@@ -155,10 +158,9 @@ def test_a_fixture_named_by_its_decorator_is_used_by_that_name(tmp_path, index_f
         ws.close()
 
 
-def test_a_fixture_renamed_in_its_decorator_resolves_as_a_fresh_index(tmp_path, write_files):
-    root = write_files(tmp_path / "ws", NAMED)
-    ws = Workspace.open(root)
-    ws.index(workers=0)
+def test_a_fixture_renamed_in_its_decorator_resolves_as_a_fresh_index(tmp_path, index_files):
+    root = tmp_path / "ws"
+    ws = index_files(root, NAMED)
     conftest = NAMED["tests/conftest.py"]
     edits = [
         ("tests/conftest.py", conftest.replace("name='cl'", "name='cl2'")),  # the function is the same
@@ -172,11 +174,7 @@ def test_a_fixture_renamed_in_its_decorator_resolves_as_a_fresh_index(tmp_path, 
     ]
     try:
         for step, (path, text) in enumerate(edits):
-            if text is None:
-                os.remove(root / path)
-            else:
-                (root / path).write_text(text)
-            ws.reindex({path: None if text is None else text.encode()})
+            write_and_reindex(ws, root, path, text)
             assert snapshot(ws) == fresh_snapshot(root, tmp_path / f"fresh{step}.duckdb"), (step, path)
         assert uses(ws) == [("tests/test_log.py::test_msg", "conftest.py::_outer", "fixture")]
         assert ws.impact("pkg/logger.py::Logger.msg", depth=3)["tests"] == ["tests/test_log.py"]
