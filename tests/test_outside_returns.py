@@ -89,10 +89,12 @@ def test_a_base_method_returning_another_type_retypes_what_super_gave(tmp_path, 
 
 def test_what_a_standard_library_factory_makes_is_never_guessed_on(tmp_path, index_files):
     # werkzeug's `_parameter_key_re = re.compile(...)`, then `_parameter_key_re.match(rest)`: 14 guesses
-    # at its routing's `MapAdapter.match`; `log = logging.getLogger(...)`, then `log.info(...)`
+    # at its routing's `MapAdapter.match`; `log = logging.getLogger(...)`, then `log.info(...)`; what a
+    # method of such a class returns, bound by a walrus too
     ws = index_files(tmp_path, {
         "pkg/__init__.py": "",
-        "pkg/routing.py": "class Map:\n    def match(self, path):\n        pass\n    def info(self):\n        pass\n",
+        "pkg/routing.py": ("class Map:\n    def match(self, path):\n        pass\n    def info(self):\n        pass\n"
+                           "    def start(self):\n        pass\n"),
         "pkg/http.py": (
             "import logging\n"
             "import re\n"
@@ -102,7 +104,9 @@ def test_what_a_standard_library_factory_makes_is_never_guessed_on(tmp_path, ind
             "    found = _key_re.match(rest)\n"   # 6
             "    log.info('parsed')\n"            # 7
             "    pattern = re.compile(rest)\n"
-            "    return pattern.match('x'), found\n"  # 9
+            "    if (m := pattern.match('x')) is not None:\n"  # 9: a walrus binds as an assignment does
+            "        m.start()\n"  # 10: what Pattern.match returns, Python's
+            "    return found\n"
         ),
         "pkg/other.py": "def route(m):\n    return m.match('/')\n",  # untyped: still a guess
     })
@@ -110,6 +114,7 @@ def test_what_a_standard_library_factory_makes_is_never_guessed_on(tmp_path, ind
         assert calls_at(ws, "pkg/http.py", 6) == []
         assert calls_at(ws, "pkg/http.py", 7) == []
         assert calls_at(ws, "pkg/http.py", 9) == []
+        assert calls_at(ws, "pkg/http.py", 10) == []
         assert calls_at(ws, "pkg/other.py", 2) == [("pkg/routing.py::Map.match", "name_unique")]
     finally:
         ws.close()

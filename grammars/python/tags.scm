@@ -51,6 +51,8 @@
 ; what a name is bound to, for receiver types (index/receivers.py): the strongest binding wins
 (class_definition name: (identifier) @inherit.child superclasses: (argument_list (subscript value: [(identifier) (attribute)] @inherit.base)))
 (assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @bind.call) (#not-match? @bind.call "^((typing|t)[.])?cast$")) @bind
+; a walrus binds as an assignment does (`if (m := _key_re.match(s)) is not None: m.start()`)
+(named_expression name: (identifier) @bind.name value: (call function: [(identifier) (attribute)] @bind.call) (#not-match? @bind.call "^((typing|t)[.])?cast$")) @bind
 ; `x = t.cast(T, v)`, `self.x = typing.cast(Type["T"], v)`: what the cast says from there on, as a
 ; binding to a call would (a cast narrows in one branch: not a declaration for the whole function)
 (assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @_cast arguments: (argument_list . (_) @bind.cast)) (#match? @_cast "^((typing|t)[.])?cast$")) @bind
