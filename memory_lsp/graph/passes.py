@@ -28,8 +28,8 @@ def link(store: Store, cur, changes: Changes) -> None:
         resolution.resolve_all(store, cur)
     elif changes.rebound or changes.names:
         resolution.resolve_again(store, cur, changes.rebound, changes.names)
-    # a conftest's autouse fixtures: used by every test below it (a moved-lines file's too: its
-    # edges taken back are made again here)
+    # a conftest's autouse fixtures: used by every test below it (a file whose edit only moved lines
+    # too: store/moved_lines.py does not take these edges back)
     parsed = None if changes.first_run else changes.changed | changes.rebound
     autouse.rebuild(store, cur, resolution.CONFIDENCE.fixture, parsed)
     documents = None if changes.everywhere else \

@@ -1,13 +1,14 @@
 """USES_FIXTURE edges no test names: a conftest.py's autouse fixture runs around every test pytest
 collects in its folder and below (`@pytest.fixture(autouse=True) def _reset_config():
 structlog.reset_defaults()`), so each of those tests uses it. An `autouse` row of refs marks such
-a fixture (index/extract.py: a module-level function of a conftest.py so decorated).
+a fixture (index/fixtures.py: a module-level function of a conftest.py so decorated).
 
 The edges go from each test entry (a module-level function or class named test*, in a file pytest
 collects: test_*.py or *_test.py) to the fixture, strategy `autouse`, at the entry's first line,
 no name (edges.py's scoped deletions by name never reach them). A run rebuilds those from or
-into the files it parsed again: a test file's edges went with its rows (or were taken back with
-its lines moved: made again here, equal), a conftest's fixtures may have come or gone.
+into the files it parsed again: a test file's edges went with its rows (store/moved_lines.py never
+takes them back: they sit at no reference's line), a conftest's fixtures may have come or gone.
+About 1-4 ms a test file's edit on the stdlib; nothing for other files.
 """
 
 from __future__ import annotations
