@@ -13,17 +13,19 @@ About 1-4 ms a test file's edit on the stdlib; nothing for other files.
 
 from __future__ import annotations
 
+import re
+
 from memory_lsp.store.code import value_set
 from memory_lsp.store.db import Store
 from memory_lsp.store.edges import _COLUMNS, _lit
 
-_COLLECTED = r"(^|/)(test[^/]*|[^/]*_test)\.py$"  # pytest's default python_files
+_COLLECTED = r"(^|/)(test[^/]*|[^/]*_test)\.py$"  # pytest's default python_files: the statement's and the parsed files' test
 
 
 def rebuild(store: Store, cur, confidence: float, files: set[str] | None) -> None:
     """The autouse edges of a whole run (`files` None), or those from or into `files`."""
     if files is not None:
-        files = {p for p in files if p.endswith("conftest.py") or _collected(p)}
+        files = {p for p in files if p.endswith("conftest.py") or re.search(_COLLECTED, p)}
         if not files:  # no test file and no conftest parsed again: no autouse edge changes
             return
         where = f"IN {value_set(store, cur, '_autouse_files', files)}"
@@ -46,8 +48,3 @@ def rebuild(store: Store, cur, confidence: float, files: set[str] | None) -> Non
                'autouse', NULL, 1
         FROM fixtures a JOIN entries t ON starts_with(t.path, a.folder)
         WHERE true {scoped}""")
-
-
-def _collected(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
