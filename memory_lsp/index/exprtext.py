@@ -86,3 +86,27 @@ def either_values(text: str) -> list[str]:
             return []
     values.append(text[start:].strip())
     return [v for v in values if v]
+
+
+_STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\b")
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def first_step(receiver: str) -> tuple[str, str, bool] | None:
+    """A receiver read from its start (Java, TypeScript): `x.f(...)`, `this.x.f`, `Foo.make()` ->
+    (root, step, whether the step is all there is after the root: `a.b().c()` has more)."""
+    m = _STEP.match(receiver)
+    if m is None:
+        return None
+    rest = receiver[m.end():].strip()
+    if rest.startswith("("):
+        call = top_split(rest, ".")
+        rest = "".join(call[1:]) if call[0].endswith(")") and len(call) > 1 else ("" if call[0].endswith(")") else rest)
+    return m.group(1), m.group(2), not rest
+
+
+def own_call(receiver: str) -> str | None:
+    """`make(...)` and nothing more: make (a function or method the caller sees by name); not
+    `make()(x)`, a call of what make returns."""
+    call = split_call(receiver)
+    return call[0] if call and _NAME.fullmatch(call[0]) else None

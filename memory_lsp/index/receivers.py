@@ -100,10 +100,6 @@ def annotation_type(text: str) -> str | None:
 _CALLABLE = re.compile(r"^(?:typing\.|t\.|collections\.abc\.)?Callable\[(.*)\]$", re.S)
 
 
-_STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\b")
-_NAME = re.compile(r"[A-Za-z_$][\w$]*")
-
-
 def member_mark(typ: str | None, member: str) -> str | None:
     """What reading `member` of a value of type `typ` gives, as a mark another file's rows resolve
     (`->Flask.json`, `->URI.getScheme`): only when `typ` names a class (not Python's own, unknown,
@@ -122,26 +118,6 @@ def base_marks(refs: list, based: list, scopes: Scopes, returns) -> None:
         mark = member_mark(typ, attr)
         if mark is not None:
             refs[i] = refs[i]._replace(rtype=mark)
-
-
-def first_step(receiver: str) -> tuple[str, str, bool] | None:
-    """A receiver read from its start (Java, TypeScript): `x.f(...)`, `this.x.f`, `Foo.make()` ->
-    (root, step, whether the step is all there is after the root: `a.b().c()` has more)."""
-    m = _STEP.match(receiver)
-    if m is None:
-        return None
-    rest = receiver[m.end():].strip()
-    if rest.startswith("("):
-        call = exprtext.top_split(rest, ".")
-        rest = "".join(call[1:]) if call[0].endswith(")") and len(call) > 1 else ("" if call[0].endswith(")") else rest)
-    return m.group(1), m.group(2), not rest
-
-
-def own_call(receiver: str) -> str | None:
-    """`make(...)` and nothing more: make (a function or method the caller sees by name); not
-    `make()(x)`, a call of what make returns."""
-    call = exprtext.split_call(receiver)
-    return call[0] if call and _NAME.fullmatch(call[0]) else None
 
 
 def _members(text: str) -> list[str]:

@@ -191,7 +191,7 @@ def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, na
         return element(_declared(scopes, chain, cls, indexed.group(1), line, returns), None)
     if receiver.isidentifier() or receiver.startswith("this.") and receiver[5:].isidentifier():
         return resolved(_declared(scopes, chain, cls, receiver, line, returns))
-    own = receivers.own_call(receiver)
+    own = exprtext.own_call(receiver)
     if own and cls is not None:  # `make().run()`: what this class's method returns
         return receivers.member_mark(cls, own)
     return _chain(scopes, chain, cls, receiver, line, returns)
@@ -203,7 +203,7 @@ def _chain(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: str
     on `List<Foo> items` is a Foo), else a mark of the method or field it reads (`->URI.getScheme`:
     store/calls.py closes it when URI comes from outside, else a guess as before); a longer chain
     is typed only on Java's own type (Java's own)."""
-    step = receivers.first_step(receiver)
+    step = exprtext.first_step(receiver)
     if step is None:
         return None
     root, step, alone = step

@@ -130,14 +130,14 @@ def rtype(scopes: receivers.Scopes, chain: list[str | None], cls: str | None, na
 def _returned(scopes: receivers.Scopes, chain: list, cls: str | None, receiver: str, returns) -> str | None:
     """What one call or property read gives (module docstring): the file's own function's
     annotation, else a mark naming what is read."""
-    own = receivers.own_call(receiver)
+    own = exprtext.own_call(receiver)
     if own is not None:  # `makeBar()`: the file's function, or an imported one (a mark)
         scope = next((q for q in chain if returns is not None and (q, own) in returns.defined), False)
         if scope is not False:
             return returns.of(f"{scope}.{own}" if scope else own)
         bound = scopes.lookup(chain, own) is not None
         return None if bound or own in GLOBALS or own in BUILTIN_TYPES else receivers.RETURNED + own
-    step = receivers.first_step(receiver)
+    step = exprtext.first_step(receiver)
     if step is None or not step[2]:
         return None  # `a.b().c()`: what `.b()` gives is not known
     root, name, _alone = step
