@@ -373,7 +373,7 @@ def _pattern_kind(caps: dict) -> tuple:
             return (kind,)
     if "bind" in caps:
         value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", *elements.TARGET_SLOTS, "held",
-                                  "either", "callee", "bound", "narrow") if "bind." + k in caps), None)
+                                  "either", "callee", "bound", "narrow", "factory") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     return next(((kind,) for kind in ("mutation", "alias", "decorated") if kind in caps), ("other",))
 

@@ -38,7 +38,10 @@ PYTHON_FACTORIES = {"re.compile": "re.Pattern", "re.match": "re.Match", "re.sear
                     "re.fullmatch": "re.Match", "logging.getLogger": "logging.Logger", "socket.socket": "socket.SocketType"}
 # a bare call of one of these, not defined in the file nor bound there, is Python's (`set()`)
 BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
-_LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
+# what a string's or bytes' methods give is Python's too (str, bytes, int, bool, a list or tuple of
+# str); of the other builtins' methods only list's and tuple's `count` and `index` share their names (an int)
+STRING_METHODS = frozenset(n for n in dir(str) + dir(bytes) if not n.startswith("_"))
+LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
 _WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
 _PRIORITY = {"type": 4, "call": 3, "cast": 3, "iter": 3, "either": 3, "callee": 3, "literal": 2, "param": 1,
@@ -239,6 +242,11 @@ class Scopes:
             if typ is not None and line is not None and until is not None:
                 self.narrowed.setdefault((scope, name), []).append((line, until, typ))
             return
+        if kind == "factory":  # `groups = defaultdict(list)`: its values are what the factory makes
+            made, key = call_type(text or ""), (scope, name + elements.MAPPING + "1")
+            old = self.table.get(key)
+            self.table[key] = (3, made if old is None or old[1] == made else CONFLICT)
+            return
         if kind == "either" and name in (text or "") and name in exprtext.either_values(text or ""):
             return  # `x = x or Foo()`: x is also what it was (a parameter, say), which the table does not keep
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
@@ -316,7 +324,7 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return "builtin" if name in BUILTIN_NAMES and not defined_here else None
     if receiver == "super()":
         return "super"
-    if _LITERAL_START.match(receiver) or receiver.endswith(".__dict__"):
+    if LITERAL_START.match(receiver) or receiver.endswith(".__dict__"):
         return "builtin"
     if receiver.endswith(")") and returns is not None:  # `Foo(...).f()`, `self._chain().f()`
         return returns.expr(receiver, chain, cls)

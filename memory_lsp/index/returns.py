@@ -174,6 +174,10 @@ class Returns:
             owner = cls
         elif inner in self.classes:  # `Foo.create()`
             owner = inner
+        elif self.rules is receivers and receivers.LITERAL_START.match(inner):  # `", ".join(parts)`
+            owner = "builtin"
+        elif inner.endswith("]") and (held := self.item(inner, chain, cls)) is not None:
+            owner = held  # `rest[end + 1:].lstrip()`, `self.tags[key].to_python()`
         else:
             owner = self.expr(inner, chain, cls, depth + 1) if inner.endswith(")") or inner.isidentifier() else None
             if owner is None:
@@ -183,11 +187,17 @@ class Returns:
                 return None, RETURNED + callee if named else made
         if owner == CYCLE:
             return None, CYCLE
+        if owner == "builtin" and self._string_method(name):  # `value.strip()`: Python's str
+            return None, "builtin"
         if owner in receivers.UNTYPED or owner == receivers.CONFLICT or owner.startswith(RETURNED):
             return None, None  # one hop to another file only
         found = self.method(owner, name)
         # a class this file names but does not define, or a method its bases here do not: another file's
         return (found, None) if found else (None, RETURNED + owner + "." + name)
+
+    def _string_method(self, name: str) -> bool:
+        """A method of Python's str or bytes (on a value typed Python's, what it gives is Python's)."""
+        return self.rules is receivers and name in receivers.STRING_METHODS
 
     def _next_in_bases(self, cls: str, name: str) -> tuple[str | None, str | None]:
         """What `super().name` calls in `cls`: the method of the first base that has it, this
@@ -226,15 +236,21 @@ class Returns:
             return self.element((elements.SLOT + slot[1:] if slot[1:] else "") + args[at], chain, cls, depth + 1)
         if slot:
             return None
-        func = self._called(call[0], chain, cls, depth + 1)[0] if call and depth <= _MAX_DEPTH else None
-        return receivers.element_type(self.annotation[func]) if func in self.annotation else None
+        func, made = self._called(call[0], chain, cls, depth + 1) if call and depth <= _MAX_DEPTH else (None, None)
+        if func in self.annotation:
+            return receivers.element_type(self.annotation[func])
+        # `for part in value.split(",")`, `head, _, tail = value.partition(";")`: a string's parts are strings
+        return made if made == "builtin" and self._string_method(exprtext.split_attr(call[0])[1]) else None
 
     def item(self, text: str, chain: list, cls: str | None) -> str | None:
         """What `x[k]` is (`self.tags[key].to_python()`): a value of a name or `self.x` annotated
         as a mapping (`dict[str, Foo]`), an element of one annotated as a list (`list[Foo]`); a
         slice of a list is no element."""
         split = exprtext.split_subscript(text)
-        if split is None or not _NAMED(split[0]) or ":" in exprtext.top_split(split[1], ",")[0]:
+        if split is not None and ":" in exprtext.top_split(split[1], ",")[0]:  # a slice: of Python's value, the same
+            typ = self.expr(split[0], chain, cls) if self.rules is receivers and split[0].isidentifier() else None
+            return typ if typ in ("builtin", CYCLE) else None
+        if split is None or not _NAMED(split[0]):
             return None
         return self._beside(split[0], elements.MAPPING + "1", chain, cls) or self._beside(split[0], ELEMENT, chain, cls)
 
