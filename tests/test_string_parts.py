@@ -46,6 +46,16 @@ FILES = {
         "        made[k].find(v)\n"                  # 26
         "        kept = made[k].strip()\n"           # 27: what Box.strip returns
         "        kept.find(v)\n"                     # 28
+        "class Engine:\n"                            # 29
+        "    def lookup(self, name):\n"              # 30
+        "        return None, name\n"                # 31
+        "    def get(self, name):\n"                 # 32
+        "        made, origin = self.lookup(name)\n"  # 33: a tuple's slots, no elements alike
+        "        if origin:\n"                       # 34
+        "            made = Box()\n"                 # 35
+        "        return made\n"                      # 36
+        "def render(engine: Engine):\n"              # 37
+        "    engine.get('x').find(1)\n"              # 38
     ),
 }
 
@@ -72,3 +82,10 @@ def test_a_factory_changed_retypes_the_values(tmp_path, write_files):
     # list -> Box: the call is the workspace's now, and every row equals a fresh index's
     _edit_and_compare(tmp_path, write_files, "pkg/use.py", "groups = defaultdict(list)", "groups = defaultdict(Box)",
                       ("pkg/use.py", 24), [("pkg/box.py::Box.append", "typed")], strategies=("",), files=FILES)
+
+
+def test_a_tuple_a_method_returns_leaves_its_names_as_they_were(tmp_path, index_files):
+    # `made, origin = self.lookup(name)` says nothing of made: the Box bound below still types get()
+    ws = index_files(tmp_path, FILES)
+    assert [c for c in calls_at(ws, "pkg/use.py", 38) if c[0].endswith(".find")] == [("pkg/box.py::Box.find", "typed")]
+    ws.close()

@@ -84,9 +84,9 @@
 (parameters [(list_splat_pattern (identifier) @bind.name) (dictionary_splat_pattern (identifier) @bind.name)] @bind.literal) @bind
 (parameters (typed_parameter [(list_splat_pattern (identifier) @bind.name) (dictionary_splat_pattern (identifier) @bind.name)] @bind.literal)) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call) alias: (as_pattern_target (identifier) @bind.name))) @bind
-; `head, sep, tail = value.partition(";")`: each name an element of what the method gives (typed where
-; its elements are known: a string's parts, a `-> list[Foo]`; a tuple's slots are not read)
-(assignment left: [(pattern_list (identifier) @bind.name) (tuple_pattern (identifier) @bind.name)] right: (call function: (attribute)) @bind.iter) @bind
+; `head, sep, tail = value.partition(";")`: each name one of a string's parts, when the value is one
+; (index/returns.py); not of any call: `a, b = self.pair()` gives a tuple's slots, no elements alike
+(assignment left: [(pattern_list (identifier) @bind.name) (tuple_pattern (identifier) @bind.name)] right: (call function: (attribute attribute: (identifier) @_part)) @bind.iter (#match? @_part "^(partition|rpartition|split|rsplit|splitlines)$")) @bind
 ; `groups = defaultdict(list)`: its values are what the factory makes (`groups[k].append(v)` is a list's)
 (assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @_dd arguments: (argument_list . [(identifier) (attribute)] @bind.factory .)) (#match? @_dd "^(collections[.])?defaultdict$")) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: (call function: [(identifier) (attribute)] @_dd arguments: (argument_list . [(identifier) (attribute)] @bind.factory .)) (#match? @_dd "^(collections[.])?defaultdict$")) @bind
