@@ -179,7 +179,8 @@ class Returns:
         elif inner.endswith("]") and (held := self.item(inner, chain, cls)) is not None:
             owner = held  # `rest[end + 1:].lstrip()`, `self.tags[key].to_python()`
         else:
-            owner = self.expr(inner, chain, cls, depth + 1) if inner.endswith(")") or inner.isidentifier() else None
+            owner = self.expr(inner, chain, cls, depth + 1) if inner.endswith(")") or inner.isidentifier() else \
+                self._own_attribute(inner, chain, cls)
             if owner is None:
                 made = receivers.call_type(callee) if "(" not in callee else None
                 # `env.from_string()` on a parameter (a fixture), `mod.f()`: the graph knows
@@ -194,6 +195,13 @@ class Returns:
         found = self.method(owner, name)
         # a class this file names but does not define, or a method its bases here do not: another file's
         return (found, None) if found else (None, RETURNED + owner + "." + name)
+
+    def _own_attribute(self, inner: str, chain: list, cls: str | None) -> str | None:
+        """`self.form` in `self.form.setlistdefault(key)`: the type of an attribute or property of the
+        instance, as a call on it would have (receivers.rtype)."""
+        if self.rules is not receivers or cls is None or not inner.startswith("self.") or inner.count(".") != 1:
+            return None
+        return receivers.rtype(self.scopes, chain, cls, "", inner, False, self)
 
     def _string_method(self, name: str) -> bool:
         """A method of Python's str or bytes (on a value typed Python's, what it gives is Python's)."""
