@@ -25,6 +25,8 @@ BUILTIN_CLASSES = tuple(sorted(n for n in dir(builtins) if isinstance(getattr(bu
 _FROM_OUTSIDE = """strategy = 'external' AND binding IS NOT NULL AND split_part(module, '.', 1) NOT IN (
     SELECT DISTINCT regexp_replace(unnest(string_split(path, '/')), '[.]py$', '') FROM files)"""
 _IN_SCOPE = receiver_classes.IN_SCOPE
+# a Python def inside a function (a method's is a 'method'): a local, never an attribute a call on a receiver reaches
+_NESTED = "(s.kind = 'function' AND s.parent IS NOT NULL AND ends_with(s.path, '.py'))"
 
 
 def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: list[str], confidence: CallConfidence,
@@ -190,13 +192,15 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[s
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _counts AS  -- per name and language family (a guess stays in the caller's); @overload
         -- stubs repeat one id: count definitions, not rows
-        SELECT name, f.fam, count(DISTINCT id) AS n_any, count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
+        SELECT name, f.fam, count(DISTINCT id) FILTER (WHERE NOT {_NESTED}) AS n_any,
+               count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
         FROM {syms} s JOIN _fam f ON f.path = s.path ANTI JOIN _twins w ON w.id = s.id WHERE name IN (SELECT name FROM _refs)
         GROUP BY name, f.fam HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
     # candidates with their family: a guess joins a reference on (name, family) only (on families alone: a cross product
     # DuckDB chose when a whole run's temp tables had no statistics, 40 min at 11k files)
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE _named AS WITH s AS MATERIALIZED (SELECT s.id, s.name, s.path, s.kind,
-                    f.fam FROM {syms} s JOIN _fam f ON f.path = s.path) SELECT s.* FROM s SEMI JOIN _counts c ON c.name = s.name AND c.fam = s.fam""")
+                    f.fam, {_NESTED} AS nested FROM {syms} s JOIN _fam f ON f.path = s.path)
+                    SELECT s.* FROM s SEMI JOIN _counts c ON c.name = s.name AND c.fam = s.fam""")
     # a bare name an import from outside binds (`from pprint import pformat; pformat(x)`), in its function only when
     # the import sits in one: no workspace function of that name is meant (inner joins on equal keys, then the scope
     # as a filter: an anti join with it ran 0.8 s on the stdlib)
@@ -287,7 +291,8 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
                     ELSE 'name_ambiguous' END, r.name, 1
         FROM _open r {typed} JOIN _counts c ON c.name = r.name AND c.fam = r.fam
              JOIN _named s ON s.name = r.name AND s.fam = r.fam
-                  AND (r.receiver IS NOT NULL AND r.kind = 'call' OR s.kind <> 'method') {over}
+                  AND (r.receiver IS NOT NULL AND r.kind = 'call' OR s.kind <> 'method')
+                  AND NOT (s.nested AND r.receiver IS NOT NULL) {over}
              ANTI JOIN _twins w ON w.id = s.id
         WHERE r.kind = '{ref_kind}' AND ({defined}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
