@@ -84,8 +84,8 @@ def annotation_type(text: str) -> str | None:
     if t.startswith(("Union[", "typing.Union[")) and t.endswith("]"):
         parts = [p.strip() for p in exprtext.top_split(t[t.index("[") + 1:-1], ",") if p.strip() not in ("None", "")]
     if len(parts) > 1:  # `str | bytes` is Python's (never a workspace method by name); `A | B` is neither
-        agreed = {annotation_type(p) for p in parts}
-        return agreed.pop() if len(agreed) == 1 else None
+        agreed = {annotation_type(p) for p in parts} - {"builtin"} or {"builtin"}  # `IO[bytes] | list[bytes]`: an IO's
+        return agreed.pop() if len(agreed) == 1 else None  # method where a list has none (a list's: the graph finds none)
     if len(parts) != 1:
         return None
     t = parts[0].strip("'\"")
