@@ -33,7 +33,9 @@ VENV = ROOT / "venv"
 VENV_PACKAGES = ["pytest", "pytest-cov", "coverage", "hypothesis", "urllib3", "idna", "charset_normalizer",
                  "certifi", "werkzeug", "jinja2", "itsdangerous", "blinker", "click", "pympler",
                  "cloudpickle", "pytest-httpbin", "trustme", "pytest-mock", "freezegun", "pretend",  # pretend: packaging
-                 "pytz", "simplejson", "pytest-asyncio"]  # marshmallow's tests, structlog's
+                 "pytz", "simplejson", "pytest-asyncio",  # marshmallow's tests, structlog's
+                 "twisted", "rich", "greenlet",  # structlog's dev extra: test_twisted.py skips itself without
+                 "pytest-timeout", "pytest-xprocess", "ephemeral-port-reserve", "watchdog", "cryptography"]  # werkzeug's
 # a release whose tests need an older pytest gets a venv of its own (flask 3.0.3's conftest reads
 # `_pytest.monkeypatch.notset`, gone in pytest 9)
 PYTEST_FOR = {"flask": "pytest==8.3.5"}
