@@ -362,3 +362,23 @@ def test_a_file_of_constants_keeps_the_file_level_rule_beside_unresolved_calls_i
         assert ws.impact("pkg/constants.py", depth=3)["tests"] == ["tests/test_utils.py", "tests/test_words.py"]
     finally:
         ws.close()
+
+
+LEVELS = {
+    "pkg/__init__.py": "",
+    "pkg/levels.py": "LEVELS = {'debug': 10}\n\n\ndef level_of(name):\n    return LEVELS[name]\n",
+    "pkg/other.py": "def other():\n    return 1\n",
+    "tests/test_names.py": ("from pkg.levels import LEVELS\nfrom pkg.other import other\n\n\n"
+                            "def test_names():\n    assert 'debug' in LEVELS.keys() and other()\n"),
+    "tests/test_level.py": "from pkg.levels import level_of\n\n\ndef test_level():\n    assert level_of('debug')\n",
+}
+
+
+def test_a_method_of_a_modules_variable_of_pythons_type_runs_no_code_of_it(tmp_path, index_files):
+    """structlog's tests call `LEVEL_TO_NAME.keys()` on a dict _log_levels.py defines: Python's dict,
+    no code of that file; the call is no unresolved one for the file-level rule."""
+    ws = index_files(tmp_path, LEVELS)
+    try:
+        assert ws.impact("pkg/levels.py::level_of", depth=3)["tests"] == ["tests/test_level.py"]
+    finally:
+        ws.close()

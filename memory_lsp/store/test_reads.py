@@ -22,6 +22,10 @@ _BLIND = """
     WHERE r.kind = 'call' AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
       AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
                       AND e.line = r.line AND e.name = r.name)
+      -- a method of a module's variable of Python's own type (`LEVEL_TO_NAME.keys()`, `LEVEL_TO_NAME = {...}`)
+      AND NOT (r.receiver = i.binding AND NOT i.is_module AND EXISTS (
+               SELECT 1 FROM refs v WHERE v.kind = 'vartype' AND v.path = i.target AND v.name = i.name
+               AND v.rtype = 'builtin'))
     ORDER BY r.src, module"""
 
 
