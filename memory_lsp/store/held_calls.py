@@ -33,6 +33,9 @@ def resolve(cur, typed_confidence: float) -> None:
         FROM open k JOIN anc a ON a.cid = k.cid
         JOIN refs h ON h.kind = 'heldtype' AND h.src = a.base || '.' || k.name
         QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.line, k.name, k.src)""")
+    if not cur.execute("SELECT count(*) FROM _held").fetchone()[0]:  # most edits: no such call (its joins cost ~8 ms)
+        cur.execute("DROP TABLE _held")
+        return
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT DISTINCT v.src, v.cid, 'CALLS', v.site, split_part(v.cid, '::', 1), v.line, {_lit(typed_confidence)},
