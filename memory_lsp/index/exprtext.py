@@ -110,3 +110,16 @@ def own_call(receiver: str) -> str | None:
     `make()(x)`, a call of what make returns."""
     call = split_call(receiver)
     return call[0] if call and _NAME.fullmatch(call[0]) else None
+
+
+def strip_generic(name: str) -> str:
+    """`Stack<T>`, `List[int]` -> the name before its type arguments."""
+    return name.split("<", 1)[0].split("[", 1)[0].strip()
+
+
+_OWNER_PREFIX = re.compile(r"^(?:[*&\s]|'\w+\s*|mut\s|dyn\s)+")
+
+
+def owner_name(text: str) -> str:
+    """`*Stack[T]`, `&'a mut Foo<T>`, `fmt::Foo` -> the bare type name."""
+    return re.split(r"::|\.", strip_generic(_OWNER_PREFIX.sub("", text)))[-1].strip()

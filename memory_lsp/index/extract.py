@@ -11,7 +11,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, caller_params, docs, effects, elements, fixtures, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns
+from memory_lsp.index import aliases, caller_params, docs, effects, elements, exprtext, fixtures, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -88,7 +88,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
         what = kind[0]
         if what == "definition":
             node = caps[kind[1]][0]
-            owner = _owner_name(_text(caps["owner"][0])) if "owner" in caps else None
+            owner = exprtext.owner_name(_text(caps["owner"][0])) if "owner" in caps else None
             defs.append((node.start_byte, node.end_byte, _text(caps["name"][0]), kind[1][11:], node,
                          owner or None))
         elif what == "call":
@@ -281,7 +281,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
             child_qual = child if child else (enclosing.qualname if enclosing else None)
             if child and enclosing and enclosing.name == child:
                 child_qual = enclosing.qualname
-            receiver, _, name = _strip_generic(base).replace("::", ".").rpartition(".")
+            receiver, _, name = exprtext.strip_generic(base).replace("::", ".").rpartition(".")
             if receiver and rules is receivers:  # `class B(obj.attr)`: typed once the file is read (receivers.base_marks)
                 based.append((len(facts.refs), sees[top], enclosing_class, receiver, name, line))
             elif not receiver and rules is receivers and top is not None:  # a factory's `class X(base)`:
@@ -383,15 +383,3 @@ def _types_receivers(lang_name: str) -> bool:
     """Receiver types are given where the language's query captures bindings (`@bind`)."""
     query = languages.tags_query(lang_name)
     return any(query.capture_name(i) == "bind" for i in range(query.capture_count))
-
-
-def _strip_generic(name: str) -> str:
-    return name.split("<", 1)[0].split("[", 1)[0].strip()
-
-
-_OWNER_PREFIX = re.compile(r"^(?:[*&\s]|'\w+\s*|mut\s|dyn\s)+")
-
-
-def _owner_name(text: str) -> str:
-    """`*Stack[T]`, `&'a mut Foo<T>`, `fmt::Foo` -> the bare type name."""
-    return re.split(r"::|\.", _strip_generic(_OWNER_PREFIX.sub("", text)))[-1].strip()
