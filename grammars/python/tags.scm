@@ -78,6 +78,10 @@
 ; most plain parameters: not captured
 ((parameters (identifier) @bind.name) @bind (#not-eq? @bind.name "self"))
 (parameters (default_parameter name: (identifier) @bind.name)) @bind
+; `def cachedmethod(cache, key=keys.methodkey)`, then `key(self, *args)`: the default is what such a call
+; calls when the caller passes none (index/extract.py adds a call of it; receivers.Scopes.defaults)
+(parameters [(default_parameter name: (identifier) @bind.name value: [(identifier) (attribute)] @bind.default)
+             (typed_default_parameter name: (identifier) @bind.name value: [(identifier) (attribute)] @bind.default)]) @bind
 (parameters (typed_parameter (identifier) @bind.name type: (type) @bind.type)) @bind
 (parameters (typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)) @bind
 ; `*args` is a tuple and `**kwargs` a dict (typed or not): their methods are never a workspace's

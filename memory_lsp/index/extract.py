@@ -312,6 +312,12 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
             rtype = instance.bound_type(bound.get((cls, "self." + name)), scopes, quals, cls, typer, rules)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
+        default = scopes.default_of(quals, name) if receiver is None and rules is receivers else None
+        if default:  # `key(self, *args)`, `key=keys.methodkey`: a call of the default too, read where the def is
+            (dreceiver, _, dname), around = default[0].rpartition("."), default[1]
+            rtype = rules.rtype(scopes, around, cls, dname, dreceiver or None, any((q, dname) in defined for q in around), typer)
+            facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, dname, dreceiver or None,
+                                  line, rtype))
     facts.refs += instance.attributes_set(facts.refs, assigned, lang.self_names) if rules is receivers else []
     # what a module-level name is (`current_app: Flask = LocalProxy(...)`), for the files importing
     # it (store/var_calls.py): a class as this file writes it, or Python's (`port_by_scheme = {...}`)
@@ -373,7 +379,7 @@ def _pattern_kind(caps: dict) -> tuple:
             return (kind,)
     if "bind" in caps:
         value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", *elements.TARGET_SLOTS, "held",
-                                  "either", "callee", "bound", "narrow", "factory") if "bind." + k in caps), None)
+                                  "either", "callee", "bound", "narrow", "factory", "default") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     return next(((kind,) for kind in ("mutation", "alias", "decorated") if kind in caps), ("other",))
 

@@ -232,6 +232,7 @@ class Scopes:
         self._python = self._type is binding_type  # `items: list[Foo]` (what elements are) is Python's annotation
         self.lines: dict[tuple, list[tuple[int, int, str | None]]] = {}  # key -> (line, rank, type) of each binding
         self.narrowed: dict[tuple, list[tuple[int, int, str]]] = {}  # key -> (first, last line, type): isinstance
+        self.defaults: dict[tuple, str] = {}  # (function, parameter) -> its default, a name or `mod.f` as written
 
     def add(self, scope: str | None, name: str, kind: str, text: str | None, line: int | None = None,
             where: str | None = None, until: int | None = None) -> None:
@@ -241,6 +242,9 @@ class Scopes:
             typ = self._type("type", " | ".join(exprtext.top_split(text[1:-1], ",")) if text[:1] == "(" else text)
             if typ is not None and line is not None and until is not None:
                 self.narrowed.setdefault((scope, name), []).append((line, until, typ))
+            return
+        if kind == "default":  # `key=keys.methodkey`: what a call of the parameter calls when none is passed
+            self.defaults[(scope, name)] = text or ""
             return
         if kind == "factory":  # `groups = defaultdict(list)`: its values are what the factory makes
             made, key = call_type(text or ""), (scope, name + elements.MAPPING + "1")
@@ -284,6 +288,13 @@ class Scopes:
                 self.table[(scope, name)] = (4, hit[1])
             else:
                 self.table[(scope, name)] = (4, CONFLICT)
+
+    def default_of(self, chain: list[str | None], name: str) -> tuple[str, list] | None:
+        """The default of the parameter `name` of the nearest function of `chain` binding it, and the
+        scopes around that function (where the default is read), if it has one."""
+        at = next((i for i, q in enumerate(chain) if (q, name) in self.table), None)
+        default = self.defaults.get((chain[at], name)) if at is not None else None
+        return (default, chain[at + 1:]) if default else None
 
     def narrowed_at(self, chain: list[str | None], name: str, line: int | None) -> str | None:
         """The type an isinstance check of the calling function says `name` is at `line` (the innermost's)."""

@@ -1,0 +1,58 @@
+"""A call of a parameter calls its default when the caller passes none: cachetools'
+`def cachedmethod(cache, key=keys.methodkey)`, then `key(self, *args)` in the wrapper it makes,
+and `def __setitem__(self, key, value, cache_setitem=Cache.__setitem__)`, then
+`cache_setitem(self, key, value)` (136 such calls in cachetools). Without an edge, what breaks
+when keys.methodkey changes listed nothing, and test selection missed the tests running it."""
+
+from test_return_calls import _edit_and_compare, calls_at
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/keys.py": "def methodkey(self, *args):\n    return args\n",
+    "pkg/cache.py": (
+        "from pkg import keys\n"                                        # 1
+        "class Cache:\n"                                                # 2
+        "    def __setitem__(self, k, v):\n"                            # 3
+        "        pass\n"                                                # 4
+        "class LRU(Cache):\n"                                           # 5
+        "    def __setitem__(self, k, v, cache_setitem=Cache.__setitem__):\n"  # 6
+        "        cache_setitem(self, k, v)\n"                           # 7
+        "def cachedmethod(cache, key=keys.methodkey, factory=dict, lock=None):\n"  # 8
+        "    def decorator(method):\n"                                  # 9
+        "        def wrapper(self, *args):\n"                           # 10
+        "            k = key(self, *args)\n"                            # 11
+        "            d = factory()\n"                                   # 12
+        "            return method(self, *args)\n"                      # 13
+        "        return wrapper\n"                                      # 14
+        "    return decorator\n"                                        # 15
+    ),
+    "tests/__init__.py": "",
+    "tests/test_cached.py": (
+        "from pkg.cache import cachedmethod\n\n\n"
+        "class Item:\n"
+        "    @cachedmethod({})\n"
+        "    def get(self, n):\n"
+        "        return n\n\n\n"
+        "def test_get():\n"
+        "    assert Item().get(1) == 1\n"
+    ),
+    "tests/test_other.py": "def test_nothing():\n    assert True\n",
+}
+
+
+def test_a_call_of_a_parameter_calls_its_default(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        assert [c[0] for c in calls_at(ws, "pkg/cache.py", 11)] == ["pkg/keys.py::methodkey"]
+        assert [c[0] for c in calls_at(ws, "pkg/cache.py", 7)] == ["pkg/cache.py::Cache.__setitem__"]
+        assert calls_at(ws, "pkg/cache.py", 12) == []  # Python's dict
+        assert ws.impact("pkg/keys.py::methodkey", depth=3)["tests"] == ["tests/test_cached.py"]
+    finally:
+        ws.close()
+
+
+def test_a_default_changed_is_followed(tmp_path, write_files):
+    # the default renamed to another function of the same module: an editor's run equals a fresh index
+    _edit_and_compare(tmp_path, write_files, "pkg/cache.py", "key=keys.methodkey", "key=keys.otherkey",
+                      ("pkg/cache.py", 11), [("pkg/keys.py::otherkey", "module_attr")], strategies=("",),
+                      files={**FILES, "pkg/keys.py": FILES["pkg/keys.py"] + "def otherkey(self, *args):\n    return ()\n"})
