@@ -37,6 +37,13 @@ dofile(vim.env.HARNESS).run(function(out, wait)
   vim.api.nvim_buf_set_lines(0, -1, -1, false, { vim.env.DRAFT_TEXT })
   vim.cmd("write")
   out.draft_deleted = wait(20000, function() return vim.fn.filereadable(out.draft) == 0 end)
+  -- the server deletes the draft, then says so: on a loaded machine the message came after the rest ran
+  wait(10000, function()
+    for _, m in ipairs(out.messages) do
+      if m:sub(-#"the draft is deleted") == "the draft is deleted" then return true end
+    end
+    return false
+  end)
 
   -- :MemoryTeach on lines 4-6 (a visual range): text from vim.ui.input, type from vim.ui.select
   vim.api.nvim_set_current_buf(core)
