@@ -292,6 +292,8 @@ class Scopes:
     def default_of(self, chain: list[str | None], name: str) -> tuple[str, list] | None:
         """The default of the parameter `name` of the nearest function of `chain` binding it, and the
         scopes around that function (where the default is read), if it has one."""
+        if not self.defaults:  # (asked for every bare call; most files default no parameter to a name)
+            return None
         at = next((i for i, q in enumerate(chain) if (q, name) in self.table), None)
         default = self.defaults.get((chain[at], name)) if at is not None else None
         return (default, chain[at + 1:]) if default else None

@@ -40,8 +40,7 @@ def classes(cur, source: str, target: str, syms: str) -> None:
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE {target} AS SELECT rc.*, rc.path || '::' || rc.src_class AS cid
                     FROM {source} rc WHERE rc.tname IS NULL AND rc.src_class IS NOT NULL""")
     cur.execute(f"INSERT INTO {target} SELECT * FROM _nested_cls")
-    java = cur.execute(f"SELECT count(*) FROM {source} WHERE ends_with(path, '.java')").fetchone()[0]
-    for named in f"""
+    ways = f"""
             SELECT rc.*, s.id FROM {source} rc  -- Java names a nested class of its file by its own name too
                    JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND (s.parent IS NULL OR ends_with(rc.path, '.java'))
                    AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
@@ -49,7 +48,20 @@ def classes(cur, source: str, target: str, syms: str) -> None:
             SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
                    AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = coalesce(i.name, {JAVA_CLASS})
                    AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
-            UNION ALL  -- Java: a class of the calling file's package, not imported (`Foo` in Foo.java)
+            UNION ALL
+            SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
+                   AND starts_with(rc.tname, i.binding || '.')
+                   JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
+            UNION ALL  -- `requests.cookies.RequestsCookieJar()`: a class of a submodule of an imported package
+            SELECT rc.* EXCLUDE (sub, cls), s.id FROM (SELECT *, split_part(tname, '.', -2) AS sub, split_part(tname, '.', -1) AS cls FROM {source}) rc
+                   JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope} AND ends_with(i.target, '/__init__.py')
+                   AND rc.tname = i.binding || '.' || rc.sub || '.' || rc.cls
+                   LEFT JOIN imports j ON j.path = i.target AND j.is_module AND j.binding = rc.sub
+                   JOIN {syms} s ON s.name = rc.cls AND s.parent IS NULL AND s.kind = 'class'
+                   AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || rc.sub || '.py')
+            """.split("\n            UNION ALL")
+    # Java's own ways, read only in a run with a Java reference (~2 ms a statement for nothing otherwise)
+    java_ways = f"""  -- Java: a class of the calling file's package, not imported (`Foo` in Foo.java)
             SELECT rc.*, s.id FROM (SELECT * FROM {source} WHERE ends_with(path, '.java')) rc
                    JOIN {syms} s ON s.path = regexp_replace(rc.path, '[^/]*$', '') || rc.tname || '.java'
                    AND s.path <> rc.path AND s.name = rc.tname AND s.parent IS NULL AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
@@ -71,20 +83,10 @@ def classes(cur, source: str, target: str, syms: str) -> None:
                    JOIN {syms} s ON s.parent = rc.outer_name AND s.name = split_part(rc.tname, '.', 2)
                    AND s.path IN (rc.path, regexp_replace(rc.path, '[^/]*$', '') || rc.outer_name || '.java', i.target)
                    AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
-            UNION ALL
-            SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
-                   AND starts_with(rc.tname, i.binding || '.')
-                   JOIN _exports e ON e.path = i.target AND rc.tname = i.binding || '.' || e.name AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
-            UNION ALL  -- `requests.cookies.RequestsCookieJar()`: a class of a submodule of an imported package
-            SELECT rc.* EXCLUDE (sub, cls), s.id FROM (SELECT *, split_part(tname, '.', -2) AS sub, split_part(tname, '.', -1) AS cls FROM {source}) rc
-                   JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope} AND ends_with(i.target, '/__init__.py')
-                   AND rc.tname = i.binding || '.' || rc.sub || '.' || rc.cls
-                   LEFT JOIN imports j ON j.path = i.target AND j.is_module AND j.binding = rc.sub
-                   JOIN {syms} s ON s.name = rc.cls AND s.parent IS NULL AND s.kind = 'class'
-                   AND s.path = coalesce(j.target, substr(i.target, 1, length(i.target) - 11) || rc.sub || '.py')
-            """.split("\n            UNION ALL"):
-        if not java and "-- Java:" in named.split("\n", 1)[0]:
-            continue  # Java's ways, in a run with no Java reference: nothing to find (~2 ms a statement)
+            """.split("\n            UNION ALL")
+    if cur.execute(f"SELECT count(*) FROM {source} WHERE ends_with(path, '.java')").fetchone()[0]:
+        ways += java_ways
+    for named in ways:
         cur.execute(f"""INSERT INTO {target} SELECT n.* FROM ({named}) n
                         ANTI JOIN _nested_cls d ON d.path = n.path AND d.line = n.line AND d.name = n.name AND d.src = n.src""")
     cur.execute(f"""
