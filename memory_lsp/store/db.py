@@ -89,6 +89,7 @@ class Store:
         self._extensions = _load_extensions(conn, ("fts",))
         self._local = threading.local()
         self._gate = Gate()  # the readers' calls, which a close waits out (store/cursor.py)
+        self._dropper = conn.cursor()  # drop_cache's, any thread's: `conn` is the writer's (two at once corrupt the heap)
         self._memory_base_mb = MEMORY_LIMIT_MB  # see memory_for_references
         self._memory_needs: list[int] = []
         self._memory_lock = threading.Lock()
@@ -193,24 +194,25 @@ class Store:
             self.set_memory_limit(before)
 
     def flush_memory(self, cur=None) -> None:
-        """Set the memory limit this store wants now (the base, or a raise in progress), then purge
-        DuckDB's jemalloc: what its operators freed goes back at once (a graph load's joins and sorts
-        left 80-150 MB of RSS behind at 10,000 files); nothing is evicted."""
+        """Set the memory limit this store wants now (the base, or a raise in progress), then purge DuckDB's
+        jemalloc: what its operators freed goes back at once (80-150 MB at 10,000 files); nothing is evicted."""
         cur = cur or self.cursor()
         wanted = max(self._memory_needs, default=0)
         cur.execute(f"SET memory_limit = '{max(wanted, self._memory_base_mb)}MiB'")
         allocator.purge()  # and jemalloc's freed pages at once, not a second later (store/allocator.py)
 
-    def drop_cache(self) -> bool:
-        """Hand back DuckDB's cache of the file's blocks: what a graph load read stays cached up
-        to the limit (68 MB at 11,282 files, BENCHMARKS.md ba) though the graph holds it all by
-        then; a hover reads its few blocks again from the OS's cache. No write runs beside it (the
-        write lock), and the readers wait at the gate for the few milliseconds it takes; if a read
-        is still under way after DROP_WAIT_S (a graph load's join), the cache stays. True if dropped."""
-        with self.write_lock, self._memory_lock, self._gate.alone(DROP_WAIT_S) as alone:
-            if alone:
-                _evict(self.conn, max([self._memory_base_mb, *self._memory_needs]))
-            return alone
+    def drop_cache(self, wait: bool = True, keep_mb: int = 1) -> bool:
+        """Hand back DuckDB's cache of the file's blocks beyond `keep_mb` (a graph load's stays up to the limit: 68
+        MB at 11,282 files, BENCHMARKS.md ba). No write beside it (the write lock; not `wait`ing, a write under way
+        keeps the cache), but off the writer's thread its reads outside the lock need `keep_mb`; readers wait at
+        the gate for the milliseconds it takes, a read under way after DROP_WAIT_S keeps it. True if dropped."""
+        if not self.write_lock.acquire(blocking=wait):
+            return False
+        try:
+            with self._memory_lock, self._gate.alone(DROP_WAIT_S) as alone:
+                return alone and _evict(self._dropper, max([self._memory_base_mb, *self._memory_needs]), keep_mb)
+        finally:
+            self.write_lock.release()
 
     @contextmanager
     def single_threaded(self, on: bool = True) -> Iterator[None]:
@@ -262,11 +264,12 @@ class Store:
 
     def checkpoint(self) -> bool:
         """Write what the last commits left in memory into the file, if no other transaction runs
-        (DuckDB refuses then; the automatic checkpoint comes later). A whole run's score updates
-        were held in memory until the write-ahead log passed 16 MB (at 11,000 files 17 MB of table
-        data and 5 MB of undo; the warm server 8-12 MB smaller with the checkpoint)."""
+        (DuckDB refuses then; the automatic checkpoint comes later). A whole run's score updates were held
+        in memory until the write-ahead log passed 16 MB (the warm server 8-12 MB smaller with it at 11k
+        files). Under the write lock: a cache drop's 1 MiB limit would fail it."""
         try:
-            self.conn.execute("CHECKPOINT")
+            with self.write_lock:
+                self.conn.execute("CHECKPOINT")
             return True
         except duckdb.Error as exc:
             log.debug("no checkpoint now: %s", _first_line(exc))
@@ -349,15 +352,16 @@ def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
     return conn
 
 
-def _evict(conn: duckdb.DuckDBPyConnection, limit_mb: int = MEMORY_LIMIT_MB) -> None:
-    """Drop the blocks DuckDB has cached (they stay up to its limit), then set the limit again. A
-    limit below what DuckDB can give back fails and evicts what it can. Only where no other user
-    of the connection may need memory meanwhile (at open; `Store.drop_cache`): a query then fails."""
+def _evict(conn: duckdb.DuckDBPyConnection, limit_mb: int = MEMORY_LIMIT_MB, keep_mb: int = 1) -> bool:
+    """Drop the blocks DuckDB has cached beyond `keep_mb` (they stay up to its limit), then set the limit again.
+    A limit below what DuckDB can give back fails and evicts what it can. Only where no other user of the
+    database may need more than `keep_mb` meanwhile (at open; `Store.drop_cache`): a query then fails."""
     try:
-        conn.execute("SET memory_limit = '1MiB'")
+        conn.execute(f"SET memory_limit = '{keep_mb}MiB'")
     except duckdb.Error:
         pass
     conn.execute(f"SET memory_limit = '{limit_mb}MiB'")
+    return True
 
 
 def _load_extensions(conn, names) -> dict[str, str]:

@@ -13,16 +13,24 @@ import numpy as np
 from memory_lsp.store import code
 from memory_lsp.store.module_exports import REEXPORT_HOPS
 
-_BLIND = """
+def _unresolved(edges_filter: str = "") -> str:
+    """A call site `r` that no CALLS edge (passing `edges_filter`) resolves. The sites are matched by
+    one hash of (file, line, name), as an edge's fingerprint is: a set of numbers. A correlated NOT
+    EXISTS held every call site's text and each resolved site's in hash tables: ~460 MB at 10,740
+    files, the peak of a graph's load (BENCHMARKS.md cc)."""
+    return ("hash(r.path, r.line, r.name) NOT IN (SELECT hash(e.src_path, e.line, e.name) FROM edges e WHERE "
+            f"e.kind = 'CALLS' AND e.line IS NOT NULL {edges_filter})")
+
+
+_BLIND = f"""
     SELECT DISTINCT r.src, i.target AS module
     FROM refs r JOIN files t ON t.path = r.path AND t.is_test
          JOIN imports i ON i.path = r.path AND i.target IS NOT NULL AND i.target <> r.path
               AND i.binding = split_part(coalesce(r.receiver, r.name), '.', 1)
          JOIN files m ON m.path = i.target AND NOT coalesce(m.is_test, false)
     WHERE r.kind = 'call' AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
-      AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
-                      AND e.line = r.line AND e.name = r.name)
-      -- a method of a module's variable of Python's own type (`LEVEL_TO_NAME.keys()`, `LEVEL_TO_NAME = {...}`)
+      AND {_unresolved()}
+      -- a method of a module's variable of Python's own type (`LEVEL_TO_NAME.keys()`, `LEVEL_TO_NAME = {{...}}`)
       AND NOT (r.receiver = i.binding AND NOT i.is_module AND EXISTS (
                SELECT 1 FROM refs v WHERE v.kind = 'vartype' AND v.path = i.target AND v.name = i.name
                AND v.rtype = 'builtin'))
@@ -35,28 +43,26 @@ def unresolved_test_calls(cur) -> dict[str, np.ndarray]:
     return cur.execute(_BLIND).fetchnumpy()
 
 
-_DISPATCH = """
+_DISPATCH = f"""
     SELECT DISTINCT r.src, r.path
     FROM refs r JOIN files f ON f.path = r.path AND NOT coalesce(f.is_test, false)
     WHERE r.kind = 'call' AND r.receiver IN ('self', 'cls') AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
       -- (not `NOT IN (SELECT name FROM symbols)`: that hashed every symbol's name for one file's read)
       AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.name = r.name)
       AND r.name <> '__class__'  -- `self.__class__(...)` makes the class itself (werkzeug's Headers)
-      AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path
-                      AND e.line = r.line AND e.name = r.name)
+      AND {_unresolved()}
       -- an attribute a method of the class assigns (`self.converter = converter`): what it calls was handed in
       AND NOT EXISTS (SELECT 1 FROM refs a WHERE a.kind = 'selfset' AND a.path = r.path
                       AND a.src_class = r.src_class AND a.name = r.name)
     ORDER BY r.src"""
 
 
-_UNTYPED = """
+_UNTYPED = f"""
     SELECT DISTINCT r.src, r.name, r.receiver IN ('self', 'cls') AS on_self
     FROM refs r
     WHERE r.kind = 'call' AND r.receiver IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
       AND r.name IN (SELECT name FROM symbols WHERE kind = 'method')  -- the rule asks about methods only
-      AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path AND e.line = r.line
-                      AND e.name = r.name AND coalesce(e.strategy, '') NOT IN ('name_unique', 'name_ambiguous', 'override'))
+      AND {_unresolved("AND coalesce(e.strategy, '') NOT IN ('name_unique', 'name_ambiguous', 'override')")}
     ORDER BY r.src, r.name, on_self"""
 
 
@@ -154,9 +160,11 @@ def rows_named(cur, kind: str, names: list[str]) -> dict[str, np.ndarray]:
     the scan of refs, a list is a join over all of it (~25 against ~100 ms for one name)."""
     sql, columns = (_DISPATCH, "r.path, r.name") if kind == "dispatch" else (_UNTYPED, "r.path")
     if len(names) > 4:
-        return cur.execute(_keyed(sql, columns, " AND r.name IN (SELECT unnest(string_split(?, '\x1f')))"),
-                           ["\x1f".join(names)]).fetchnumpy()
-    reads = [cur.execute(_keyed(sql, columns, " AND r.name = ?"), [name]).fetchnumpy() for name in names]
+        among = "IN (SELECT unnest(string_split(?, '\x1f')))"
+        return cur.execute(_keyed(sql, columns, f" AND r.name {among}", f"e.name {among} AND"),
+                           ["\x1f".join(names)] * 2).fetchnumpy()
+    reads = [cur.execute(_keyed(sql, columns, " AND r.name = ?", "e.name = ? AND"), [name, name]).fetchnumpy()
+             for name in names]
     if not reads:
         return {}
     return {column: np.concatenate([np.asarray(r[column], dtype=object) for r in reads]) for column in reads[0]}

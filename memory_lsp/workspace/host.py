@@ -40,6 +40,7 @@ from memory_lsp.workspace.projection import projection_rows
 from memory_lsp.workspace.snapshot import MemoryView, Snapshot
 
 log = logging.getLogger(__name__)
+KEEP_BESIDE_THE_WRITER_MB = 16  # a load's cache drops leave this: the writer's reads outside its lock need it
 
 
 class Workspace:
@@ -332,11 +333,11 @@ class Workspace:
             generation = self._generation
             if self._graph is None or self._graph_generation != generation:
                 whole, self._graph_whole = self._graph_whole or self._graph is None, False
-                release = self._release_memory if self.memory_limit_mb else None
+                long_lived = bool(self.memory_limit_mb)
                 with self.store.memory_for_references():  # 256 MB failed a load at 50,000 files
-                    graph = None if whole else self._follow(release)  # None: too much changed
-                    if graph is None:
-                        graph = ImpactGraph.load(self.store, release)
+                    graph = None if whole else self._follow(self._release_memory if long_lived else None)
+                    if graph is None:  # too much changed
+                        graph = ImpactGraph.load(self.store, self._release_cache if long_lived else None)
                 if prepare:
                     graph.test_reach()
                 self._graph, self._graph_generation = graph, generation
@@ -354,6 +355,11 @@ class Workspace:
 
     def _release_memory(self, cur) -> None:
         """A long-lived process (a memory limit was set): DuckDB's freed memory back to the system."""
+        self.store.flush_memory(cur)
+
+    def _release_cache(self, cur) -> None:
+        """Between a whole load's reads, DuckDB's cache of the blocks read handed back too (BENCHMARKS.md cc)."""
+        self.store.drop_cache(wait=False, keep_mb=KEEP_BESIDE_THE_WRITER_MB)  # not beside a write, nor waiting
         self.store.flush_memory(cur)
 
     def graph_is_current(self) -> bool:
