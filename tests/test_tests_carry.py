@@ -128,9 +128,11 @@ def _reached(g, reach) -> dict:
     return {g.names[i]: reach.test_files(g, np.array([i])) for i in np.flatnonzero(g.is_symbol).tolist()}
 
 
-def test_the_followed_step_hash_equals_one_of_all_steps_after_every_edit(tmp_path, index_files):
+def test_the_followed_step_hash_equals_one_of_all_steps_after_every_edit(tmp_path, index_files, monkeypatch):
     """A followed graph hashes its steps as a change of the last graph's (the steps of edges gone
-    and made, the guessed steps of their callers again): equal to hashing every step."""
+    and made, the guessed steps of their callers again): equal to hashing every step. The steps
+    are mixed a chunk at a time (here 7, so that a caller's guessed steps span chunks)."""
+    monkeypatch.setattr(tests_carry, "CHUNK", 7)
     ws = index_files(tmp_path, FILES)
     try:
         graph = ws.load_graph(prepare=True)
@@ -145,6 +147,7 @@ def test_the_followed_step_hash_equals_one_of_all_steps_after_every_edit(tmp_pat
                 followed += 1
                 everything = tests_carry._sums(tests_carry._rows(graph))
                 assert np.array_equal(graph._step_sums, everything), what
+                assert np.array_equal(tests_carry._row_sums(graph), everything), what
             tests_carry.digest(graph)
         assert followed >= 5
     finally:

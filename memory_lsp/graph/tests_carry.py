@@ -78,7 +78,7 @@ def _step_sums(g) -> np.ndarray:
     """The graph's steps as a multiset (`_sums`), kept on the graph."""
     sums = g.__dict__.get("_step_sums")
     if sums is None:
-        sums = g._step_sums = _sums(_rows(g))
+        sums = g._step_sums = _row_sums(g)
     return sums
 
 
@@ -98,12 +98,12 @@ def _followed_sums(old, new, old_to_new: np.ndarray, fresh_at: np.ndarray) -> np
     gone, made = old_to_new[old.step_edge] < 0, fresh[new.step_edge]
     guessed_old, guessed_new = _guessed(old), _guessed(new)
     callers = np.union1d(old.step_node[gone & guessed_old], new.step_node[made & guessed_new])
-    out_rows = _rows(old, np.flatnonzero((gone & ~guessed_old) | (guessed_old & among(old.step_node, callers, old.n))),
-                     guessed_old)
-    in_rows = _rows(new, np.flatnonzero((made & ~guessed_new) | (guessed_new & among(new.step_node, callers, new.n))),
-                    guessed_new)
+    out_sums = _row_sums(old, np.flatnonzero((gone & ~guessed_old) | (guessed_old & among(old.step_node, callers, old.n))),
+                         guessed_old)
+    in_sums = _row_sums(new, np.flatnonzero((made & ~guessed_new) | (guessed_new & among(new.step_node, callers, new.n))),
+                        guessed_new)
     with np.errstate(over="ignore"):
-        return old._step_sums - _sums(out_rows) + _sums(in_rows)
+        return old._step_sums - out_sums + in_sums
 
 
 def _guessed(g) -> np.ndarray:
@@ -115,22 +115,38 @@ def _guessed(g) -> np.ndarray:
     return found
 
 
+CHUNK = 1 << 18  # steps mixed at a time (the whole graph's at once: ~80 MB of temporaries at 10,740 files)
+
+
+def _row_sums(g, at: np.ndarray | None = None, guessed_steps: np.ndarray | None = None) -> np.ndarray:
+    """`_sums(_rows(g, at, guessed_steps))`, the rows mixed and summed a chunk at a time."""
+    at, callee, rank = _parts(g, at, guessed_steps)
+    total = np.zeros(3, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for lo in range(0, len(at), CHUNK):
+            total += _sums(_mixed(g, at[lo:lo + CHUNK], callee[lo:lo + CHUNK], rank[lo:lo + CHUNK]))
+    return total
+
+
 def _rows(g, at: np.ndarray | None = None, guessed_steps: np.ndarray | None = None) -> np.ndarray:
     """The steps at `at` (each caller's guessed steps all among them; None: all) as rows of (callee, caller,
     kind, strategy, call-site rank), the rank 0 but for name-guessed steps (their line's rank among
     the lines of the caller's guesses), each mixed to 64 bits. `guessed_steps`: `_guessed(g)` if taken."""
+    return _mixed(g, *_parts(g, at, guessed_steps))
+
+
+def _parts(g, at, guessed_steps) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the steps, each one's callee, each one's call-site rank) for `_rows`."""
     if at is None:
         at = np.arange(len(g.step_node))
-        callee = np.repeat(np.arange(g.n, dtype=np.uint64), np.diff(g.step_ptr).astype(np.int64))
+        callee = np.repeat(np.arange(g.n, dtype=np.uint32), np.diff(g.step_ptr).astype(np.int64))
     else:
-        callee = (np.searchsorted(g.step_ptr, at, side="right") - 1).astype(np.uint64)
-    caller = g.step_node[at].astype(np.uint64)
-    edge = g.step_edge[at]
-    kind, strategy = g.e["kind"][edge].astype(np.uint64), g.e["strategy"][edge].astype(np.uint64)
-    rank = np.zeros(len(at), dtype=np.uint64)
+        callee = (np.searchsorted(g.step_ptr, at, side="right") - 1).astype(np.uint32)
+    rank = np.zeros(len(at), dtype=np.uint32)
     guessed = np.flatnonzero((_guessed(g) if guessed_steps is None else guessed_steps)[at])
     if len(guessed):
-        line = g.e["line"][edge[guessed]].astype(np.int64)
+        edge = g.step_edge[at[guessed]]
+        line = g.e["line"][edge].astype(np.int64)
         who = g.step_node[at[guessed]].astype(np.int64)
         order = np.lexsort((line, who))
         who, line = who[order], line[order]
@@ -138,8 +154,16 @@ def _rows(g, at: np.ndarray | None = None, guessed_steps: np.ndarray | None = No
         new_caller = np.r_[True, who[1:] != who[:-1]]
         sites = np.cumsum(new_site)
         first = np.maximum.accumulate(np.where(new_caller, sites, 0))
-        rank[guessed[order]] = (sites - first + 1).astype(np.uint64)
+        rank[guessed[order]] = sites - first + 1
+    return at, callee, rank
+
+
+def _mixed(g, at: np.ndarray, callee: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """The rows of `_rows`, each mixed to 64 bits."""
+    callee, caller = callee.astype(np.uint64), g.step_node[at].astype(np.uint64)
+    edge = g.step_edge[at]
+    kind, strategy = g.e["kind"][edge].astype(np.uint64), g.e["strategy"][edge].astype(np.uint64)
     with np.errstate(over="ignore"):
-        return mix((callee << np.uint64(32)) | caller) ^ mix((kind << np.uint64(48)) ^ (strategy << np.uint64(32)) ^ rank
-                                                       ^ np.uint64(0x5DEECE66D))
+        return mix((callee << np.uint64(32)) | caller) ^ mix((kind << np.uint64(48)) ^ (strategy << np.uint64(32))
+                                                           ^ rank.astype(np.uint64) ^ np.uint64(0x5DEECE66D))
 
