@@ -227,3 +227,22 @@ def test_document_ids_keep_their_file_once_and_read_back_whole():
     assert [more[i] for i in range(len(more))] == values and len(ids) == 3
     assert [ids[i] for i in range(len(ids))] == values[:3] and len(ids.heads) == 2  # the first copy unchanged
     assert sorted(more.heads) == sorted(["", "pkg/a.py::", "pkg/b.py::", "caf\u00e9/\u00e9.py::", "odd\udcff.py::"])
+
+
+def test_the_postings_read_in_slices_of_terms_are_the_one_sorted_read(ws, monkeypatch):
+    """`fulltext.documents` sorts the postings a slice of terms at a time (all 8.3 million at once
+    held ~170 MB of DuckDB's sort at 10,740 files): the same columns, in term then document order."""
+    cur = ws.store.cursor()
+    end = fulltext.next_docid(cur)
+    whole = cur.execute("SELECT termid, docid::INTEGER AS docid, tf::FLOAT AS tf FROM bm25_postings "
+                        "WHERE docid < ? ORDER BY termid, docid", [end]).fetchnumpy()
+    monkeypatch.setattr(fulltext, "POSTINGS_AT_ONCE", 7)
+    assert len(fulltext._term_slices(cur, len(whole["termid"]))) > 5
+    for start in (0, end // 2):  # a load; a refresh of the documents numbered since
+        _docs, sliced = fulltext.documents(cur, start, end)
+        at = whole["docid"] >= start
+        for column in ("termid", "docid", "tf"):
+            assert sliced[column].dtype == whole[column].dtype
+            assert np.array_equal(sliced[column], whole[column][at]), column
+    index = bm25.Bm25Index.load(ws.store)
+    assert ranked(index.answer(ws.store, "cart total", None, 20)[0]) == ranked(fulltext.bm25(ws.store, "cart total", None, 20))
