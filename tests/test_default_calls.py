@@ -56,3 +56,37 @@ def test_a_default_changed_is_followed(tmp_path, write_files):
     _edit_and_compare(tmp_path, write_files, "pkg/cache.py", "key=keys.methodkey", "key=keys.otherkey",
                       ("pkg/cache.py", 11), [("pkg/keys.py::otherkey", "module_attr")], strategies=("",),
                       files={**FILES, "pkg/keys.py": FILES["pkg/keys.py"] + "def otherkey(self, *args):\n    return ()\n"})
+
+
+MADE = {
+    "pkg/__init__.py": "",
+    "pkg/wrappers.py": "class Request:\n    def __init__(self, environ):\n        self.environ = environ\n",
+    "pkg/builder.py": (
+        "import typing as t\n"                                                    # 1
+        "from pkg.wrappers import Request\n\n\n"                                  # 2
+        "class Builder:\n"                                                        # 5
+        "    request_class = Request\n\n"                                         # 6
+        "    def get_request(self, cls: type[Request] | None = None) -> Request:\n"  # 8
+        "        if cls is None:\n"                                               # 9
+        "            cls = self.request_class\n"                                  # 10
+        "        return cls({})\n\n"                                              # 11
+        "    def other(self, cls: t.Optional[t.Type['Request']] = None):\n"      # 13
+        "        cls.method()\n"                                                  # 14
+        "        return cls()\n"                                                  # 15
+    ),
+    "tests/test_builder.py": "from pkg.builder import Builder\n\n\ndef test_get():\n    assert Builder().get_request()\n",
+}
+
+
+def test_a_call_of_a_name_annotated_type_of_a_class_makes_one(tmp_path, index_files):
+    """werkzeug's `EnvironBuilder.get_request(self, cls: type[Request] | None = None)`, then `cls(...)`:
+    a bare call of a parameter was the parameter's ('local'), linked to nothing, and the tests making
+    requests through it were selected only by accident (bench/BENCHMARKS.md cc). Also: `type[Foo] | None`
+    types `cls.m()` as Foo's (it was nothing), as `Optional[Type[Foo]]` did."""
+    ws = index_files(tmp_path, MADE)
+    try:
+        assert [c[0] for c in calls_at(ws, "pkg/builder.py", 11)] == ["pkg/wrappers.py::Request"]
+        assert [c[0] for c in calls_at(ws, "pkg/builder.py", 15)] == ["pkg/wrappers.py::Request"]
+        assert ws.impact("pkg/wrappers.py::Request.__init__", depth=3)["tests"] == ["tests/test_builder.py"]
+    finally:
+        ws.close()

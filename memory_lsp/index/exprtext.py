@@ -1,9 +1,11 @@
 """Reading an expression's text as written: where a call's arguments start, the last attribute,
-the parts of a list outside brackets. Shared by the receiver rules of every language
-(index/receivers*.py, index/returns.py, index/elements.py)."""
+the parts of a list outside brackets, the class of `type[Foo]`, the lines an isinstance check holds
+for. Shared by the receiver rules of every language (index/receivers*.py, index/returns.py,
+index/elements.py) and index/extract.py."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 
@@ -123,3 +125,39 @@ _OWNER_PREFIX = re.compile(r"^(?:[*&\s]|'\w+\s*|mut\s|dyn\s)+")
 def owner_name(text: str) -> str:
     """`*Stack[T]`, `&'a mut Foo<T>`, `fmt::Foo` -> the bare type name."""
     return re.split(r"::|\.", strip_generic(_OWNER_PREFIX.sub("", text)))[-1].strip()
+
+
+_OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.*)\]$", re.S)
+_TYPE_OF = re.compile(r"^(?:typing\.|t\.)?(?:Type|type)\[\s*['\"]?([A-Za-z_][\w.]*)['\"]?\s*\]$")
+
+
+def class_of_type(annotation: str) -> str | None:
+    """Foo of a Python annotation `type[Foo]` (also `Type['Foo']`, `type[Foo] | None`,
+    `Optional[type[Foo]]`): what the value is the class of; else None."""
+    t = annotation.strip()
+    if m := _OPTIONAL.match(t):
+        t = m.group(1).strip()
+    kept = [p.strip() for p in top_split(t, "|") if p.strip() not in ("None", "")] if "|" in t else [t]
+    m = _TYPE_OF.match(kept[0]) if len(kept) == 1 else None
+    return m.group(1) if m else None
+
+
+@functools.lru_cache(maxsize=256)
+def rebinding_line(name: str) -> re.Pattern:
+    """A line that binds `name` again: an assignment whose targets name it (`x = ...`, `x, y = ...`,
+    `x: T = ...`; not `self.x = ...`), a `for` over it, `as x`, `x :=`. A keyword argument `f(x=1)` reads as one too:
+    the narrowing ends early, which types less, never wrongly."""
+    n = re.escape(name)
+    target = r"[\w\s,.()\[\]*]*"
+    return re.compile(rf"^\s*{target}(?<!\.)\b{n}\b(?![.\[]){target}(?::[^=]*)?(?<![=!<>])=(?!=)|\bfor\b[^:]*\b{n}\b[^:]*\bin\b"
+                      rf"|\bas\s+{n}\b|\b{n}\s*:=")
+
+
+def narrowed_until(lines: list[bytes], name: str, first: int, last: int) -> int:
+    """The last line of `first`..`last` an isinstance check still says what `name` is: the line
+    before `name` is bound again (`md = self.storage_class(...)` after `assert isinstance(md, dict)`)."""
+    rebinding = rebinding_line(name)
+    for line in range(first + 1, min(last, len(lines)) + 1):
+        if rebinding.search(lines[line - 1].decode("utf-8", "replace")):
+            return line - 1
+    return last

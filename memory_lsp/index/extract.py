@@ -134,7 +134,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
                 line = caps["bind.after"][0].end_point[0] + 2 if "bind.after" in caps else caps["bind"][0].start_point[0] + 1
                 source_lines = data.split(b"\n") if source_lines is None else source_lines  # once, where a check is
                 guarded = caps["bind.until"][0] if "bind.until" in caps else caps["bind"][0].parent  # an assert's, a guard's block
-                until = receivers.narrowed_until(source_lines, bind_name, line, guarded.end_point[0] + 1)
+                until = exprtext.narrowed_until(source_lines, bind_name, line, guarded.end_point[0] + 1)
             binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, value or kind[2], text, line, until))
         elif what == "mutation":
             facts.mutations += 1

@@ -18,7 +18,6 @@ Foo)` for the lines it guards); this module keeps them per scope and gives each 
 from __future__ import annotations
 
 import builtins
-import functools
 import re
 from typing import NamedTuple
 
@@ -86,9 +85,9 @@ def annotation_type(text: str) -> str | None:
     if len(parts) > 1:  # `str | bytes` is Python's (never a workspace method by name); `A | B` is neither
         agreed = {annotation_type(p) for p in parts} - {"builtin"} or {"builtin"}  # `IO[bytes] | list[bytes]`: an IO's
         return agreed.pop() if len(agreed) == 1 else None  # method where a list has none (a list's: the graph finds none)
-    if len(parts) != 1:
-        return None
-    t = parts[0].strip("'\"")
+    if len(parts) != 1 or parts[0] != t:  # one part left may be wrapped too: `type[Foo] | None`
+        return annotation_type(parts[0]) if len(parts) == 1 else None
+    t = t.strip("'\"")
     base = t.split("[", 1)[0]
     last = base.rsplit(".", 1)[-1]
     if last in BUILTIN_TYPES:
@@ -201,27 +200,6 @@ def binding_type(kind: str, text: str | None) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=256)
-def _rebinding(name: str) -> re.Pattern:
-    """A line that binds `name` again: an assignment whose targets name it (`x = ...`, `x, y = ...`,
-    `x: T = ...`; not `self.x = ...`), a `for` over it, `as x`, `x :=`. A keyword argument `f(x=1)` reads as one too:
-    the narrowing ends early, which types less, never wrongly."""
-    n = re.escape(name)
-    target = r"[\w\s,.()\[\]*]*"
-    return re.compile(rf"^\s*{target}(?<!\.)\b{n}\b(?![.\[]){target}(?::[^=]*)?(?<![=!<>])=(?!=)|\bfor\b[^:]*\b{n}\b[^:]*\bin\b"
-                      rf"|\bas\s+{n}\b|\b{n}\s*:=")
-
-
-def narrowed_until(lines: list[bytes], name: str, first: int, last: int) -> int:
-    """The last line of `first`..`last` an isinstance check still says what `name` is: the line
-    before `name` is bound again (`md = self.storage_class(...)` after `assert isinstance(md, dict)`)."""
-    rebinding = _rebinding(name)
-    for line in range(first + 1, min(last, len(lines)) + 1):
-        if rebinding.search(lines[line - 1].decode("utf-8", "replace")):
-            return line - 1
-    return last
-
-
 class Scopes:
     """Bindings by (scope qualname or None for the module, name); the strongest kind wins, two
     different types of the same strength cancel out."""
@@ -233,6 +211,8 @@ class Scopes:
         self.lines: dict[tuple, list[tuple[int, int, str | None]]] = {}  # key -> (line, rank, type) of each binding
         self.narrowed: dict[tuple, list[tuple[int, int, str]]] = {}  # key -> (first, last line, type): isinstance
         self.defaults: dict[tuple, str] = {}  # (function, parameter) -> its default, a name or `mod.f` as written
+        self.classes: dict[tuple, str] = {}  # (function, name) -> Foo of its annotation `type[Foo]`: a call makes a Foo
+        self.declared: set[tuple] = set()  # names an annotation types: it wins over what an alias's value is
 
     def add(self, scope: str | None, name: str, kind: str, text: str | None, line: int | None = None,
             where: str | None = None, until: int | None = None) -> None:
@@ -254,6 +234,12 @@ class Scopes:
         if kind == "either" and name in (text or "") and name in exprtext.either_values(text or ""):
             return  # `x = x or Foo()`: x is also what it was (a parameter, say), which the table does not keep
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
+        if kind == "type" and self._python and typ and (made := exprtext.class_of_type(text or "")):
+            self.classes[key] = made
+        if kind == "type" and self._python:  # `self.signer: type[Other] = signer`: Other, whatever signer is
+            if key not in self.declared and (self.table.get(key) or (0,))[0] == 4:
+                del self.table[key]  # an alias's, made first
+            self.declared.add(key)
         if where is not None and typ is not None and typ.startswith((DEFER, EITHER)):
             typ += WHERE + where
         if line is not None:
@@ -275,7 +261,10 @@ class Scopes:
 
     def alias(self, scope: str | None, name: str, where: str | None, other: str, line: int | None = None) -> None:
         """`name` (in `scope`) is bound to what `other` is in the scope `where` at `line` (an isinstance
-        check's type there first), and its elements to `other`'s (`self.loaders = loaders`)."""
+        check's type there first), and its elements to `other`'s (`self.loaders = loaders`); not a name an
+        annotation types."""
+        if (scope, name) in self.declared:
+            return
         elements = self.table.get((where, other + ELEMENT))
         if elements is not None:
             old = self.table.get((scope, name + ELEMENT))
@@ -290,12 +279,12 @@ class Scopes:
                 self.table[(scope, name)] = (4, CONFLICT)
 
     def default_of(self, chain: list[str | None], name: str) -> tuple[str, list] | None:
-        """The default of the parameter `name` of the nearest function of `chain` binding it, and the
-        scopes around that function (where the default is read), if it has one."""
-        if not self.defaults:  # (asked for every bare call; most files default no parameter to a name)
+        """What a call of `name` (bound in the nearest scope of `chain`) calls too: a parameter's default
+        (`key=keys.methodkey`) or Foo of `type[Foo]` (a Foo made); and the scopes around, where it is read."""
+        if not self.defaults and not self.classes:  # (asked for every bare call: most files have neither)
             return None
         at = next((i for i, q in enumerate(chain) if (q, name) in self.table), None)
-        default = self.defaults.get((chain[at], name)) if at is not None else None
+        default = self.defaults.get((chain[at], name)) or self.classes.get((chain[at], name)) if at is not None else None
         return (default, chain[at + 1:]) if default else None
 
     def narrowed_at(self, chain: list[str | None], name: str, line: int | None) -> str | None:
