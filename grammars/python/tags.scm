@@ -75,8 +75,7 @@
 ; calls what it holds (index/extract.py)
 (class_definition body: (block (expression_statement (assignment left: (identifier) @bind.name right: [(identifier) (attribute)] @bind.held) @bind)))
 ;  and `x = staticmethod(f)` / `classmethod(f)` holds f (werkzeug's `json_dumps = staticmethod(json.dumps)`)
-(class_definition body: (block (expression_statement (assignment left: (identifier) @bind.name right: (call function: (identifier) @_wrap arguments: (argument_list . [(identifier) (attribute)] @bind.held .)) (#eq? @_wrap "staticmethod")) @bind)))
-(class_definition body: (block (expression_statement (assignment left: (identifier) @bind.name right: (call function: (identifier) @_wrap arguments: (argument_list . [(identifier) (attribute)] @bind.held .)) (#eq? @_wrap "classmethod")) @bind)))
+(class_definition body: (block (expression_statement (assignment left: (identifier) @bind.name right: (call function: (identifier) @_wrap arguments: (argument_list . [(identifier) (attribute)] @bind.held .)) (#any-of? @_wrap "staticmethod" "classmethod")) @bind)))
 ; `self` binds nothing a call's receiver type needs (`self.x` is looked up as its own name), and is
 ; most plain parameters: not captured
 ((parameters (identifier) @bind.name) @bind (#not-eq? @bind.name "self"))
