@@ -83,7 +83,7 @@ def _step_sums(g) -> np.ndarray:
 
 
 def _sums(rows: np.ndarray) -> np.ndarray:
-    """The steps as a multiset of rows (`_rows`): the sum of each row's 64-bit mix, two ways, and
+    """The steps as a multiset of rows (`_row_sums`): the sum of each row's 64-bit mix, two ways, and
     their count (sorting the rows took ~100 ms on the stdlib)."""
     with np.errstate(over="ignore"):
         return np.array([rows.sum(dtype=np.uint64), mix(rows).sum(dtype=np.uint64), len(rows)], dtype=np.uint64)
@@ -119,7 +119,10 @@ CHUNK = 1 << 18  # steps mixed at a time (the whole graph's at once: ~80 MB of t
 
 
 def _row_sums(g, at: np.ndarray | None = None, guessed_steps: np.ndarray | None = None) -> np.ndarray:
-    """`_sums(_rows(g, at, guessed_steps))`, the rows mixed and summed a chunk at a time."""
+    """`_sums` of the steps at `at` (each caller's guessed steps all among them; None: all) as rows of
+    (callee, caller, kind, strategy, call-site rank), the rank 0 but for name-guessed steps (their line's
+    rank among the lines of the caller's guesses), each mixed to 64 bits (`_mixed`), a chunk at a time.
+    `guessed_steps`: `_guessed(g)` if taken."""
     at, callee, rank = _parts(g, at, guessed_steps)
     total = np.zeros(3, dtype=np.uint64)
     with np.errstate(over="ignore"):
@@ -128,15 +131,8 @@ def _row_sums(g, at: np.ndarray | None = None, guessed_steps: np.ndarray | None 
     return total
 
 
-def _rows(g, at: np.ndarray | None = None, guessed_steps: np.ndarray | None = None) -> np.ndarray:
-    """The steps at `at` (each caller's guessed steps all among them; None: all) as rows of (callee, caller,
-    kind, strategy, call-site rank), the rank 0 but for name-guessed steps (their line's rank among
-    the lines of the caller's guesses), each mixed to 64 bits. `guessed_steps`: `_guessed(g)` if taken."""
-    return _mixed(g, *_parts(g, at, guessed_steps))
-
-
 def _parts(g, at, guessed_steps) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(the steps, each one's callee, each one's call-site rank) for `_rows`."""
+    """(the steps, each one's callee, each one's call-site rank) for `_row_sums`."""
     if at is None:
         at = np.arange(len(g.step_node))
         callee = np.repeat(np.arange(g.n, dtype=np.uint32), np.diff(g.step_ptr).astype(np.int64))
@@ -159,7 +155,7 @@ def _parts(g, at, guessed_steps) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _mixed(g, at: np.ndarray, callee: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """The rows of `_rows`, each mixed to 64 bits."""
+    """The rows of `_row_sums`, each mixed to 64 bits."""
     callee, caller = callee.astype(np.uint64), g.step_node[at].astype(np.uint64)
     edge = g.step_edge[at]
     kind, strategy = g.e["kind"][edge].astype(np.uint64), g.e["strategy"][edge].astype(np.uint64)

@@ -312,9 +312,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
             rtype = instance.bound_type(bound.get((cls, "self." + name)), scopes, quals, cls, typer, rules)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
-        default = scopes.default_of(quals, name) if receiver is None and rules is receivers else None
-        if default:  # `key(self, *args)`, `key=keys.methodkey`: a call of the default too, read where the def is
-            (dreceiver, _, dname), around = default[0].rpartition("."), default[1]
+        also = scopes.calls_too(quals, name) if receiver is None and rules is receivers else None
+        if also:  # `key(self, *args)` with `key=keys.methodkey`, `cls(...)` with `cls: type[Foo]`: read where the def is
+            (dreceiver, _, dname), around = also[0].rpartition("."), also[1]
             rtype = rules.rtype(scopes, around, cls, dname, dreceiver or None, any((q, dname) in defined for q in around), typer)
             facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, dname, dreceiver or None,
                                   line, rtype))

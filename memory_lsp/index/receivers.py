@@ -278,7 +278,7 @@ class Scopes:
             else:
                 self.table[(scope, name)] = (4, CONFLICT)
 
-    def default_of(self, chain: list[str | None], name: str) -> tuple[str, list] | None:
+    def calls_too(self, chain: list[str | None], name: str) -> tuple[str, list] | None:
         """What a call of `name` (bound in the nearest scope of `chain`) calls too: a parameter's default
         (`key=keys.methodkey`) or Foo of `type[Foo]` (a Foo made); and the scopes around, where it is read."""
         if not self.defaults and not self.classes:  # (asked for every bare call: most files have neither)

@@ -210,7 +210,9 @@ class Store:
             return False
         try:
             with self._memory_lock, self._gate.alone(DROP_WAIT_S) as alone:
-                return alone and _evict(self._dropper, max([self._memory_base_mb, *self._memory_needs]), keep_mb)
+                if alone:
+                    _evict(self._dropper, max([self._memory_base_mb, *self._memory_needs]), keep_mb)
+                return alone
         finally:
             self.write_lock.release()
 
@@ -263,10 +265,9 @@ class Store:
             clean_close.stamp_clean_close(self.path)
 
     def checkpoint(self) -> bool:
-        """Write what the last commits left in memory into the file, if no other transaction runs
-        (DuckDB refuses then; the automatic checkpoint comes later). A whole run's score updates were held
-        in memory until the write-ahead log passed 16 MB (the warm server 8-12 MB smaller with it at 11k
-        files). Under the write lock: a cache drop's 1 MiB limit would fail it."""
+        """Write what the last commits left in memory into the file, if no other transaction runs (DuckDB refuses
+        then; the automatic checkpoint comes later): the warm server 8-12 MB smaller at 11k files. Under the write
+        lock: a cache drop's low limit would fail it."""
         try:
             with self.write_lock:
                 self.conn.execute("CHECKPOINT")
@@ -352,7 +353,7 @@ def _connect(path: str, verify: bool = False) -> duckdb.DuckDBPyConnection:
     return conn
 
 
-def _evict(conn: duckdb.DuckDBPyConnection, limit_mb: int = MEMORY_LIMIT_MB, keep_mb: int = 1) -> bool:
+def _evict(conn: duckdb.DuckDBPyConnection, limit_mb: int = MEMORY_LIMIT_MB, keep_mb: int = 1) -> None:
     """Drop the blocks DuckDB has cached beyond `keep_mb` (they stay up to its limit), then set the limit again.
     A limit below what DuckDB can give back fails and evicts what it can. Only where no other user of the
     database may need more than `keep_mb` meanwhile (at open; `Store.drop_cache`): a query then fails."""
@@ -361,7 +362,6 @@ def _evict(conn: duckdb.DuckDBPyConnection, limit_mb: int = MEMORY_LIMIT_MB, kee
     except duckdb.Error:
         pass
     conn.execute(f"SET memory_limit = '{limit_mb}MiB'")
-    return True
 
 
 def _load_extensions(conn, names) -> dict[str, str]:
