@@ -4,7 +4,8 @@ read (store/test_reads.unresolved_calls) of the same index, row for row and in i
 `untyped` and `classes` rows as ids of the graph's names, in id order). So does a graph loaded
 whole, which makes them from the rows it keeps for the edits to follow.
 Edits chosen for what a row depends on besides its own file: a name defined or removed in another
-file (dispatch), a call resolved by an edit elsewhere (the test's file unchanged), a file added.
+file (dispatch), a call resolved by an edit elsewhere (the test's file unchanged), a file added,
+a raised class also made outside a `raise` (its `raised` row goes) and only raised again.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from memory_lsp.graph import follow_unresolved
 from memory_lsp.store import test_reads
 from memory_lsp.workspace import host
 
-HELPER = "def present():\n    return 1\n"
+HELPER = "def present():\n    return 1\n\n\nclass Problem(Exception):\n    pass\n"
 CODE = ("import helper\n\n\nclass Maker:\n    def make(self):\n        return self.factory()\n\n"
-        "    def other(self):\n        return helper.present()\n")
+        "    def other(self):\n        return helper.present()\n\n"
+        "    def fail(self):\n        raise helper.Problem()\n")
 TEST = ("import unittest\nimport helper\n\n\nclass TestHelper(unittest.TestCase):\n"
         "    def test_missing(self):\n        helper.missing()\n")
 
@@ -36,7 +38,7 @@ def _whole(ws, graph) -> dict:
     untyped = zip(graph.table.ids(u["src"].tolist()).tolist(), graph.calls.ids(u["name"].tolist()).tolist(),
                   np.asarray(u["on_self"], dtype=bool).tolist())
     classes = np.unique(graph.table.ids(read["classes"]["id"].tolist()))
-    return {**_rows({kind: read[kind] for kind in ("tests", "dispatch", "reexports")}),
+    return {**_rows({kind: read[kind] for kind in ("tests", "dispatch", "reexports", "raised")}),
             "untyped": sorted(set(untyped)), "classes": [(c,) for c in classes.tolist()]}
 
 
@@ -62,6 +64,9 @@ def _edits():
     yield "a file added", {"tests/test_more.py": TEST.replace("missing", "absent")}
     yield "the class removed: the file defines none now", {"other.py": "def unrelated():\n    return 2\n"}
     yield "a test file's last unresolved call gone", {"tests/test_more.py": TEST.replace("helper.missing()", "pass")}
+    yield "the raised class also made, not raised", {
+        "code.py": CODE.replace("raise helper.Problem()", "kept = helper.Problem()\n        raise helper.Problem()")}
+    yield "only raised again", {"code.py": CODE}
 
 
 def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
@@ -70,7 +75,7 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
     try:
         graph = ws.load_graph()
         want = _whole(ws, graph)
-        assert want["tests"] and want["dispatch"] and want["untyped"] and want["classes"]  # every kind
+        assert want["tests"] and want["dispatch"] and want["untyped"] and want["classes"] and want["raised"]  # every kind
         assert _rows(graph.unresolved_calls) == want
         seen = []
         for what, change in _edits():
@@ -81,9 +86,11 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
             assert graph.followed, what  # followed, not read whole
             want = _whole(ws, graph)
             assert _rows(graph.unresolved_calls) == want, what
-            seen.append((len(want["tests"]), len(want["dispatch"]), len(want["untyped"]), len(want["classes"])))
+            seen.append((len(want["tests"]), len(want["dispatch"]), len(want["untyped"]), len(want["classes"]),
+                         len(want["raised"])))
         # the edits moved rows both ways: the fixture exercises what it claims
         assert len(set(seen)) > 2, seen
+        assert [s[4] for s in seen[-2:]] == [0, 1], seen  # the raised row went, and came back
     finally:
         ws.close()
 
@@ -95,7 +102,7 @@ def _read(rows: list[tuple]) -> dict:
         out[:] = values
         return out
     empty = {"path": column([]), "src": column([]), "module": column([]), "name": column([])}
-    return {"tests": empty, "dispatch": empty, "classes": {"id": column([])},
+    return {"tests": empty, "dispatch": empty, "classes": {"id": column([])}, "raised": empty,
             "methods": {"path": column([r[0] for r in rows]), "name": column([r[2] for r in rows])},
             "untyped": {"path": column([r[0] for r in rows]), "src": column([r[1] for r in rows]),
                         "name": column([r[2] for r in rows]), "on_self": column([r[3] for r in rows], bool)}}

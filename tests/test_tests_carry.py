@@ -26,6 +26,11 @@ FILES = {
     "pkg/env.py": ("from pkg.defaults import default_f\n\n\nclass Env:\n    def render(self):\n"
                    "        return self.render_func()\n"),
     "tests/test_env.py": "from pkg.env import Env\n\n\ndef test_render():\n    assert Env().render()\n",
+    # an exception made to be raised (graph/tests_raised.py)
+    "pkg/errors.py": ("class Oops(Exception):\n    pass\n\n\ndef fail():\n    raise Oops()\n\n\n"
+                      "class Other:\n    def __init__(self):\n        self.n = 0\n"),
+    "tests/test_errors.py": ("from pkg.errors import fail\n\n\ndef test_fail():\n    try:\n        fail()\n"
+                             "    except Exception:\n        pass\n"),
 }
 
 # (what, the files written, what the graph's selection must be: the last one "carried" (nothing it
@@ -74,6 +79,9 @@ EDITS = [
         "tests/test_new.py": "def _x():\n    pass\n"}, "grown"),
     ("a function typed where an attribute holding a class may run it (tests_reach._dispatch)", {
         "pkg/fns.py": FILES["pkg/fns.py"] + "\n\ndef f2():\n    return 2\n"}, "built"),
+    ("an __init__ typed in a raised class: its raiser's step goes to it now (graph/tests_raised.py)", {
+        "pkg/errors.py": FILES["pkg/errors.py"].replace("    pass\n", "    def __init__(self):\n        self.n = 1\n")},
+     "built"),
 ]
 
 

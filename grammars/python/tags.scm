@@ -6,6 +6,8 @@
 
 (call function: (identifier) @name) @reference.call
 (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+; `raise Error(...)` makes an instance only to raise it: its maker holds none (graph/tests_reach.py)
+(raise_statement . (call function: [(identifier) @raised (attribute attribute: (identifier) @raised)]))
 ; a decorator without arguments is called with what it decorates (`@attr.define`, `@cached`)
 (decorator (identifier) @name) @reference.call
 (decorator (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call

@@ -14,7 +14,8 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
   may have rows in any file (read by name).
 - for `untyped`, whether the call's name is a method somewhere: the methods of every file are
   kept by file; a name that becomes a method, or stops being one, anywhere is read by name.
-- `classes` (the class symbols) move with the changed files' symbols only.
+- `classes` (the class symbols) move with the changed files' symbols only; `raised` rows with their
+  own file's call sites only.
 
 No row holds a line: when every run since the last graph only moved lines (a comment typed: the
 index's refs version, store/code.py, stayed), graph/follow.py keeps the last graph's rows unread.
@@ -66,7 +67,7 @@ def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(np.array_equal(a[c], b[c]) for c in a)
 
 
-KINDS = ("tests", "dispatch", "untyped", "classes")
+KINDS = ("tests", "dispatch", "untyped", "classes", "raised")
 
 
 def _table(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -106,7 +107,7 @@ def kept(read: dict, names, called) -> dict:
     counted, counts = np.unique(methods["name"], return_counts=True)
     return {"tests": _tests_by_path(t),
             "dispatch": set(zip(d["path"].tolist(), d["name"].tolist(), d["src"].tolist())),
-            "untyped": _untyped(tables, read["untyped"]),
+            "untyped": _untyped(tables, read["untyped"]), "raised": _raised_by_path(read["raised"]),
             "classes": _classes_by_path(names, read["classes"]["id"].tolist()),
             "methods": methods, "method_files": dict(zip(counted.tolist(), counts.tolist())), "tables": tables}
 
@@ -123,6 +124,10 @@ def _by_path(pairs) -> dict[str, frozenset]:
 
 def _tests_by_path(read: dict) -> dict[str, frozenset]:
     return _by_path(zip(read["path"].tolist(), zip(read["src"].tolist(), read["module"].tolist())))
+
+
+def _raised_by_path(read: dict) -> dict[str, frozenset]:
+    return _by_path(zip(read["path"].tolist(), zip(read["src"].tolist(), read["name"].tolist())))
 
 
 def _classes_by_path(names, ids: list[str]) -> dict[str, tuple]:
@@ -145,10 +150,11 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
     redo = set(paths)
     gone_names = names_before - names_now  # may be undefined anywhere now: read by name
     drop_names = names_now | gone_names
-    tests, classes = dict(rows["tests"]), dict(rows["classes"])
+    tests, classes, raised = dict(rows["tests"]), dict(rows["classes"]), dict(rows["raised"])
     for path in redo:
         tests.pop(path, None)
         classes.pop(path, None)
+        raised.pop(path, None)
     dispatch = {r for r in rows["dispatch"] if r[0] not in redo and r[1] not in drop_names}
     redo_codes = names.intern(paths)
     untyped = [_where(rows["untyped"], ~np.isin(rows["untyped"]["path"], redo_codes))]
@@ -168,6 +174,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
                 dispatch.update(zip(read["dispatch"]["path"].tolist(), read["dispatch"]["name"].tolist(),
                                     read["dispatch"]["src"].tolist()))
             untyped.append(_untyped(tables, read["untyped"]))
+            raised.update(_raised_by_path(read["raised"]))
             sym, made = read["symbols"], set()
             for kind, sym_id, name in zip(sym["kind"].tolist(), sym["id"].tolist(), sym["name"].tolist()):
                 if kind == "class":
@@ -193,14 +200,14 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
     if flipped:  # rows anywhere: those of these names again
         untyped = _concat([_where(untyped, ~np.isin(untyped["name"], sorted(flipped))),
                            _untyped(tables, test_reads.rows_named(cur, "untyped", sorted(called[c] for c in flipped)))])
-    return {"tests": tests, "dispatch": dispatch, "untyped": untyped, "classes": classes,
+    return {"tests": tests, "dispatch": dispatch, "untyped": untyped, "classes": classes, "raised": raised,
             "methods": _concat(methods), "method_files": counts, "tables": tables}
 
 
 def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
     """What test_reads.unresolved_calls reads, from the kept rows (of `kinds`): `tests` and
-    `dispatch` as its strings in its order; `untyped` and `classes` as ids of the rows' tables,
-    distinct, in id order."""
+    `dispatch` and `raised` as its strings in its order; `untyped` and `classes` as ids of the rows'
+    tables, distinct, in id order."""
     out = {}
     if "tests" in kinds:
         tests = sorted(frozenset().union(*rows["tests"].values()))
@@ -211,6 +218,9 @@ def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
     if "untyped" in kinds:
         untyped = rows["untyped"]
         out["untyped"] = _table({"src": untyped["src"], "name": untyped["name"], "on_self": untyped["on_self"]})
+    if "raised" in kinds:
+        raised = sorted(frozenset().union(*rows["raised"].values()))
+        out["raised"] = {"src": _column([r[0] for r in raised]), "name": _column([r[1] for r in raised])}
     if "classes" in kinds:
         groups = rows["classes"].values()
         out["classes"] = {"id": np.unique(np.fromiter(itertools.chain.from_iterable(groups), dtype=np.int32,

@@ -27,7 +27,7 @@ from memory_lsp.graph import tests_grow, tests_reach
 from memory_lsp.graph.held_memo import mix
 from memory_lsp.graph.steps import among
 
-UNRESOLVED_KINDS = ("tests", "dispatch", "untyped", "classes", "reexports")
+UNRESOLVED_KINDS = ("tests", "dispatch", "untyped", "classes", "reexports", "raised")
 
 
 def reach(g) -> tests_reach.TestReach:

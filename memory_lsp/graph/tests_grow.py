@@ -12,7 +12,8 @@ the same tests; a test file's `holds_tests` is worked out again. Refused (None: 
 whenever that may not be so: a step or a call site changed, a file came or went, a class came or
 went (the unresolved `classes` column, compared by tests_carry), a method of a class called by name
 (its holding turns on callers), a symbol in a file run through an attribute holding a class, a
-node that stays held by one that changed, or a test file's first entry (a bit column more).
+construction method (`__init__`: a raiser's step may go to it, graph/tests_raised.py), a node
+that stays held by one that changed, or a test file's first entry (a bit column more).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import copy
 
 import numpy as np
 
-from memory_lsp.graph import tests_held, tests_reach
+from memory_lsp.graph import tests_held, tests_raised, tests_reach
 
 
 class Before:
@@ -64,6 +65,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
     holders, is_changed = tests_held.holders(g), set(changed.tolist())
     is_class = tests_held.classes_of(g, g.unresolved_calls or {})
     test_files = set()
+    raising = len((g.unresolved_calls or {}).get("raised", {}).get("src", ()))
     for d in changed.tolist():
         parent[d], live[d] = -1, False
         if bits is not None:
@@ -73,6 +75,8 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
         f, p = int(g.path_of[d]), int(holders.holder_of(np.array([d]), g.n)[0])
         if walk.ptr[f + 1] > walk.ptr[f]:
             return None  # its file is run through an attribute holding a class (tests_reach._dispatch)
+        if raising and g.names[d].rsplit(".", 1)[-1] in tests_raised.CONSTRUCTION:
+            return None  # a raised class's construction: the raisers' steps to it (graph/tests_raised.py)
         if p >= 0 and (_held_by_callers(g, holders, is_class, d, p) or p > d and p in is_changed):
             return None  # held as its callers say, or by a holder not worked out yet
         in_test = bool(g.is_test[f])

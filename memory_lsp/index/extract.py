@@ -78,6 +78,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     assignments = []  # module-level assignments: index/aliases.py
     source_lines = None  # the file's lines, split where an isinstance check needs them
     makers: dict[str, list[str]] = {}  # a function returning `type(name, (Base,), ns)` -> the bases
+    raised: set[int] = set()  # the starts of the names of calls a `raise` raises (`raise Error(...)`)
     cursor = tree_sitter.QueryCursor(languages.tags_query(lang.name))
     cursor.set_max_start_depth(MAX_START_DEPTH)
     kinds = _pattern_kinds(lang.name)
@@ -136,6 +137,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
                 guarded = caps["bind.until"][0] if "bind.until" in caps else caps["bind"][0].parent  # an assert's, a guard's block
                 until = exprtext.narrowed_until(source_lines, bind_name, line, guarded.end_point[0] + 1)
             binds.append(receivers.Binding(caps["bind"][0].start_byte, bind_name, value or kind[2], text, line, until))
+        elif what == "raised":
+            raised.add(caps["raised"][0].start_byte)
         elif what == "mutation":
             facts.mutations += 1
         elif what == "alias":
@@ -162,7 +165,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     if assignments:
         top_level = {s.name for s in facts.symbols if s.parent is None}
         facts.imports += aliases.alias_imports(facts.path, assignments, facts.imports, top_level)
-    _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at)
+    _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, raised)
     facts.side_effects = effects.side_effects(lang, facts.imports, called)
 
 
@@ -201,7 +204,7 @@ def _nest_definitions(facts, lang, data, defs) -> None:
         facts.chunks.append(Chunk(sym.qualname, sym.kind, sym.start_line, end_line, text))
 
 
-def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) -> None:
+def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, raised) -> None:
     """Find the innermost definition around each reference by one sweep over sorted starts, then
     give each call the type of its receiver from the bindings of its scopes."""
     items = [(r[0], 0, r) for r in refs] + [(h[0], 1, h) for h in inherits] + [(b.pos, 2, b) for b in binds] \
@@ -304,7 +307,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
     if rules is receivers:
         caller_params.bind(scopes, defs, syms, calls, args_at, sees, lambda chain, cls, text, line: rules.rtype(
             scopes, chain, cls, "", text, False, typer, line), lang.self_names)
-    for (_, kind, name, receiver, line, whole), top, cls in calls:
+    for (pos, kind, name, receiver, line, whole), top, cls in calls:
         quals = sees[top]
         here = any((q, name) in defined for q in quals)
         rtype = rules.rtype(scopes, quals, cls, name, whole, here, typer, line)
@@ -312,6 +315,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at) 
             rtype = instance.bound_type(bound.get((cls, "self." + name)), scopes, quals, cls, typer, rules)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
                               rtype))
+        if pos in raised:
+            facts.refs.append(facts.refs[-1]._replace(kind="raised", rtype=None))
         also = scopes.calls_too(quals, name) if receiver is None and rules is receivers else None
         if also:  # `key(self, *args)` with `key=keys.methodkey`, `cls(...)` with `cls: type[Foo]`: read where the def is
             (dreceiver, _, dname), around = also[0].rpartition("."), also[1]
@@ -374,7 +379,7 @@ def _pattern_kind(caps: dict) -> tuple:
         if "reference.call" in caps:
             return ("call",)
     for capture, kind in (("import", "import"), ("inherit.base", "inherit"), ("returns", "returns"),
-                          ("maker.name", "maker")):
+                          ("maker.name", "maker"), ("raised", "raised")):
         if capture in caps:
             return (kind,)
     if "bind" in caps:

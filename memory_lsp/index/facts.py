@@ -21,7 +21,7 @@ class Symbol(NamedTuple):
 
 
 class Ref(NamedTuple):
-    kind: str  # "call" | "inherit"
+    kind: str  # "call", "inherit", "raised" (beside the call a raise statement raises) or a typing row (store/calls.py)
     src: str | None  # qualname of the enclosing definition (the child class for "inherit")
     src_class: str | None  # qualname of the enclosing class
     name: str  # the called or inherited name

@@ -67,7 +67,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     # a scoped run whose files make no fixture reference (an edit of code, not of a test) has none to link
     if scope is None or cur.execute("SELECT count(*) FROM _refs WHERE kind = 'fixture'").fetchone()[0]:
         _resolve_fixtures(cur, c, syms)
-    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype', 'autouse', 'fixturename') + RETURN_KINDS}"  # no edge of their own
+    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype', 'autouse', 'fixturename', 'raised') + RETURN_KINDS}"  # no edge of their own
     if scope is None:
         cur.execute(f"CREATE OR REPLACE TEMP VIEW _refs AS SELECT * FROM refs WHERE NOT ({typing_only})")
     else:

@@ -69,6 +69,18 @@ _UNTYPED = f"""
 _CLASSES = "SELECT DISTINCT id FROM symbols WHERE kind = 'class' ORDER BY id"
 
 
+# (path, src, name): a caller whose every call of a name is raised (`raise Error(...)`, index/extract.py):
+# it makes such an instance only to raise it (graph/tests_reach.py). `{path}`, `{c_path}`: a file's filter, or none.
+_RAISED = """
+    SELECT c.path, c.src, c.name FROM refs c
+    SEMI JOIN (SELECT DISTINCT path, src, name FROM refs WHERE kind = 'raised' {path}) r
+         ON r.path = c.path AND r.src = c.src AND r.name = c.name
+    WHERE c.kind IN ('call', 'raised') {c_path}
+    GROUP BY c.path, c.src, c.name
+    HAVING count(*) FILTER (WHERE c.kind = 'call') = count(*) FILTER (WHERE c.kind = 'raised')
+    ORDER BY c.path, c.src, c.name"""
+
+
 # (importer, file) where the importer takes a name from a module that takes it from that file, as
 # deep as call resolution follows re-exports (jinja2's environment.py takes DEFAULT_FILTERS from
 # defaults.py, which takes FILTERS from filters.py): what an attribute holding a class or function
@@ -110,10 +122,14 @@ def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
     held in an attribute, which may be any the file imports (or takes a name from through the
     modules re-exporting it: `reexports`); `classes`: (id) of every class;
     `untyped`: (src, name, on_self) of the calls through a receiver (`x.m()`, `self.m()`) that only
-    a name guess, or nothing, resolves (what may run a method of an instance: graph/tests_reach.py)."""
+    a name guess, or nothing, resolves (what may run a method of an instance: graph/tests_reach.py);
+    `raised`: (src, name) of a caller whose calls of that name are all raised (_RAISED)."""
+    found = cur.execute(_RAISED.format(path="", c_path="")).fetchnumpy()
+    pairs = sorted(set(zip(found["src"].tolist(), found["name"].tolist())))
+    raised = {"src": np.array([p[0] for p in pairs], dtype=object), "name": np.array([p[1] for p in pairs], dtype=object)}
     return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy(),
             "classes": cur.execute(_CLASSES).fetchnumpy(), "untyped": cur.execute(_UNTYPED).fetchnumpy(),
-            "reexports": reexports(cur)}
+            "reexports": reexports(cur), "raised": raised}
 
 
 # -- what a graph following an edit reads (graph/follow_unresolved.py) ------------------------------
@@ -131,25 +147,28 @@ def _keyed(sql: str, columns: str, where: str = "", edges_where: str = "") -> st
 
 def unresolved_rows(cur) -> dict[str, dict[str, np.ndarray]]:
     """Every row of `unresolved_calls` with what it comes from: `tests` (path, src, module),
-    `dispatch` (path, name, src), `untyped` (path, src, name, on_self); `path` is the file making
-    the call. Also `classes` (id) and `methods` (path, name: what `untyped` asks of every file)."""
+    `dispatch` (path, name, src), `untyped` (path, src, name, on_self), `raised` (path, src, name);
+    `path` is the file making the call. Also `classes` (id) and `methods` (path, name: what
+    `untyped` asks of every file)."""
     return {"tests": cur.execute(_keyed(_BLIND, "r.path")).fetchnumpy(),
             "dispatch": cur.execute(_keyed(_DISPATCH, "r.path, r.name")).fetchnumpy(),
             "untyped": cur.execute(_keyed(_UNTYPED, "r.path")).fetchnumpy(),
+            "raised": cur.execute(_RAISED.format(path="", c_path="")).fetchnumpy(),
             "classes": cur.execute(_CLASSES).fetchnumpy(),
             "methods": cur.execute("SELECT DISTINCT path, name FROM symbols WHERE kind = 'method'").fetchnumpy()}
 
 
 def unresolved_rows_of(cur, path: str, is_test: bool) -> dict[str, dict[str, np.ndarray]]:
     """The rows of one file as `unresolved_rows` gives them: `tests` rows for a test file or
-    `dispatch` rows for another (each query asks for its kind of file), `untyped` rows, and the
-    file's `symbols` (kind, id, name) of kind class or method. One file per statement: an
+    `dispatch` rows for another (each query asks for its kind of file), `untyped` and `raised` rows,
+    and the file's `symbols` (kind, id, name) of kind class or method. One file per statement: an
     equality is pushed into the scans of refs and edges, a list of paths is not (whole-table
     scans again: ~50 ms for 3 paths against ~7)."""
     kind, sql, columns = ("tests", _BLIND, "r.path") if is_test else ("dispatch", _DISPATCH, "r.path, r.name")
     return {kind: cur.execute(_keyed(sql, columns, " AND r.path = ?", "e.src_path = ? AND"), [path, path]).fetchnumpy(),
             "untyped": cur.execute(_keyed(_UNTYPED, "r.path", " AND r.path = ?", "e.src_path = ? AND"),
                                    [path, path]).fetchnumpy(),
+            "raised": cur.execute(_RAISED.format(path="AND path = $1", c_path="AND c.path = $1"), [path]).fetchnumpy(),
             "symbols": cur.execute("SELECT DISTINCT kind, id, name FROM symbols WHERE path = ? AND kind IN ('class', 'method')",
                                    [path]).fetchnumpy()}
 
