@@ -60,7 +60,8 @@ def test_a_default_changed_is_followed(tmp_path, write_files):
 
 MADE = {
     "pkg/__init__.py": "",
-    "pkg/wrappers.py": "class Request:\n    def __init__(self, environ):\n        self.environ = environ\n",
+    "pkg/wrappers.py": ("class Request:\n    def __init__(self, environ):\n        self.environ = environ\n\n"
+                        "    def copy(self):\n        return self\n\n\nclass Other:\n    def copy(self):\n        return 0\n"),
     "pkg/builder.py": (
         "import typing as t\n"                                                    # 1
         "from pkg.wrappers import Request\n\n\n"                                  # 2
@@ -72,7 +73,21 @@ MADE = {
         "        return cls({})\n\n"                                              # 11
         "    def other(self, cls: t.Optional[t.Type['Request']] = None):\n"      # 13
         "        cls.method()\n"                                                  # 14
-        "        return cls()\n"                                                  # 15
+        "        return cls()\n\n\n"                                              # 15
+        "class Client:\n"                                                         # 18
+        "    def __init__(self, wrapper=None, made=None):\n"                      # 19
+        "        self.wrapper = t.cast(t.Type['Request'], wrapper)\n"             # 20
+        "        self.made: type[Request] = made\n\n"                             # 21
+        "    def open(self):\n"                                                   # 23
+        "        first = self.wrapper({})\n"                                       # 24
+        "        return first, self.made({})\n\n\n"                               # 25
+        "R = t.TypeVar('R', bound='Request')\n\n\n"                               # 28
+        "def build(cls: type[R]):\n"                                             # 31
+        "    return cls({})\n\n\n"                                               # 32
+        "def send(cls: type[Request] | None = None):\n"                          # 35
+        "    rv = cls({})\n"                                                     # 36
+        "    rv = rv.copy()\n"                                                   # 37
+        "    return rv\n"                                                        # 38
     ),
     "tests/test_builder.py": "from pkg.builder import Builder\n\n\ndef test_get():\n    assert Builder().get_request()\n",
 }
@@ -87,6 +102,14 @@ def test_a_call_of_a_name_annotated_type_of_a_class_makes_one(tmp_path, index_fi
     try:
         assert [c[0] for c in calls_at(ws, "pkg/builder.py", 11)] == ["pkg/wrappers.py::Request"]
         assert [c[0] for c in calls_at(ws, "pkg/builder.py", 15)] == ["pkg/wrappers.py::Request"]
+        # an attribute cast to or annotated `type[Foo]` (werkzeug's `Client.response_wrapper`): a call of it makes a Foo
+        assert [c[0] for c in calls_at(ws, "pkg/builder.py", 24)] == ["pkg/wrappers.py::Request"]
+        assert [c[0] for c in calls_at(ws, "pkg/builder.py", 25)] == ["pkg/wrappers.py::Request"]
+        # `type[R]` of a TypeVar bound to Request (werkzeug's `parse_csp_header(..., cls: type[_TAnyCSP])`)
+        assert [c[0] for c in calls_at(ws, "pkg/builder.py", 32)] == ["pkg/wrappers.py::Request"]
+        # `rv = cls(...)` makes a Request; `rv = rv.copy()` calls the copy of what rv was above (werkzeug's
+        # send_file: the guess at `make_conditional` held Response.make_conditional for every Response made)
+        assert calls_at(ws, "pkg/builder.py", 37) == [("pkg/wrappers.py::Request.copy", "typed")]
         assert ws.impact("pkg/wrappers.py::Request.__init__", depth=3)["tests"] == ["tests/test_builder.py"]
     finally:
         ws.close()

@@ -76,6 +76,8 @@
 ; a class attribute holding a class or function (`context_class = Context`): `self.context_class()`
 ; calls what it holds (index/extract.py)
 (class_definition body: (block (expression_statement (assignment left: (identifier) @bind.name right: [(identifier) (attribute)] @bind.held) @bind)))
+; `T = TypeVar("T", bound="Base")`: a T is a Base (`cls: type[T]`, then `cls()` makes a Base)
+(module (expression_statement (assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @_tv arguments: (argument_list (keyword_argument name: (identifier) @_kw value: [(string) (identifier) (attribute)] @bind.typevar))) (#match? @_tv "^((typing|t|typing_extensions)[.])?TypeVar$") (#eq? @_kw "bound")) @bind))
 ;  and `x = staticmethod(f)` / `classmethod(f)` holds f (werkzeug's `json_dumps = staticmethod(json.dumps)`)
 (class_definition body: (block (expression_statement (assignment left: (identifier) @bind.name right: (call function: (identifier) @_wrap arguments: (argument_list . [(identifier) (attribute)] @bind.held .)) (#any-of? @_wrap "staticmethod" "classmethod")) @bind)))
 ; `self` binds nothing a call's receiver type needs (`self.x` is looked up as its own name), and is

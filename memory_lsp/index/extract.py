@@ -317,8 +317,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
                               rtype))
         if pos in raised:
             facts.refs.append(facts.refs[-1]._replace(kind="raised", rtype=None))
-        also = scopes.calls_too(quals, name) if receiver is None and rules is receivers else None
-        if also:  # `key(self, *args)` with `key=keys.methodkey`, `cls(...)` with `cls: type[Foo]`: read where the def is
+        also = scopes.calls_too(*((quals, name) if receiver is None else ([cls, None], "self." + name))) \
+            if rules is receivers and (receiver is None or receiver in lang.self_names) else None
+        if also:  # `key(self, *args)` with `key=keys.methodkey`, `cls(...)` with `cls: type[Foo]` (or `self.cls`): read where the def is
             (dreceiver, _, dname), around = also[0].rpartition("."), also[1]
             rtype = rules.rtype(scopes, around, cls, dname, dreceiver or None, any((q, dname) in defined for q in around), typer)
             facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, dname, dreceiver or None,
@@ -384,7 +385,7 @@ def _pattern_kind(caps: dict) -> tuple:
             return (kind,)
     if "bind" in caps:
         value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", *elements.TARGET_SLOTS, "held",
-                                  "either", "callee", "bound", "narrow", "factory", "default") if "bind." + k in caps), None)
+                                  "either", "callee", "bound", "narrow", "factory", "default", "typevar") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     return next(((kind,) for kind in ("mutation", "alias", "decorated") if kind in caps), ("other",))
 

@@ -211,8 +211,9 @@ class Scopes:
         self.lines: dict[tuple, list[tuple[int, int, str | None]]] = {}  # key -> (line, rank, type) of each binding
         self.narrowed: dict[tuple, list[tuple[int, int, str]]] = {}  # key -> (first, last line, type): isinstance
         self.defaults: dict[tuple, str] = {}  # (function, parameter) -> its default, a name or `mod.f` as written
-        self.classes: dict[tuple, str] = {}  # (function, name) -> Foo of its annotation `type[Foo]`: a call makes a Foo
+        self.classes: dict[tuple, str] = {}  # (function or class, name) -> Foo of its annotation or cast `type[Foo]`: a call makes a Foo
         self.declared: set[tuple] = set()  # names an annotation types: it wins over what an alias's value is
+        self.bounds: dict[str, str] = {}  # a module's TypeVar -> its bound, as written
 
     def add(self, scope: str | None, name: str, kind: str, text: str | None, line: int | None = None,
             where: str | None = None, until: int | None = None) -> None:
@@ -226,6 +227,9 @@ class Scopes:
         if kind == "default":  # `key=keys.methodkey`: what a call of the parameter calls when none is passed
             self.defaults[(scope, name)] = text or ""
             return
+        if kind == "typevar":  # `T = TypeVar("T", bound="Base")`: a `type[T]` made is a Base
+            self.bounds[name] = (text or "").strip("'\"")
+            return
         if kind == "factory":  # `groups = defaultdict(list)`: its values are what the factory makes
             made, key = call_type(text or ""), (scope, name + elements.MAPPING + "1")
             old = self.table.get(key)
@@ -234,7 +238,7 @@ class Scopes:
         if kind == "either" and name in (text or "") and name in exprtext.either_values(text or ""):
             return  # `x = x or Foo()`: x is also what it was (a parameter, say), which the table does not keep
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
-        if kind == "type" and self._python and typ and (made := exprtext.class_of_type(text or "")):
+        if kind in ("type", "cast") and self._python and typ and (made := exprtext.class_of_type(text or "")):
             self.classes[key] = made
         if kind == "type" and self._python:  # `self.signer: type[Other] = signer`: Other, whatever signer is
             if key not in self.declared and (self.table.get(key) or (0,))[0] == 4:
@@ -284,8 +288,17 @@ class Scopes:
         if not self.defaults and not self.classes:  # (asked for every bare call: most files have neither)
             return None
         at = next((i for i, q in enumerate(chain) if (q, name) in self.table), None)
-        default = self.defaults.get((chain[at], name)) or self.classes.get((chain[at], name)) if at is not None else None
-        return (default, chain[at + 1:]) if default else None
+        default = self.defaults.get((chain[at], name)) if at is not None else None
+        return (default, chain[at + 1:]) if default else self.class_of(chain, name)
+
+    def class_of(self, chain: list[str | None], name: str) -> tuple[str, list] | None:
+        """Foo when `name` (bound in the nearest scope of `chain`) is annotated or cast `type[Foo]`
+        (a TypeVar's bound for `type[T]`), and the scopes Foo is read in."""
+        at = next((i for i, q in enumerate(chain) if (q, name) in self.table), None) if self.classes else None
+        made = self.classes.get((chain[at], name)) if at is not None else None
+        if made in self.bounds:  # `cls: type[T]`: T's bound, read at the module's level
+            return self.bounds[made], [None]
+        return (made, chain[at + 1:]) if made else None
 
     def narrowed_at(self, chain: list[str | None], name: str, line: int | None) -> str | None:
         """The type an isinstance check of the calling function says `name` is at `line` (the innermost's)."""
@@ -306,7 +319,9 @@ class Scopes:
             hit = self.table.get((scope, name))
             if hit is not None:
                 if line is not None and scope == chain[0] and (hit[1] == CONFLICT or (hit[1] or "").startswith(ANY_OF)):
-                    above = [b for b in self.lines.get((scope, name), ()) if b[0] <= line and b[1] == hit[0]]
+                    bound = [b for b in self.lines.get((scope, name), ()) if b[0] <= line and b[1] == hit[0]]
+                    # one bound above first: `rv = rv.make_conditional()` calls what rv was (the right side runs first)
+                    above = [b for b in bound if b[0] < line] or bound
                     return (hit[0], max(above)[2]) if above else hit
                 return hit
         return None

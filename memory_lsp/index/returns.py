@@ -147,6 +147,8 @@ class Returns:
         """What `callee(...)` calls: (a function of this file, None), or (None, the type the call
         makes when no function of this file is called: a class, a mark naming another file's
         function (RETURNED), or None)."""
+        if made := self.scopes.class_of(chain, callee):  # `cls: type[Foo]`: `cls()` makes a Foo
+            return None, made[0]
         if callee in _OWN_CLASS:
             return None, cls
         if callee.endswith(")"):  # `click.group()(cli)`: what calling another file's function's result gives
