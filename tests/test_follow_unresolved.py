@@ -1,7 +1,7 @@
 """A graph that follows an edit keeps test selection's unresolved calls (graph/follow_unresolved.py)
 by reading again the rows of the files the edit touched: after each edit they equal the whole
 read (store/test_reads.unresolved_calls) of the same index, row for row and in its order (the
-`untyped` and `classes` rows as ids of the graph's names, in id order). So does a graph loaded
+`untyped`, `raised` and `classes` rows as ids of the graph's names, in id order). So does a graph loaded
 whole, which makes them from the rows it keeps for the edits to follow.
 Edits chosen for what a row depends on besides its own file: a name defined or removed in another
 file (dispatch), a call resolved by an edit elsewhere (the test's file unchanged), a file added,
@@ -34,12 +34,13 @@ def _whole(ws, graph) -> dict:
     """A whole read of the index now (store/test_reads.py's own queries, not the rows a graph keeps),
     as the graph holds it: `untyped` and `classes` as ids of its names, each kind in id order."""
     read = test_reads.unresolved_calls(ws.store.cursor())
-    u = read["untyped"]
+    u, r = read["untyped"], read["raised"]
     untyped = zip(graph.table.ids(u["src"].tolist()).tolist(), graph.calls.ids(u["name"].tolist()).tolist(),
                   np.asarray(u["on_self"], dtype=bool).tolist())
+    raised = zip(graph.table.ids(r["src"].tolist()).tolist(), graph.calls.ids(r["name"].tolist()).tolist())
     classes = np.unique(graph.table.ids(read["classes"]["id"].tolist()))
-    return {**_rows({kind: read[kind] for kind in ("tests", "dispatch", "reexports", "raised")}),
-            "untyped": sorted(set(untyped)), "classes": [(c,) for c in classes.tolist()]}
+    return {**_rows({kind: read[kind] for kind in ("tests", "dispatch", "reexports")}),
+            "untyped": sorted(set(untyped)), "raised": sorted(set(raised)), "classes": [(c,) for c in classes.tolist()]}
 
 
 def _named(graph) -> list[tuple]:

@@ -22,7 +22,8 @@ FILES = {  # one helper per method, so the helper says which tests ran it
     "pkg/app.py": ("from pkg.errors import HTTPError\nfrom pkg.notfound import NotFound\n\n\n"
                    "def check(n):\n    if n < 0:\n        raise HTTPError('negative') from None\n    return n\n\n\n"
                    "def lookup(key):\n    raise NotFound(key)\n\n\n"
-                   "def keep(n):\n    error = HTTPError('kept')\n    if n:\n        raise HTTPError('raised')\n    return error\n"),
+                   "def keep(n):\n    error = HTTPError('kept')\n    if n:\n        raise HTTPError('raised')\n    return error\n\n\n"
+                   "def bad(n):\n    raise ValueError(n)\n"),
     "tests/test_check.py": ("import pytest\nfrom pkg.app import check\n\n\n"
                             "def test_check():\n    with pytest.raises(Exception):\n        check(-1)\n"),
     # the untyped call that makes HTTPError hold get_response for the class's makers (graph/tests_held.py)
@@ -60,7 +61,8 @@ def test_a_raised_subclass_runs_its_bases_construction(ws):
 def test_a_caller_is_read_as_raising_when_every_call_of_the_name_is_raised(ws):
     raised = test_reads.unresolved_calls(ws.store.cursor())["raised"]
     assert sorted(zip(raised["src"].tolist(), raised["name"].tolist())) == [
-        ("pkg/app.py::check", "HTTPError"), ("pkg/app.py::lookup", "NotFound")]  # not keep: it also keeps one
+        ("pkg/app.py::check", "HTTPError"), ("pkg/app.py::lookup", "NotFound")]  # not keep: it also keeps one;
+    # not bad: Python's ValueError (no edge goes there)
 
 
 def test_raised_references_make_no_edge_of_their_own(ws, symbol_edges):

@@ -14,8 +14,8 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
   may have rows in any file (read by name).
 - for `untyped`, whether the call's name is a method somewhere: the methods of every file are
   kept by file; a name that becomes a method, or stops being one, anywhere is read by name.
-- `classes` (the class symbols) move with the changed files' symbols only; `raised` rows with their
-  own file's call sites only.
+- `classes` (the class symbols) move with the changed files' symbols only; `raised` rows (held as ids,
+  as `untyped`) with their own file's call sites only.
 
 No row holds a line: when every run since the last graph only moved lines (a comment typed: the
 index's refs version, store/code.py, stayed), graph/follow.py keeps the last graph's rows unread.
@@ -89,13 +89,15 @@ def _where(rows: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarra
     return {c: v[keep] for c, v in rows.items()}
 
 
-def _untyped(tables: tuple, read: dict) -> dict[str, np.ndarray]:
+def _untyped(tables: tuple, read: dict, on_self: bool = True) -> dict[str, np.ndarray]:
+    """`untyped` rows (or `raised` rows: `on_self` False) as ids of the tables."""
     names, called = tables
     if not read or not len(read["path"]):
         return {"path": np.zeros(0, np.int32), "src": np.zeros(0, np.int32), "name": np.zeros(0, np.int32),
-                "on_self": np.zeros(0, bool)}
+                **({"on_self": np.zeros(0, bool)} if on_self else {})}
     return _table({"path": names.intern(read["path"].tolist()), "src": names.intern(read["src"].tolist()),
-                   "name": called.intern(read["name"].tolist()), "on_self": np.asarray(read["on_self"], dtype=bool)})
+                   "name": called.intern(read["name"].tolist()),
+                   **({"on_self": np.asarray(read["on_self"], dtype=bool)} if on_self else {})})
 
 
 def kept(read: dict, names, called) -> dict:
@@ -107,7 +109,7 @@ def kept(read: dict, names, called) -> dict:
     counted, counts = np.unique(methods["name"], return_counts=True)
     return {"tests": _tests_by_path(t),
             "dispatch": set(zip(d["path"].tolist(), d["name"].tolist(), d["src"].tolist())),
-            "untyped": _untyped(tables, read["untyped"]), "raised": _raised_by_path(read["raised"]),
+            "untyped": _untyped(tables, read["untyped"]), "raised": _untyped(tables, read["raised"], False),
             "classes": _classes_by_path(names, read["classes"]["id"].tolist()),
             "methods": methods, "method_files": dict(zip(counted.tolist(), counts.tolist())), "tables": tables}
 
@@ -126,10 +128,6 @@ def _tests_by_path(read: dict) -> dict[str, frozenset]:
     return _by_path(zip(read["path"].tolist(), zip(read["src"].tolist(), read["module"].tolist())))
 
 
-def _raised_by_path(read: dict) -> dict[str, frozenset]:
-    return _by_path(zip(read["path"].tolist(), zip(read["src"].tolist(), read["name"].tolist())))
-
-
 def _classes_by_path(names, ids: list[str]) -> dict[str, tuple]:
     """Each file's classes as the sorted ids of their names (as strings: ~14 MB at 10,740 files)."""
     found = _by_path(zip((c.partition("::")[0] for c in ids), names.intern(ids).tolist()))
@@ -139,7 +137,7 @@ def _classes_by_path(names, ids: list[str]) -> dict[str, tuple]:
 def _unchanged(kind: str, rows: dict, before: dict) -> bool:
     if not all(a is b for a, b in zip(rows["tables"], before["tables"])):  # ids compare only in the same tables
         return False
-    if kind == "untyped":
+    if kind in ("untyped", "raised"):
         return _same(rows[kind], before[kind])
     return rows[kind] == before[kind]
 
@@ -150,14 +148,14 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
     redo = set(paths)
     gone_names = names_before - names_now  # may be undefined anywhere now: read by name
     drop_names = names_now | gone_names
-    tests, classes, raised = dict(rows["tests"]), dict(rows["classes"]), dict(rows["raised"])
+    tests, classes = dict(rows["tests"]), dict(rows["classes"])
     for path in redo:
         tests.pop(path, None)
         classes.pop(path, None)
-        raised.pop(path, None)
     dispatch = {r for r in rows["dispatch"] if r[0] not in redo and r[1] not in drop_names}
     redo_codes = names.intern(paths)
     untyped = [_where(rows["untyped"], ~np.isin(rows["untyped"]["path"], redo_codes))]
+    raised = [_where(rows["raised"], ~np.isin(rows["raised"]["path"], redo_codes))]
     methods = [_where(rows["methods"], ~np.isin(rows["methods"]["path"], redo_codes))]
     # how many files define a method of each name, kept (not derived: np.setxor1d of the names
     # before and after took 30 ms an edit at 11,282 files)
@@ -174,7 +172,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
                 dispatch.update(zip(read["dispatch"]["path"].tolist(), read["dispatch"]["name"].tolist(),
                                     read["dispatch"]["src"].tolist()))
             untyped.append(_untyped(tables, read["untyped"]))
-            raised.update(_raised_by_path(read["raised"]))
+            raised.append(_untyped(tables, read["raised"], False))
             sym, made = read["symbols"], set()
             for kind, sym_id, name in zip(sym["kind"].tolist(), sym["id"].tolist(), sym["name"].tolist()):
                 if kind == "class":
@@ -200,13 +198,13 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
     if flipped:  # rows anywhere: those of these names again
         untyped = _concat([_where(untyped, ~np.isin(untyped["name"], sorted(flipped))),
                            _untyped(tables, test_reads.rows_named(cur, "untyped", sorted(called[c] for c in flipped)))])
-    return {"tests": tests, "dispatch": dispatch, "untyped": untyped, "classes": classes, "raised": raised,
+    return {"tests": tests, "dispatch": dispatch, "untyped": untyped, "classes": classes, "raised": _concat(raised),
             "methods": _concat(methods), "method_files": counts, "tables": tables}
 
 
 def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
     """What test_reads.unresolved_calls reads, from the kept rows (of `kinds`): `tests` and
-    `dispatch` and `raised` as its strings in its order; `untyped` and `classes` as ids of the rows'
+    `dispatch` as its strings in its order; `untyped`, `raised` and `classes` as ids of the rows'
     tables, distinct, in id order."""
     out = {}
     if "tests" in kinds:
@@ -219,8 +217,7 @@ def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
         untyped = rows["untyped"]
         out["untyped"] = _table({"src": untyped["src"], "name": untyped["name"], "on_self": untyped["on_self"]})
     if "raised" in kinds:
-        raised = sorted(frozenset().union(*rows["raised"].values()))
-        out["raised"] = {"src": _column([r[0] for r in raised]), "name": _column([r[1] for r in raised])}
+        out["raised"] = _table({"src": rows["raised"]["src"], "name": rows["raised"]["name"]})
     if "classes" in kinds:
         groups = rows["classes"].values()
         out["classes"] = {"id": np.unique(np.fromiter(itertools.chain.from_iterable(groups), dtype=np.int32,

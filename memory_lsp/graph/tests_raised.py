@@ -20,15 +20,15 @@ CONSTRUCTION = ("__init__", "__new__", "__post_init__")  # what making an instan
 def raise_steps(g, rows: np.ndarray, step_kind: np.ndarray, candidates: np.ndarray, is_class: np.ndarray,
                 raised: dict | None) -> np.ndarray:
     """Per step (callee `rows`, caller `g.step_node`): whether it is one of `candidates` that is a
-    call of a class its caller only raises (`raised`: (src, name) columns)."""
+    call of a class its caller only raises (`raised`: (src, name) columns, ids of the graph's names
+    and called names)."""
     found = np.zeros(len(rows), dtype=bool)
     if raised is None or not len(raised["src"]) or "CALLS" not in g.kinds:
         return found
     pairs: dict[int, set[str]] = {}
     for src, name in zip(raised["src"].tolist(), raised["name"].tolist()):
-        i = g.node_id(src)
-        if i is not None:
-            pairs.setdefault(i, set()).add(name)
+        if src < g.n:
+            pairs.setdefault(src, set()).add(g.calls[name])
     callers = np.fromiter(pairs, dtype=np.int64, count=len(pairs))
     ask = np.flatnonzero(candidates & (step_kind == g.kinds.index("CALLS")) & is_class[rows]
                          & np.isin(g.step_node, callers))

@@ -70,7 +70,8 @@ _CLASSES = "SELECT DISTINCT id FROM symbols WHERE kind = 'class' ORDER BY id"
 
 
 # (path, src, name): a caller whose every call of a name is raised (`raise Error(...)`, index/extract.py):
-# it makes such an instance only to raise it (graph/tests_reach.py). `{path}`, `{c_path}`: a file's filter, or none.
+# it makes such an instance only to raise it (graph/tests_raised.py). Not Python's own (`raise ValueError()`,
+# 'builtin'): no edge leads there. `{path}`, `{c_path}`: a file's filter, or none.
 _RAISED = """
     SELECT c.path, c.src, c.name FROM refs c
     SEMI JOIN (SELECT DISTINCT path, src, name FROM refs WHERE kind = 'raised' {path}) r
@@ -78,6 +79,7 @@ _RAISED = """
     WHERE c.kind IN ('call', 'raised') {c_path}
     GROUP BY c.path, c.src, c.name
     HAVING count(*) FILTER (WHERE c.kind = 'call') = count(*) FILTER (WHERE c.kind = 'raised')
+       AND NOT bool_or(c.kind = 'call' AND coalesce(c.rtype, '') IN ('builtin', 'local'))
     ORDER BY c.path, c.src, c.name"""
 
 
@@ -124,12 +126,10 @@ def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
     `untyped`: (src, name, on_self) of the calls through a receiver (`x.m()`, `self.m()`) that only
     a name guess, or nothing, resolves (what may run a method of an instance: graph/tests_reach.py);
     `raised`: (src, name) of a caller whose calls of that name are all raised (_RAISED)."""
-    found = cur.execute(_RAISED.format(path="", c_path="")).fetchnumpy()
-    pairs = sorted(set(zip(found["src"].tolist(), found["name"].tolist())))
-    raised = {"src": np.array([p[0] for p in pairs], dtype=object), "name": np.array([p[1] for p in pairs], dtype=object)}
+    raised = cur.execute(_RAISED.format(path="", c_path="")).fetchnumpy()
     return {"tests": unresolved_test_calls(cur), "dispatch": cur.execute(_DISPATCH).fetchnumpy(),
             "classes": cur.execute(_CLASSES).fetchnumpy(), "untyped": cur.execute(_UNTYPED).fetchnumpy(),
-            "reexports": reexports(cur), "raised": raised}
+            "reexports": reexports(cur), "raised": {"src": raised["src"], "name": raised["name"]}}
 
 
 # -- what a graph following an edit reads (graph/follow_unresolved.py) ------------------------------
