@@ -89,7 +89,7 @@ def _where(rows: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarra
     return {c: v[keep] for c, v in rows.items()}
 
 
-def _untyped(tables: tuple, read: dict, on_self: bool = True) -> dict[str, np.ndarray]:
+def _id_rows(tables: tuple, read: dict, on_self: bool = True) -> dict[str, np.ndarray]:
     """`untyped` rows (or `raised` rows: `on_self` False) as ids of the tables."""
     names, called = tables
     if not read or not len(read["path"]):
@@ -109,7 +109,7 @@ def kept(read: dict, names, called) -> dict:
     counted, counts = np.unique(methods["name"], return_counts=True)
     return {"tests": _tests_by_path(t),
             "dispatch": set(zip(d["path"].tolist(), d["name"].tolist(), d["src"].tolist())),
-            "untyped": _untyped(tables, read["untyped"]), "raised": _untyped(tables, read["raised"], False),
+            "untyped": _id_rows(tables, read["untyped"]), "raised": _id_rows(tables, read["raised"], False),
             "classes": _classes_by_path(names, read["classes"]["id"].tolist()),
             "methods": methods, "method_files": dict(zip(counted.tolist(), counts.tolist())), "tables": tables}
 
@@ -171,8 +171,8 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
             else:
                 dispatch.update(zip(read["dispatch"]["path"].tolist(), read["dispatch"]["name"].tolist(),
                                     read["dispatch"]["src"].tolist()))
-            untyped.append(_untyped(tables, read["untyped"]))
-            raised.append(_untyped(tables, read["raised"], False))
+            untyped.append(_id_rows(tables, read["untyped"]))
+            raised.append(_id_rows(tables, read["raised"], False))
             sym, made = read["symbols"], set()
             for kind, sym_id, name in zip(sym["kind"].tolist(), sym["id"].tolist(), sym["name"].tolist()):
                 if kind == "class":
@@ -197,7 +197,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
     untyped = _concat(untyped)
     if flipped:  # rows anywhere: those of these names again
         untyped = _concat([_where(untyped, ~np.isin(untyped["name"], sorted(flipped))),
-                           _untyped(tables, test_reads.rows_named(cur, "untyped", sorted(called[c] for c in flipped)))])
+                           _id_rows(tables, test_reads.rows_named(cur, "untyped", sorted(called[c] for c in flipped)))])
     return {"tests": tests, "dispatch": dispatch, "untyped": untyped, "classes": classes, "raised": _concat(raised),
             "methods": _concat(methods), "method_files": counts, "tables": tables}
 
