@@ -106,7 +106,7 @@ def _node(g, name: str) -> int:
 
 
 def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: np.ndarray,
-            guessed: np.ndarray, memo: held_memo.Memo | None = None) -> tuple[np.ndarray, "Holding"]:
+            guessed: np.ndarray, is_class: np.ndarray, memo: held_memo.Memo | None = None) -> tuple[np.ndarray, "Holding"]:
     """The symbol around each symbol (`a.py::C.m` -> `a.py::C`) when whoever reaches it runs it,
     else -1: a nested function runs with its function, a test class's tests with it (inherited
     ones in its subclasses too); of another class's methods, making an instance runs its dunders
@@ -115,10 +115,10 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     its edges, and one called through an untyped receiver (`x.m()`, no edge but a name guess)
     runs for the class's makers when the caller holds an instance: it makes one (or a subclass),
     within HOLD_DEPTH calls or through a fixture, or is a method of it (`self.m()` in a base).
-    `memo`: the last graph's answers, kept where they hold (graph/held_memo.py)."""
+    `is_class`: per node, whether it is a class (`classes_of`); `memo`: the last graph's answers,
+    kept where they hold (graph/held_memo.py)."""
     parent = np.full(g.n, -1, dtype=np.int32)
     names = holders(g)
-    is_class = classes_of(g, unresolved)
     found = unresolved.get("untyped")
     src = name = np.zeros(0, dtype=np.int64)
     on_self = np.zeros(0, dtype=bool)

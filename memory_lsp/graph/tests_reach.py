@@ -72,10 +72,10 @@ class TestReach:
         guessed = np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in GUESSES if s in g.strategies])
         dispatch = self._dispatch(g, rows, step_kind, unresolved.get("dispatch"), unresolved.get("reexports"))
         # an instance made only to be raised: its construction runs, nothing its class holds (graph/tests_raised.py)
-        raising = tests_raised.raise_steps(g, rows, step_kind, keep & ~guessed, tests_held.classes_of(g, unresolved),
-                                           unresolved.get("raised"))
+        is_class = tests_held.classes_of(g, unresolved)
+        raising = tests_raised.raise_steps(g, rows, step_kind, keep & ~guessed, is_class, unresolved.get("raised"))
         sure = keep & ~guessed & ~raising
-        parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, memo)
+        parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, is_class, memo)
         made = tests_raised.construction_steps(g, rows, raising, holds)
         dispatch = (np.concatenate([dispatch[0], made[0]]), np.concatenate([dispatch[1], made[1]]))
         self.walk = _Walk(g, rows, g.step_node, sure | tests_held.guesses(g, rows, keep & guessed, holds),
