@@ -128,12 +128,12 @@ def owner_name(text: str) -> str:
 
 
 _OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.*)\]$", re.S)
-_TYPE_OF = re.compile(r"^(?:typing\.|t\.)?(?:Type|type)\[\s*['\"]?([A-Za-z_][\w.]*)['\"]?\s*\]$")
+_TYPE_OF = re.compile(r"^(?:typing\.|t\.)?(?:Type|type)\[\s*['\"]?([A-Za-z_][\w.]*)(?:\[.*\])?['\"]?\s*\]$", re.S)
 
 
 def class_of_type(annotation: str) -> str | None:
     """Foo of a Python annotation `type[Foo]` (also `Type['Foo']`, `type[Foo] | None`,
-    `Optional[type[Foo]]`): what the value is the class of; else None."""
+    `Optional[type[Foo]]`, `type[Foo[str, str]]`): what the value is the class of; else None."""
     t = annotation.strip()
     if m := _OPTIONAL.match(t):
         t = m.group(1).strip()

@@ -17,6 +17,7 @@ from memory_lsp.index.facts import Ref
 
 _IMPLICIT_CLASS = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 _PLAIN = frozenset(("self", "cls"))
+_NO_CLASS = frozenset(("Callable", "Any", "object"))  # annotations of a callable whose class says nothing
 
 
 def other_name(node, name: str) -> tuple[re.Pattern, str] | None:
@@ -86,3 +87,16 @@ def attributes_set(refs: list, assigned: dict, self_names) -> list:
     found = {(r.src_class, r.name): assigned[(r.src_class, r.name)] for r in refs
              if r.kind == "call" and r.rtype is None and r.receiver in self_names and (r.src_class, r.name) in assigned}
     return [Ref("selfset", cls, cls, name, None, line) for (cls, name), line in sorted(found.items())]
+
+
+def called(chain: list, cls: str | None, name: str, line: int, typer, rules) -> str | None:
+    """`app(environ, start_response)` where the file types `app` as an instance (`app = App()`,
+    `app: App`, `app = self._makeOne()`): the type whose `__call__` the call runs, as a receiver's
+    (`app.__call__(...)`); None where the name holds a class (`cls: type[Foo]`: the call makes one),
+    or a value the file does not type, Python's own, a TypeVar or `Callable`."""
+    if typer.class_of(chain, name) is not None:
+        return None
+    typ = rules.rtype(typer.scopes, chain, cls, "__call__", name, False, typer, line)
+    if not typ or typ in receivers.UNTYPED or typ == receivers.CONFLICT or typ in typer.typevars:
+        return None
+    return None if typ.rsplit(".", 1)[-1] in _NO_CLASS else typ

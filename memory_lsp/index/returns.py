@@ -76,6 +76,7 @@ class Returns:
         self._active: set = set()  # bindings being worked out (`c = c.annotate()` names itself)
         self._attrs: dict[str, set[str]] | None = None  # class -> the names bound in it (`attributes`)
         self.lineages: dict[str, list[str]] = {}  # the language rules' memo: class -> its bases here
+        self._classes_returned: dict | None = None  # `_getters`, once every return is added
 
     def add(self, func: str | None, kind: str, text: str) -> None:
         if func is None:
@@ -103,6 +104,43 @@ class Returns:
             found = self._agree([self.expr(v, chain, cls, depth + 1) for v in self.values.get(func, ()) if v != "None"])
         self._memo[func] = found
         return found
+
+    def class_of(self, chain: list, name: str) -> tuple[str, list] | None:
+        """Foo when `name` holds the class Foo itself, and the scopes Foo is read in: annotated or cast
+        `type[Foo]` (Scopes.class_of), or bound to a call of this file's function whose every return
+        is that class (`cls = self._getTargetClass()`, which says `return Foo`: a test's `cls(**kw)`
+        makes a Foo)."""
+        made = self.scopes.class_of(chain, name)
+        if made is not None or not self._getters():
+            return made
+        hit = self.scopes.lookup(chain, name)
+        if hit is None or not (hit[1] or "").startswith(DEFER) or not chain or chain[0] not in self.context \
+                or (chain[0], name) in self._active:
+            return None
+        self._active.add((chain[0], name))  # `make = make()` asks for itself
+        try:
+            func, _ = self._called(hit[1][len(DEFER):].split(receivers.WHERE)[0], chain, self.context[chain[0]][1], _MAX_DEPTH)
+        finally:
+            self._active.discard((chain[0], name))
+        return self._getters().get(func)
+
+    def calls_too(self, chain: list, name: str) -> tuple[str, list] | None:
+        """Scopes.calls_too, and the class a name holds by a call of this file's function (`class_of`)."""
+        return self.scopes.calls_too(chain, name) or (self.class_of(chain, name) if self._getters() else None)
+
+    def _getters(self) -> dict[str, tuple[str, list]]:
+        """This file's functions whose every return is one class named as written, unannotated (`return
+        Foo`, Foo no name bound in them, named like a class: receivers.call_type): function -> (Foo, the
+        scopes it is read in)."""
+        if self._classes_returned is None:
+            self._classes_returned = {}
+            for func, values in self.values.items():
+                named = {v.strip() for v in values if v.strip() != "None"}
+                chain = self.context.get(func, ((),))[0]
+                if len(named) == 1 and func not in self.annotation and (v := named.pop()) == receivers.call_type(v) \
+                        and self.scopes.lookup(chain, v) is None:
+                    self._classes_returned[func] = (v, list(chain))
+        return self._classes_returned
 
     def applied(self, func: str) -> str | None:
         """What calling the Callable `func` returns gives, by its annotation (a decorator factory:
@@ -147,11 +185,14 @@ class Returns:
         """What `callee(...)` calls: (a function of this file, None), or (None, the type the call
         makes when no function of this file is called: a class, a mark naming another file's
         function (RETURNED), or None)."""
-        if made := self.scopes.class_of(chain, callee):  # `cls: type[Foo]`: `cls()` makes a Foo
+        if made := self.class_of(chain, callee):  # `cls: type[Foo]`: `cls()` makes a Foo
             return None, made[0]
         if callee in _OWN_CLASS:
             return None, cls
         if callee.endswith(")"):  # `click.group()(cli)`: what calling another file's function's result gives
+            inner = exprtext.split_call(callee)  # `self._getTargetClass()(**kw)`: makes the class it returns
+            if inner and self._getters() and (getter := self._called(inner[0], chain, cls, depth + 1)[0]) in self._getters():
+                return None, self._getters()[getter][0]
             queryset = _django_manager(callee)
             if queryset:
                 return None, queryset

@@ -90,6 +90,12 @@ def classes(cur, source: str, target: str, syms: str) -> None:
         cur.execute(f"""INSERT INTO {target} SELECT n.* FROM ({named}) n
                         ANTI JOIN _nested_cls d ON d.path = n.path AND d.line = n.line AND d.name = n.name AND d.src = n.src""")
     cur.execute(f"""
+        INSERT INTO {target}  -- a type the file works out, named under another function's import and no other way
+        SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND i.scope IS NOT NULL
+               AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND e.kind = 'class'
+               ANTI JOIN {target} t ON t.path = rc.path AND t.line = rc.line AND t.name = rc.name AND t.src = rc.src
+        WHERE rc.how = 'typed'""")  # (`return Foo` under its own `from m import Foo`: index/returns.py `class_of`)
+    cur.execute(f"""
         INSERT INTO {target}  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
         SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM {source} rc JOIN _vt v ON v.path = rc.path
                AND v.recv = rc.receiver AND rc.rtype IS NULL AND {IN_SCOPE.format(src="rc.src").replace("i.scope", "v.scope")}

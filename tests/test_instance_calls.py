@@ -1,0 +1,111 @@
+"""A call of an instance runs its class's `__call__`, and a function returning a class makes one
+when its result is called. Found on webob, a package never developed against: its tests say
+`cls = self._getTargetClass()` (a method that returns `SendRequest` under its own import), then
+`inst = cls(**kw)` and `inst(environ, start_response)`. With neither followed, test selection
+missed test_client.py for six files that coverage says it runs, and what breaks when
+`SendRequest.__call__` changes listed no test."""
+
+from test_return_calls import _edit_and_compare, calls_at
+
+from memory_lsp.index.extract import extract
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/client.py": (
+        "class SendRequest:\n"                                   # 1
+        "    def __call__(self, environ, start_response):\n"     # 2
+        "        return [environ]\n"                             # 3
+        "    def close(self):\n"                                 # 4
+        "        pass\n"                                         # 5
+        "class Other:\n"                                         # 6
+        "    def close(self):\n"                                 # 7
+        "        pass\n"                                         # 8
+    ),
+    "pkg/app.py": (
+        "from pkg.client import SendRequest, Other\n"            # 1
+        "def serve(environ, app: SendRequest, cls: type[SendRequest]):\n"  # 2
+        "    app(environ, None)\n"                               # 3: a parameter typed as an instance
+        "    made = cls()\n"                                     # 4: a class held: it makes one
+        "    handler = SendRequest()\n"                          # 5
+        "    handler(environ, None)\n"                           # 6
+        "    data = {}\n"                                        # 7
+        "    data(environ)\n"                                    # 8: Python's own: nothing
+        "def klass():\n"                                         # 9
+        "    return Other\n"                                     # 10
+        "def make():\n"                                          # 11
+        "    c = klass()\n"                                      # 12
+        "    return c()\n"                                       # 13
+        "def use():\n"                                           # 14
+        "    make().close()\n"                                   # 15
+    ),
+    "tests/__init__.py": "",
+    "tests/test_client.py": (
+        "class TestSendRequest:\n"                               # 1
+        "    def _getTargetClass(self):\n"                       # 2
+        "        from pkg.client import SendRequest\n"           # 3
+        "        return SendRequest\n"                           # 4
+        "    def _makeOne(self, **kw):\n"                        # 5
+        "        cls = self._getTargetClass()\n"                 # 6
+        "        return cls(**kw)\n"                             # 7
+        "    def _makeTwo(self):\n"                              # 8
+        "        return self._getTargetClass()()\n"              # 9
+        "    def test_call(self):\n"                             # 10
+        "        inst = self._makeOne()\n"                       # 11
+        "        assert inst({}, None) == [{}]\n"                # 12
+        "    def test_close(self):\n"                            # 13
+        "        self._makeTwo().close()\n"                      # 14
+    ),
+    "tests/test_other.py": "def test_nothing():\n    assert True\n",
+}
+
+
+def test_an_instance_called_runs_its_classs_call(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        call = [("pkg/client.py::SendRequest.__call__", "typed")]
+        assert calls_at(ws, "pkg/app.py", 3) == call
+        assert calls_at(ws, "pkg/app.py", 6) == call
+        assert calls_at(ws, "pkg/app.py", 4) == [("pkg/client.py::SendRequest", "import")]  # no __call__: a class made
+        assert calls_at(ws, "pkg/app.py", 8) == []
+        assert calls_at(ws, "tests/test_client.py", 12) == call
+        assert ws.impact("pkg/client.py::SendRequest.__call__", depth=3)["tests"] == ["tests/test_client.py"]
+    finally:
+        ws.close()
+
+
+def test_a_function_returning_a_class_makes_one_when_its_result_is_called(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        # `c = klass()`, `return c()`: make() returns an Other, whose close() use() calls
+        assert [c[0] for c in calls_at(ws, "pkg/app.py", 13)] == ["pkg/client.py::Other"]
+        assert calls_at(ws, "pkg/app.py", 15) == [("pkg/app.py::make", "same_file"), ("pkg/client.py::Other.close", "typed")]
+        # the class under the getter's own import, read from the test that calls the getter's caller
+        assert [c[0] for c in calls_at(ws, "tests/test_client.py", 7)] == ["pkg/client.py::SendRequest"]
+        assert ("pkg/client.py::SendRequest.close", "typed") in calls_at(ws, "tests/test_client.py", 14)
+        assert ws.impact("pkg/client.py::SendRequest.close", depth=3)["tests"] == ["tests/test_client.py"]
+    finally:
+        ws.close()
+
+
+def test_a_getter_returning_another_class_is_followed(tmp_path, write_files):
+    # the getter edited to return another class: an editor's run equals a fresh index
+    _edit_and_compare(tmp_path, write_files, "pkg/app.py", "    return Other\n", "    return SendRequest\n",
+                      ("pkg/app.py", 15), [("pkg/client.py::SendRequest.close", "typed")], strategies=("typed",), files=FILES)
+
+
+def test_a_class_held_under_a_generic_annotation_is_made_not_called():
+    # werkzeug's `cls: type[ds.MultiDict[str, str]] | None`: `cls()` makes a MultiDict, no `__call__` runs;
+    # nor for a TypeVar's or a Callable's value
+    facts = extract("pkg/h.py", (
+        "import typing as t\n"
+        "from pkg import ds\n"
+        "F = t.TypeVar('F')\n"
+        "def parse(cls: type[ds.MultiDict[str, str]] | None, op: F, f: t.Callable, d: ds.MultiDict):\n"
+        "    cls()\n"     # 5
+        "    op()\n"      # 6
+        "    f()\n"       # 7
+        "    d()\n"       # 8
+    ).encode(), "python")
+    calls = sorted((r.line, r.name, r.receiver, r.rtype) for r in facts.refs if r.kind == "call" and r.line >= 5)
+    assert calls == [(5, "MultiDict", "ds", None), (5, "cls", None, "local"), (6, "op", None, "local"),
+                     (7, "f", None, "local"), (8, "__call__", "d", "ds.MultiDict"), (8, "d", None, "local")]
