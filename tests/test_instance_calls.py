@@ -93,9 +93,9 @@ def test_a_getter_returning_another_class_is_followed(tmp_path, write_files):
                       ("pkg/app.py", 15), [("pkg/client.py::SendRequest.close", "typed")], strategies=("typed",), files=FILES)
 
 
-def test_a_class_held_under_a_generic_annotation_is_made_not_called():
+def test_a_class_held_or_made_by_a_factory_is_made_not_called():
     # werkzeug's `cls: type[ds.MultiDict[str, str]] | None`: `cls()` makes a MultiDict, no `__call__` runs;
-    # nor for a TypeVar's or a Callable's value
+    # nor for a TypeVar's or a Callable's value, nor a class namedtuple made (242 such `__call__` rows in the stdlib)
     facts = extract("pkg/h.py", (
         "import typing as t\n"
         "from pkg import ds\n"
@@ -105,7 +105,10 @@ def test_a_class_held_under_a_generic_annotation_is_made_not_called():
         "    op()\n"      # 6
         "    f()\n"       # 7
         "    d()\n"       # 8
+        "    Point = namedtuple('Point', 'x y')\n"  # 9
+        "    Point(1, 2)\n"  # 10: a class a factory made: no `__call__`
     ).encode(), "python")
     calls = sorted((r.line, r.name, r.receiver, r.rtype) for r in facts.refs if r.kind == "call" and r.line >= 5)
     assert calls == [(5, "MultiDict", "ds", None), (5, "cls", None, "local"), (6, "op", None, "local"),
-                     (7, "f", None, "local"), (8, "__call__", "d", "ds.MultiDict"), (8, "d", None, "local")]
+                     (7, "f", None, "local"), (8, "__call__", "d", "ds.MultiDict"), (8, "d", None, "local"),
+                     (9, "namedtuple", None, None), (10, "Point", None, "local")]

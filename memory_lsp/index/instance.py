@@ -17,7 +17,9 @@ from memory_lsp.index.facts import Ref
 
 _IMPLICIT_CLASS = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 _PLAIN = frozenset(("self", "cls"))
-_NO_CLASS = frozenset(("Callable", "Any", "object"))  # annotations of a callable whose class says nothing
+_NO_CLASS = frozenset(("Callable", "Any", "object",  # annotations of a callable whose class says nothing
+                       # Python's class factories: calling what they give makes an instance (`Point = namedtuple(...)`)
+                       "namedtuple", "make_dataclass", "NewType", "TypedDict", "new_class", "type"))
 
 
 def other_name(node, name: str) -> tuple[re.Pattern, str] | None:
@@ -99,4 +101,4 @@ def called(chain: list, cls: str | None, name: str, line: int, typer, rules) -> 
     typ = rules.rtype(typer.scopes, chain, cls, "__call__", name, False, typer, line)
     if not typ or typ in receivers.UNTYPED or typ == receivers.CONFLICT or typ in typer.typevars:
         return None
-    return None if typ.rsplit(".", 1)[-1] in _NO_CLASS else typ
+    return None if typ.rsplit(".", 1)[-1].removeprefix(receivers.RETURNED) in _NO_CLASS else typ
