@@ -38,6 +38,7 @@ FILES = {
         "def use():\n"                                           # 14
         "    make().close()\n"                                   # 15
     ),
+    "pkg/weak.py": "import weakref\ndef f(app):\n    weak = weakref.ref(app)\n    weak()\n",  # 4: outside's: no guess
     "tests/__init__.py": "",
     "tests/test_client.py": (
         "class TestSendRequest:\n"                               # 1
@@ -67,6 +68,7 @@ def test_an_instance_called_runs_its_classs_call(tmp_path, index_files):
         assert calls_at(ws, "pkg/app.py", 6) == call
         assert calls_at(ws, "pkg/app.py", 4) == [("pkg/client.py::SendRequest", "import")]  # no __call__: a class made
         assert calls_at(ws, "pkg/app.py", 8) == []
+        assert calls_at(ws, "pkg/weak.py", 4) == []  # weakref.ref's `__call__`, not SendRequest's by its name
         assert calls_at(ws, "tests/test_client.py", 12) == call
         assert ws.impact("pkg/client.py::SendRequest.__call__", depth=3)["tests"] == ["tests/test_client.py"]
     finally:
@@ -112,3 +114,31 @@ def test_a_class_held_or_made_by_a_factory_is_made_not_called():
     assert calls == [(5, "MultiDict", "ds", None), (5, "cls", None, "local"), (6, "op", None, "local"),
                      (7, "f", None, "local"), (8, "__call__", "d", "ds.MultiDict"), (8, "d", None, "local"),
                      (9, "namedtuple", None, None), (10, "Point", None, "local")]
+
+
+MADE = {
+    "pkg/__init__.py": "",
+    "pkg/form.py": "class Form:\n    def validate(self):\n        return True\n",
+    "tests/__init__.py": "",
+    "tests/test_decimal.py": (
+        "from pkg.form import Form\n"                            # 1
+        "def make_form(name='F', **fields):\n"                   # 2
+        "    return type(str(name), (Form,), fields)\n"          # 3
+        "def test_decimal_field():\n"                            # 4
+        "    F = make_form(a=1)\n"                               # 5
+        "    form = F()\n"                                       # 6
+        "    assert form.validate()\n"                           # 7
+    ),
+}
+
+
+def test_a_class_a_function_makes_with_type_is_its_base_where_called(tmp_path, index_files):
+    # wtforms' tests: `F = make_form(a=DecimalField())`, `form = F(...)`, `form.validate()`: a Form made and
+    # validated (coverage: test_decimal.py runs form.py; the selection missed it)
+    ws = index_files(tmp_path, MADE)
+    try:
+        assert calls_at(ws, "tests/test_decimal.py", 6) == [("pkg/form.py::Form", "import")]
+        assert calls_at(ws, "tests/test_decimal.py", 7) == [("pkg/form.py::Form.validate", "typed")]  # not a class `F`
+        assert ws.impact("pkg/form.py::Form.validate", depth=3)["tests"] == ["tests/test_decimal.py"]
+    finally:
+        ws.close()

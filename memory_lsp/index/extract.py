@@ -165,7 +165,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
     if assignments:
         top_level = {s.name for s in facts.symbols if s.parent is None}
         facts.imports += aliases.alias_imports(facts.path, assignments, facts.imports, top_level)
-    _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, raised)
+    _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, raised, makers)
     facts.side_effects = effects.side_effects(lang, facts.imports, called)
 
 
@@ -204,7 +204,7 @@ def _nest_definitions(facts, lang, data, defs) -> None:
         facts.chunks.append(Chunk(sym.qualname, sym.kind, sym.start_line, end_line, text))
 
 
-def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, raised) -> None:
+def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, raised, makers) -> None:
     """Find the innermost definition around each reference by one sweep over sorted starts, then
     give each call the type of its receiver from the bindings of its scopes."""
     items = [(r[0], 0, r) for r in refs] + [(h[0], 1, h) for h in inherits] + [(b.pos, 2, b) for b in binds] \
@@ -300,7 +300,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
     defined = {(s.parent, s.name) for s in syms}
     calls = [instance.through_held(c, held, defined, lang.self_names) for c in calls] if held else calls
     typer = returns.Returns(scopes, defined, {s.qualname for s in syms if s.kind in classes}, bases, context,
-                            frozenset(typevars), rules)
+                            frozenset(typevars), rules, makers)
     for func, kind, text in rets_at:
         typer.add(func, kind, text)
     receivers.base_marks(facts.refs, based, scopes, typer)

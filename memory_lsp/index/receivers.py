@@ -169,8 +169,7 @@ def element_type(text: str, inner: str | None = None) -> str | None:
     """`list[Foo]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class or Python's
     ("builtin": `list[str]`) (`inner`: element_text's)."""
     inner = element_text(text) if inner is None else inner
-    typ = annotation_type(inner.split(",")[0]) if inner and "[" not in inner else None
-    return typ
+    return annotation_type(inner.split(",")[0]) if inner and "[" not in inner else None
 
 
 def call_type(callee: str) -> str | None:
@@ -201,8 +200,7 @@ def binding_type(kind: str, text: str | None) -> str | None:
 
 
 class Scopes:
-    """Bindings by (scope qualname or None for the module, name); the strongest kind wins, two
-    different types of the same strength cancel out."""
+    """Bindings by (scope qualname or None for the module, name); the strongest kind wins, two types of one strength cancel out."""
 
     def __init__(self, typing=None):
         self.table: dict[tuple, tuple[int, str | None]] = {}
@@ -238,6 +236,8 @@ class Scopes:
         if kind == "either" and name in (text or "") and name in exprtext.either_values(text or ""):
             return  # `x = x or Foo()`: x is also what it was (a parameter, say), which the table does not keep
         key, rank, typ = (scope, name), _PRIORITY[kind], self._type(kind, text)
+        if kind == "call" and typ == text and (scope, text) in self.table:  # `F = make_form(); form = F()`: what
+            typ = DEFER + text  # the local F makes, not a class named F (index/returns.py `class_of`)
         if kind in ("type", "cast") and self._python and typ and (made := exprtext.class_of_type(text or "")):
             self.classes[key] = made
         if kind == "type" and self._python:  # `self.signer: type[Other] = signer`: Other, whatever signer is

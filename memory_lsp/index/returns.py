@@ -61,8 +61,9 @@ class Returns:
     """Return types of one file's functions, worked out when first asked (memoised)."""
 
     def __init__(self, scopes: receivers.Scopes, defined: set, classes: set, bases: dict, context: dict,
-                 typevars: frozenset = frozenset(), rules=receivers):
+                 typevars: frozenset = frozenset(), rules=receivers, makers: dict | None = None):
         self.scopes = scopes
+        self.makers = makers or {}  # a function returning `type(name, (Base,), ns)` -> the bases (extract.py)
         self.rules = rules  # the language's reading of an annotation (index/receivers_java.py for Java)
         self.typevars = typevars  # the file's module-level TypeVars: no class an annotation names
         self.defined = defined  # {(parent qualname or None, name)}
@@ -124,16 +125,17 @@ class Returns:
             self._active.discard((chain[0], name))
         return self._getters().get(func)
 
-    def calls_too(self, chain: list, name: str) -> tuple[str, list] | None:
-        """Scopes.calls_too, and the class a name holds by a call of this file's function (`class_of`)."""
+    def calls_too(self, chain: list, name: str) -> tuple[str, list] | None:  # and a getter's class (`class_of`)
         return self.scopes.calls_too(chain, name) or (self.class_of(chain, name) if self._getters() else None)
 
     def _getters(self) -> dict[str, tuple[str, list]]:
         """This file's functions whose every return is one class named as written, unannotated (`return
-        Foo`, Foo no name bound in them, named like a class: receivers.call_type): function -> (Foo, the
-        scopes it is read in)."""
+        Foo`, Foo no name bound in them, named like a class: receivers.call_type), or a class `type()` makes
+        on one base (wtforms' tests: `def make_form(**fields): return type("F", (Form,), fields)`, a Form):
+        function -> (Foo, the scopes it is read in)."""
         if self._classes_returned is None:
-            self._classes_returned = {}
+            self._classes_returned = {func: (bases[0], list(self.context[func][0])) for func, bases in self.makers.items()
+                                      if len(set(bases)) == 1 and func in self.context}
             for func, values in self.values.items():
                 named = {v.strip() for v in values if v.strip() != "None"}
                 chain = self.context.get(func, ((),))[0]

@@ -236,6 +236,9 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[s
           -- a type the file names but the workspace does not define is guessed only when
           -- its name does not come from outside (`x: BytesIO` from io is never a workspace class)
           AND (r.rtype IS NULL OR (r.kind = 'call' AND r.rtype NOT IN ('builtin', 'local', 'super') AND o.path IS NULL))
+          -- a typed instance called (index/instance.py) runs its class's `__call__` or is unknown: no guess
+          -- among every class's (flask: `weak = weakref.ref(app); weak()`, 20 such guesses)
+          AND NOT (r.name = '__call__' AND r.rtype IS NOT NULL)
           -- Java declares every type: one the workspace does not define here is another library's
           AND NOT (ends_with(r.path, '.java') AND r.rtype IS NOT NULL AND NOT starts_with(r.rtype, '{MARK}'))""")
 
