@@ -2,7 +2,8 @@
 
 A corpus is a registry package's sdist (pip download), its src/ (or its package folder, for a
 flat layout) and tests/ copied into a workspace. The truths:
-  calls    jedi `goto` (follow_imports) at every call site Python's `ast` finds: the function or
+  calls    jedi `goto` (follow_imports) at every call site Python's `ast` finds (and at `__call__` of a
+           called variable: `instance_calls`): the function or
            class it reaches, "external" when that is outside the workspace, nothing when jedi
            cannot say (those sites are left out of every score);
   bases    CPython `__bases__` of every class of the package, imported in a child process;
@@ -119,7 +120,63 @@ def calls_truth(spec: str, ws: Path) -> list[dict]:
     calls it with what it decorates), the latter cached apart (calls.json came first)."""
     out = _jedi_answers(ws, ws.parent / "calls.json", call_sites)
     out += _jedi_answers(ws, ws.parent / "calls_decorators.json", decorator_sites)
+    out += instance_calls(ws, ws.parent / "calls_instances.json", out)
     return module_attributes(follow_reexports(out, ws), ws)
+
+
+def instance_calls(ws: Path, cache: Path, sites: list[dict]) -> list[dict]:
+    """A call of a name that jedi's `goto` takes to a variable or a parameter (`inst(environ, ...)`)
+    and jedi's `infer` to an instance runs what `inst.__call__` is: jedi's `goto` at `__call__` in a
+    copy of the file where each such call is written `inst.__call__(...)`. One more site per call, named `__call__` (the graph writes
+    the call of an instance so: index/instance.py): the method, "external", or None."""
+    if cache.exists():
+        return json.loads(cache.read_text())
+    import jedi
+
+    stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
+    project = jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"), str(ws), *stdlib])
+    asked: dict[str, set] = {}
+    for s in sites:  # bare names whose goto gave no function or class
+        if s["truth"] in (None, "local") and not s["super"]:
+            asked.setdefault(s["path"], set()).add((s["line"], s["name"]))
+    out = []
+    for rel, wanted in sorted(asked.items()):
+        lines = (ws / rel).read_text(encoding="utf-8", errors="replace").split("\n")
+        at = []  # (line, column of `__call__` in the copy)
+        by_line: dict[int, list] = {}
+        original = jedi.Script(code="\n".join(lines), path=str(ws / rel), project=project)
+        for node in _nodes("\n".join(lines)):
+            f = node.func if isinstance(node, ast.Call) else None
+            line, col, name = (f.lineno, f.col_offset, f.id) if isinstance(f, ast.Name) else (0, 0, "")
+            if (line, name) not in wanted or lines[line - 1][col:col + len(name)] != name:
+                continue
+            try:  # an instance only: jedi takes `cls.__call__` of a class to the method its instances have
+                inferred = original.infer(line, col)
+            except Exception:
+                inferred = []
+            if inferred and all(n.type == "instance" for n in inferred):
+                by_line.setdefault(line, []).append((col, name))
+        for line, calls in by_line.items():
+            text, shift = lines[line - 1], 0
+            for col, name in sorted(calls):
+                end = col + shift + len(name)
+                text = text[:end] + ".__call__" + text[end:]
+                at.append((line, end + 1))
+                shift += len(".__call__")
+            lines[line - 1] = text
+        script = jedi.Script(code="\n".join(lines), path=str(ws / rel), project=project)
+        for line, col in at:
+            try:
+                names = script.goto(line, col, follow_imports=True)
+            except Exception:
+                names = []
+            targets = [[str(Path(n.module_path).relative_to(ws)), n.line, n.name] for n in names
+                       if n.module_path and str(n.module_path).startswith(str(ws) + os.sep) and n.type == "function" and n.line]
+            external = any(not n.module_path or not str(n.module_path).startswith(str(ws) + os.sep) for n in names)
+            answer = targets if targets else ("external" if external else None)
+            out.append({"path": rel, "line": line, "name": "__call__", "super": False, "truth": answer})
+    cache.write_text(json.dumps(out))
+    return out
 
 
 def _jedi_answers(ws: Path, cache: Path, sites_of) -> list[dict]:
