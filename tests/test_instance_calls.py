@@ -142,3 +142,39 @@ def test_a_class_a_function_makes_with_type_is_its_base_where_called(tmp_path, i
         assert ws.impact("pkg/form.py::Form.validate", depth=3)["tests"] == ["tests/test_decimal.py"]
     finally:
         ws.close()
+
+
+ALIASED = {
+    "pkg/__init__.py": "",
+    "pkg/validators.py": (
+        "class DataRequired:\n"
+        "    def __call__(self, form, field):\n"
+        "        return field\n"
+        "class Optional:\n"
+        "    def __call__(self, form, field):\n"
+        "        return None\n"
+        "data_required = DataRequired\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/test_data_required.py": (
+        "from pkg.validators import data_required\n"           # 1
+        "def test_data_required():\n"                          # 2
+        "    validator = data_required()\n"                    # 3
+        "    validator(None, 'x')\n"                           # 4
+    ),
+}
+
+
+def test_a_class_imported_under_an_alias_makes_an_instance(tmp_path, index_files):
+    # wtforms' `data_required = DataRequired`, imported: `validator = data_required()` is a DataRequired
+    ws = index_files(tmp_path, ALIASED)
+    try:
+        assert calls_at(ws, "tests/test_data_required.py", 4) == [("pkg/validators.py::DataRequired.__call__", "returned")]
+    finally:
+        ws.close()
+
+
+def test_an_alias_bound_to_another_class_is_followed(tmp_path, write_files):
+    _edit_and_compare(tmp_path, write_files, "pkg/validators.py", "data_required = DataRequired", "data_required = Optional",
+                      ("tests/test_data_required.py", 4), [("pkg/validators.py::Optional.__call__", "returned")],
+                      files=ALIASED)

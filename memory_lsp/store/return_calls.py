@@ -135,6 +135,13 @@ def returned_types(store, cur, in_scope: str, wanted: str, kind: str = "call", o
                 "SELECT site, src, mark, NULL FROM _rfv WHERE rtype = 'builtin' UNION ALL "
                 "SELECT DISTINCT v.site, v.src, v.mark, NULL FROM _rfv v JOIN imports i ON i.path = v.path "
                 "AND i.strategy = 'external' AND i.binding = split_part(v.rtype, '.', 1)")
+    # `validator = data_required(); validator(...)`: a mark naming an imported class under a name of its
+    # own (wtforms' `data_required = DataRequired`): what the call makes, an instance of that class
+    cur.execute(f"""INSERT INTO {out} SELECT DISTINCT m.path, m.src, m.rtype, e.id FROM
+        (SELECT path, src, rtype, {PARTS} FROM _refs WHERE kind = '{kind}' AND starts_with(rtype, '{MARK}')) m
+        JOIN _imports i ON i.path = m.path AND NOT i.is_module AND m.owner = '' AND NOT m.applied AND m.slot = ''
+             AND i.binding = m.fname AND {in_scope.format(src='m.src')}
+        JOIN _exports e ON e.path = i.target AND e.name = i.name AND e.kind = 'class'""")
     for temp in ("_rfn", "_rfv"):
         cur.execute(f"DROP TABLE {temp}")
     if kind == "call":
