@@ -124,11 +124,24 @@ def calls_truth(spec: str, ws: Path) -> list[dict]:
     return module_attributes(follow_reexports(out, ws), ws)
 
 
+def _local(script, line: int, col: int) -> bool:
+    """Whether the name at (line, col) is bound in the function around it (jedi's `goto`)."""
+    try:
+        names = script.goto(line, col)
+    except Exception:
+        return False
+    return bool(names) and all(n.module_path == script.path and n.parent() is not None
+                               and n.parent().type == "function" for n in names)
+
+
 def instance_calls(ws: Path, cache: Path, sites: list[dict]) -> list[dict]:
     """A call of a name that jedi's `goto` takes to a variable or a parameter (`inst(environ, ...)`)
     and jedi's `infer` to an instance runs what `inst.__call__` is: jedi's `goto` at `__call__` in a
-    copy of the file where each such call is written `inst.__call__(...)`. One more site per call, named `__call__` (the graph writes
-    the call of an instance so: index/instance.py): the method, "external", or None."""
+    copy of the file where each such call is written `inst.__call__(...)`. One more site per call,
+    named `__call__` (the graph writes the call of an instance so: index/instance.py): the method,
+    "external", or None. Where jedi infers the name as a class of the workspace (`cls =
+    self._getTargetClass(); cls(**kw)`), a site named as the class, which the call makes (the graph
+    names that call so: index/extract.py)."""
     if cache.exists():
         return json.loads(cache.read_text())
     import jedi
@@ -145,6 +158,8 @@ def instance_calls(ws: Path, cache: Path, sites: list[dict]) -> list[dict]:
         at = []  # (line, column of `__call__` in the copy)
         by_line: dict[int, list] = {}
         original = jedi.Script(code="\n".join(lines), path=str(ws / rel), project=project)
+        apart = jedi.Script(code="\n".join(lines), path=str(ws / rel), project=project)  # (a goto there
+        # changed what `original` inferred next: jedi's inference keeps state per script)
         for node in _nodes("\n".join(lines)):
             f = node.func if isinstance(node, ast.Call) else None
             line, col, name = (f.lineno, f.col_offset, f.id) if isinstance(f, ast.Name) else (0, 0, "")
@@ -156,6 +171,11 @@ def instance_calls(ws: Path, cache: Path, sites: list[dict]) -> list[dict]:
                 inferred = []
             if inferred and all(n.type == "instance" for n in inferred):
                 by_line.setdefault(line, []).append((col, name))
+            made = [[str(Path(n.module_path).relative_to(ws)), n.line, n.name] for n in inferred if n.type == "class"
+                    and n.module_path and str(n.module_path).startswith(str(ws) + os.sep) and n.line]
+            if made and len(made) == len(inferred) and len({m[2] for m in made}) == 1 and _local(apart, line, col):
+                # `cls(**kw)`, cls a class bound in the function (not `data_required()`, an alias imported):
+                out.append({"path": rel, "line": line, "name": made[0][2], "super": False, "truth": made})  # made
         for line, calls in by_line.items():
             text, shift = lines[line - 1], 0
             for col, name in sorted(calls):
