@@ -119,7 +119,7 @@ class Returns:
                 or (chain[0], name) in self._active:
             return None
         self._active.add((chain[0], name))  # `make = make()` asks for itself
-        try:
+        try:  # (at the depth limit: the callee is a function of this file or nothing, no expression typed on the way)
             func, _ = self._called(hit[1][len(DEFER):].split(receivers.WHERE)[0], chain, self.context[chain[0]][1], _MAX_DEPTH)
         finally:
             self._active.discard((chain[0], name))
