@@ -146,8 +146,7 @@ def instance_calls(ws: Path, cache: Path, sites: list[dict]) -> list[dict]:
         return json.loads(cache.read_text())
     import jedi
 
-    stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
-    project = jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"), str(ws), *stdlib])
+    project = _project(ws)
     asked: dict[str, set] = {}
     for s in sites:  # bare names whose goto gave no function or class
         if s["truth"] in (None, "local") and not s["super"]:
@@ -199,15 +198,21 @@ def instance_calls(ws: Path, cache: Path, sites: list[dict]) -> list[dict]:
     return out
 
 
+def _project(ws: Path):
+    """jedi's project over the copy and the standard library only: an installed copy of the package
+    (this venv may hold one) would turn its own calls into "external"."""
+    import jedi
+
+    stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
+    return jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"), str(ws), *stdlib])
+
+
 def _jedi_answers(ws: Path, cache: Path, sites_of) -> list[dict]:
     if cache.exists():
         return json.loads(cache.read_text())
     import jedi
 
-    # the copy and the standard library only: an installed copy of the package (this venv may
-    # hold one) would turn its own calls into "external"
-    stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
-    project = jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"), str(ws), *stdlib])
+    project = _project(ws)
     out = []
     for rel in py_files(ws):
         source = (ws / rel).read_text(encoding="utf-8", errors="replace")
@@ -254,7 +259,6 @@ def follow_reexports(sites: list[dict], ws: Path) -> list[dict]:
     at that name in the `__init__` reaches the definition: the site's target is that one."""
     import jedi
 
-    stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
     project = None
     moved: dict[tuple, list] = {}
     for site in sites:
@@ -268,8 +272,7 @@ def follow_reexports(sites: list[dict], ws: Path) -> list[dict]:
                 moved[key] = [key]
                 col = re.search(rf"\b{re.escape(name)}\b", text)
                 if not re.match(r"\s*(async\s+)?(def|class)\s", text) and col:
-                    project = project or jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"),
-                                                                               str(ws), *stdlib])
+                    project = project or _project(ws)
                     script = jedi.Script(path=str(ws / p), project=project)
                     found = _defined(script, line, col.start(), ws)
                     alias = _ALIAS.match(text)
@@ -301,8 +304,7 @@ def module_attributes(sites: list[dict], ws: Path) -> list[dict]:
     else:
         import jedi
 
-        stdlib = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
-        project = jedi.Project(path=str(ws), sys_path=[str(ws / "src"), str(ws / "tests"), str(ws), *stdlib])
+        project = _project(ws)
         scripts, files, asked = {}, {}, {}
         for site in sites:
             if site["truth"] is not None:

@@ -107,14 +107,14 @@ class Returns:
         return found
 
     def class_of(self, chain: list, name: str) -> tuple[str, list] | None:
-        """Foo when `name` holds the class Foo itself, and the scopes Foo is read in: annotated or cast
-        `type[Foo]` (Scopes.class_of), or bound to a call of this file's function whose every return
-        is that class (`cls = self._getTargetClass()`, which says `return Foo`: a test's `cls(**kw)`
-        makes a Foo)."""
+        """Foo when `name` holds the class Foo itself, and the scopes Foo is read in: annotated or cast `type[Foo]`
+        (Scopes.class_of), or bound to a call of a getter of this file (`cls = self._getTargetClass()`: `return Foo`)."""
         made = self.scopes.class_of(chain, name)
-        if made is not None or not self._getters():
-            return made
-        hit = self.scopes.lookup(chain, name)
+        return made if made is not None else self._getter_class(chain, name)
+
+    def _getter_class(self, chain: list, name: str) -> tuple[str, list] | None:
+        """`class_of`'s second way: the class a getter of this file returns, `name` bound to its call."""
+        hit = self.scopes.lookup(chain, name) if self._getters() else None
         if hit is None or not (hit[1] or "").startswith(DEFER) or not chain or chain[0] not in self.context \
                 or (chain[0], name) in self._active:
             return None
@@ -126,7 +126,7 @@ class Returns:
         return self._getters().get(func)
 
     def calls_too(self, chain: list, name: str) -> tuple[str, list] | None:  # and a getter's class (`class_of`)
-        return self.scopes.calls_too(chain, name) or (self.class_of(chain, name) if self._getters() else None)
+        return self.scopes.calls_too(chain, name) or self._getter_class(chain, name)
 
     def _getters(self) -> dict[str, tuple[str, list]]:
         """This file's functions whose every return is one class named as written, unannotated (`return

@@ -22,6 +22,13 @@ def ancestors(source: str) -> str:
             SELECT a.cid, e.dst, a.d + 1 FROM anc a JOIN _inh e ON e.src = a.base WHERE a.d < 8)"""
 
 
+def _imported(source: str, in_scope: str) -> str:
+    """The rows of `source` whose `tname` an import of a class by name binds where `in_scope` holds."""
+    return f"""SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
+                   AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = coalesce(i.name, {JAVA_CLASS})
+                   AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')"""
+
+
 def classes(cur, source: str, target: str, syms: str) -> None:
     """`target`: the rows of `source` (references with `tname` and `how`) with `cid`, the class
     their receiver is: the enclosing one (`self`), or the one `tname` names (module docstring),
@@ -45,9 +52,7 @@ def classes(cur, source: str, target: str, syms: str) -> None:
                    JOIN {syms} s ON s.path = rc.path AND s.name = rc.tname AND (s.parent IS NULL OR ends_with(rc.path, '.java'))
                    AND (s.kind = 'class' OR s.kind = 'interface' AND rc.how = 'typed')
             UNION ALL
-            SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND {in_scope}
-                   AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = coalesce(i.name, {JAVA_CLASS})
-                   AND (e.kind = 'class' OR e.kind = 'interface' AND rc.how = 'typed')
+            {_imported(source, in_scope)}
             UNION ALL
             SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND i.is_module AND {in_scope}
                    AND starts_with(rc.tname, i.binding || '.')
@@ -91,10 +96,9 @@ def classes(cur, source: str, target: str, syms: str) -> None:
                         ANTI JOIN _nested_cls d ON d.path = n.path AND d.line = n.line AND d.name = n.name AND d.src = n.src""")
     cur.execute(f"""
         INSERT INTO {target}  -- a type the file works out, named under another function's import and no other way
-        SELECT rc.*, e.id FROM {source} rc JOIN _imports i ON i.path = rc.path AND NOT i.is_module AND i.scope IS NOT NULL
-               AND i.binding = rc.tname JOIN _exports e ON e.path = i.target AND e.name = i.name AND e.kind = 'class'
-               ANTI JOIN {target} t ON t.path = rc.path AND t.line = rc.line AND t.name = rc.name AND t.src = rc.src
-        WHERE rc.how = 'typed'""")  # (`return Foo` under its own `from m import Foo`: index/returns.py `class_of`)
+        SELECT n.* FROM ({_imported(source, "i.scope IS NOT NULL")}) n
+               ANTI JOIN {target} t ON t.path = n.path AND t.line = n.line AND t.name = n.name AND t.src = n.src
+        WHERE n.how = 'typed'""")  # (`return Foo` under its own `from m import Foo`: index/returns.py `class_of`)
     cur.execute(f"""
         INSERT INTO {target}  -- `current_app.url_for()`: a module-level variable of another file (store/var_calls.py)
         SELECT rc.* REPLACE ('module_var' AS how), v.cid FROM {source} rc JOIN _vt v ON v.path = rc.path
