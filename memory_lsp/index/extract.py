@@ -11,7 +11,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, caller_params, docs, effects, elements, exprtext, fixtures, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns
+from memory_lsp.index import aliases, caller_params, docs, effects, elements, exprtext, fixtures, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns, string_imports
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 
 MAX_RECEIVER = 80
@@ -54,6 +54,7 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
     _interpret(facts, lang, data, tree.root_node)
     if facts.is_test and lang_name == "python" and (b"parametrize" in data or b"params" in data):
         facts.refs = fixtures.parametrized(tree.root_node, facts.refs)
+    string_imports.add(facts, data, tree.root_node)
     return facts
 
 

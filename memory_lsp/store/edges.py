@@ -67,14 +67,15 @@ def _scope_table(store: Store, cur, touched) -> str | None:
 
 
 def rebuild_import_edges(store: Store, cur, touched: set[str] | None = None) -> None:
-    """IMPORTS edges (one per file pair) from the resolved import rows."""
+    """IMPORTS edges (one per file pair) from the resolved import rows, not those of strings."""
     temp = _scope_table(store, cur, touched)
     cur.execute(f"DELETE FROM edges WHERE kind = 'IMPORTS' AND {_touching(temp)}")
     only = f"AND (path IN {temp} OR target IN {temp})" if temp else ""
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT path, target, 'IMPORTS', path, target, min(line), 1.0, min(strategy), NULL, count(*)
-        FROM imports WHERE target IS NOT NULL AND target <> path {only} GROUP BY path, target""")
+        FROM imports WHERE target IS NOT NULL AND target <> path AND strategy <> 'string' {only}
+        GROUP BY path, target""")  # a string may name a module the program never loads (index/string_imports.py)
 
 
 # the import rows as Python binds their names: `import click._termui_impl` binds `click` too, the

@@ -129,9 +129,9 @@ def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
             rest = module.lstrip(".")
             full = ".".join(base + ([rest] if rest else []))
             strategy = "relative"
-        else:
-            full = module
-            strategy = "absolute"
+        else:  # a module named by a string (index/string_imports.py) is looked up as an absolute one
+            full = module.strip("\"")
+            strategy = "absolute" if full == module else "string"
             home = posixpath.dirname(row.path)
             if home and home not in packages and full.split(".")[0] not in BEFORE_PATH:  # its own folder first
                 found = _targets(full, row.name, _home_modules(ctx, home), strategy)
@@ -141,7 +141,8 @@ def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
             if full.split(".")[0] not in tops:
                 out.append(EXTERNAL)
                 continue
-        out.append(_targets(full, row.name, modules, strategy))
+        found = _targets(full, row.name, modules, strategy)
+        out.append(EXTERNAL if not found and strategy == "string" else found)  # a string names no module: it is no import
     return out
 
 

@@ -1,0 +1,96 @@
+"""A symbol loaded by a string: mistune keeps its plugins as dotted paths in a dict, and
+`import_plugin` splits one and calls `import_module`. No edge named them, so test selection missed
+every test that asks for a plugin (coverage: 15 pairs, recall 0.831), and what breaks when a plugin
+changes listed no caller."""
+
+from test_instance_calls import calls_at
+from test_return_calls import _edit_and_compare
+
+from memory_lsp.index.extract import extract
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/plugins/__init__.py": (
+        "from importlib import import_module\n"                      # 1
+        "_plugins = {\n"                                             # 2
+        "    'speedup': 'pkg.plugins.speedup.speedup',\n"            # 3
+        "    'table': 'pkg.plugins.table.table',\n"                  # 4
+        "    'gone': 'pkg.plugins.table.missing',\n"                 # 5: no such function
+        "    'outside': 'json.decoder.JSONDecoder',\n"               # 6: not the workspace's
+        "}\n"                                                        # 7
+        "def import_plugin(name):\n"                                 # 8
+        "    module_path, func_name = _plugins[name].rsplit('.', 1)\n"  # 9
+        "    return getattr(import_module(module_path), func_name)\n"  # 10
+        "def describe():\n"                                          # 11
+        "    return 'pkg.plugins.speedup.speedup'\n"                 # 12: names it, loads nothing
+        "def load_default():\n"                                      # 13
+        "    return import_module('pkg.plugins.table').table\n"      # 14: a module, no symbol
+        "def load_fast():\n"                                         # 15
+        "    import importlib\n"                                     # 16
+        "    path = 'pkg.plugins.speedup.speedup'\n"                 # 17
+        "    return importlib.import_module(path)\n"                 # 18
+    ),
+    "pkg/plugins/speedup.py": "def speedup(md):\n    return md\n",
+    "pkg/plugins/table.py": "def table(md):\n    return md\n",
+    "pkg/markdown.py": (
+        "from pkg.plugins import import_plugin\n"
+        "def create_markdown(plugins=None):\n"
+        "    return [import_plugin(n) for n in plugins or []]\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/test_plugins.py": (
+        "from pkg.markdown import create_markdown\n"
+        "def test_speedup():\n"
+        "    assert create_markdown(['speedup'])\n"
+    ),
+}
+
+
+def test_a_dotted_string_beside_import_module_is_the_loaders_call(tmp_path, index_files):
+    ws = index_files(tmp_path, FILES)
+    try:
+        assert calls_at(ws, "pkg/plugins/__init__.py", 3) == [("pkg/plugins/speedup.py::speedup", "import")]
+        assert calls_at(ws, "pkg/plugins/__init__.py", 4) == [("pkg/plugins/table.py::table", "import")]
+        for line in (5, 6, 12, 14):  # a missing function, an outside module, a function not loading, a module
+            assert calls_at(ws, "pkg/plugins/__init__.py", line) == []
+        assert calls_at(ws, "pkg/plugins/__init__.py", 17) == [("pkg/plugins/speedup.py::speedup", "import")]
+        cur = ws.store.cursor()
+        srcs = cur.execute("SELECT DISTINCT src FROM edges WHERE kind = 'CALLS' AND dst = 'pkg/plugins/speedup.py::speedup'"
+                           " ORDER BY src").fetchall()
+        assert srcs == [("pkg/plugins/__init__.py::import_plugin",), ("pkg/plugins/__init__.py::load_fast",)]
+        # a string may name a module the program never loads: no file depends on another by it
+        assert cur.execute("SELECT count(*) FROM edges WHERE kind = 'IMPORTS' AND src_path = 'pkg/plugins/__init__.py'"
+                           ).fetchone()[0] == 0
+        assert cur.execute("SELECT count(*) FROM imports WHERE strategy = 'unresolved'").fetchone()[0] == 0
+        assert ws.impact("pkg/plugins/speedup.py::speedup", depth=3)["tests"] == ["tests/test_plugins.py"]
+    finally:
+        ws.close()
+
+
+def test_only_plain_dotted_strings_in_a_loading_file_are_read():
+    facts = extract("pkg/m.py", (
+        "import importlib\n"
+        "NAME = 'pkg.a.f'\n"                 # 2
+        "SPLIT = 'pkg.a' '.g'\n"             # 3: pieces of one string
+        "FILE = 'setup py'\n"                # 4: not a dotted name
+        "OTHER = 'pkg.b.g'\n"                # 5: a name no loader reads
+        "def load(x):\n"
+        "    importlib.import_module(f'pkg.{x}.h')\n"  # 7: an f-string
+        "    return importlib.import_module(NAME or SPLIT or FILE)\n"
+    ).encode(), "python")
+    assert [(i.module, i.name, i.alias) for i in facts.imports if i.module.startswith('"')] == [('"pkg.a"', "f", "pkg.a.f")]
+    assert [(r.src, r.name, r.line) for r in facts.refs if r.name == "pkg.a.f"] == [("load", "pkg.a.f", 2)]
+    # no loader in the file: its strings are only strings
+    assert not [i for i in extract("pkg/n.py", b"NAME = 'pkg.a.f'\n", "python").imports]
+
+
+def test_a_plugin_renamed_in_its_dict_is_followed(tmp_path, write_files):
+    # the dict edited to name another plugin: an editor's run equals a fresh index
+    _edit_and_compare(tmp_path, write_files, "pkg/plugins/__init__.py", "'pkg.plugins.speedup.speedup'",
+                      "'pkg.plugins.table.table'", ("pkg/plugins/__init__.py", 3),
+                      [("pkg/plugins/table.py::table", "import")], strategies=("import",), files=FILES)
+
+
+def test_a_loaded_function_renamed_away_leaves_no_edge(tmp_path, write_files):
+    _edit_and_compare(tmp_path, write_files, "pkg/plugins/speedup.py", "def speedup(md)", "def faster(md)",
+                      ("pkg/plugins/__init__.py", 3), [], strategies=("import",), files=FILES)
