@@ -178,3 +178,35 @@ def test_an_alias_bound_to_another_class_is_followed(tmp_path, write_files):
     _edit_and_compare(tmp_path, write_files, "pkg/validators.py", "data_required = DataRequired", "data_required = Optional",
                       ("tests/test_data_required.py", 4), [("pkg/validators.py::Optional.__call__", "returned")],
                       files=ALIASED)
+
+
+SELF_CALLED = {
+    "pkg/__init__.py": "",
+    "pkg/fields.py": (
+        "class Field:\n"                          # 1
+        "    def __call__(self, **kwargs):\n"     # 2
+        "        return '<input>'\n"              # 3
+        "    def __str__(self):\n"                # 4
+        "        return self()\n"                 # 5: its own class's
+        "class Label(Field):\n"                   # 6
+        "    def __html__(self):\n"               # 7
+        "        return self(x=1)\n"              # 8: a base's
+        "    @classmethod\n"                      # 9
+        "    def make(cls):\n"                    # 10
+        "        return cls()\n"                  # 11: makes one, runs no __call__
+        "def render(self):\n"                     # 12
+        "    return self()\n"                     # 13: a function's parameter: not known
+    ),
+}
+
+
+def test_self_called_in_a_method_runs_its_classs_call(tmp_path, index_files):
+    # wtforms' `def __str__(self): return self()`: jedi says Field.__call__; no edge named it
+    ws = index_files(tmp_path, SELF_CALLED)
+    try:
+        assert calls_at(ws, "pkg/fields.py", 5) == [("pkg/fields.py::Field.__call__", "self")]
+        assert calls_at(ws, "pkg/fields.py", 8) == [("pkg/fields.py::Field.__call__", "self_inherited")]
+        assert not [c for c in calls_at(ws, "pkg/fields.py", 11) if c[0].endswith("__call__")]
+        assert calls_at(ws, "pkg/fields.py", 13) == []
+    finally:
+        ws.close()

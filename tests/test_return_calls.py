@@ -262,3 +262,59 @@ def test_a_decorator_factory_returning_another_class_retypes_the_names_it_binds(
     before, after = _one_edit(tmp_path, write_files, files, "clk/deco.py", text, ("tests/test_x.py", 6))
     assert before == [("clk/core.py::Group.run", "returned")]
     assert after == [("clk/core.py::Other.run", "returned")]
+
+
+STARRED = {
+    "pkg/__init__.py": "from pkg.fields import *\n",
+    "pkg/fields/__init__.py": "from pkg.fields.numeric import *\n",
+    "pkg/fields/numeric.py": (
+        "class Field:\n    def _value(self):\n        return ''\n"
+        "class IntegerField(Field):\n    def _value(self):\n        return '1'\n"
+        "class FloatField(Field):\n    def _value(self):\n        return '1.0'\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/test_integer.py": (
+        "from pkg.fields import IntegerField\n"   # 1: the package re-exports it by `import *`
+        "class F:\n"                              # 2
+        "    a = IntegerField()\n"                # 3
+        "def test_integer_field():\n"             # 4
+        "    form = F()\n"                        # 5
+        "    assert form.a._value() == '1'\n"     # 6
+        "    assert F().a._value() == '1'\n"      # 7: an attribute of what a call gives
+    ),
+    "tests/test_float.py": (
+        "from pkg import FloatField\n"            # 1: two packages deep, each by `import *`
+        "class G:\n"                              # 2
+        "    b = FloatField()\n"                  # 3
+        "def test_float_field():\n"               # 4
+        "    assert G().b._value() == '1.0'\n"    # 5
+    ),
+}
+
+
+def test_a_class_a_package_reexports_by_import_star_types_an_attribute(tmp_path, index_files):
+    # wtforms' tests: `class F(Form): a = IntegerField()`, `form.a._value()`, IntegerField imported from
+    # wtforms.fields, whose __init__ says `from wtforms.fields.numeric import *`: a guess at every `_value`
+    ws = index_files(tmp_path, STARRED)
+    try:
+        assert calls_at(ws, "tests/test_integer.py", 6) == [("pkg/fields/numeric.py::IntegerField._value", "returned")]
+        assert ("pkg/fields/numeric.py::IntegerField._value", "returned") in calls_at(ws, "tests/test_integer.py", 7)
+        assert ("pkg/fields/numeric.py::FloatField._value", "returned") in calls_at(ws, "tests/test_float.py", 5)
+    finally:
+        ws.close()
+
+
+def test_a_starred_class_edited_to_another_retypes_the_attribute(tmp_path, write_files):
+    _edit_and_compare(tmp_path, write_files, "tests/test_integer.py", "IntegerField", "FloatField",
+                      ("tests/test_integer.py", 6), [("pkg/fields/numeric.py::FloatField._value", "returned")],
+                      files=STARRED)
+
+
+def test_a_package_no_longer_reexporting_by_import_star_untypes_the_attribute(tmp_path, write_files):
+    _edit_and_compare(tmp_path, write_files, "pkg/fields/__init__.py", "from pkg.fields.numeric import *", "",
+                      ("tests/test_integer.py", 6), [], files=STARRED)
+
+
+def test_a_package_no_longer_reexporting_a_package_untypes_the_attribute(tmp_path, write_files):
+    _edit_and_compare(tmp_path, write_files, "pkg/__init__.py", "from pkg.fields import *", "",
+                      ("tests/test_float.py", 5), [], files=STARRED)

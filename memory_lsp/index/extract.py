@@ -318,8 +318,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
                               rtype))
         if pos in raised:
             facts.refs.append(facts.refs[-1]._replace(kind="raised", rtype=None))
-        if rtype == "local" and rules is receivers and (itype := instance.called(quals, cls, name, line, typer, rules)):
-            facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, "__call__", name, line, itype))
+        if rules is receivers and (via := instance.called(quals, cls, name, receiver, rtype, line, typer, rules)):
+            facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, "__call__", via[0], line, via[1]))
         also = typer.calls_too(*((quals, name) if receiver is None else ([cls, None], "self." + name))) \
             if rules is receivers and (receiver is None or receiver in lang.self_names) else None
         if also:  # `key(self, *args)` with `key=keys.methodkey`, `cls(...)` with `cls: type[Foo]` (or `self.cls`): read where the def is

@@ -26,11 +26,11 @@ from memory_lsp.index.discover import Candidate, discover, only_candidates
 from memory_lsp.index.batch import TABLES, Batch, pack
 from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
-from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_of, import_table_rows, inputs_changed
+from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_of, import_table_rows, inputs_changed, star_targets
 from memory_lsp.index.lifeline import die_with_parent
 from memory_lsp.index.version import facts_version
 from memory_lsp.settings import Settings
-from memory_lsp.store import allocator, code, edges, ingest, moved_lines
+from memory_lsp.store import allocator, code, edges, ingest, module_exports, moved_lines
 from memory_lsp.store.db import WHOLE_RUN_MEMORY_MB, Store
 
 log = logging.getLogger(__name__)
@@ -310,8 +310,7 @@ class _Writer:
                 self.new_shapes[f.path] = f.shape
 
     def finish(self, root: Path, buffers: dict[str, bytes]) -> Changes:
-        """Resolve the imports of the run (all of them when a path appeared or vanished); say
-        what changed."""
+        """Resolve the imports of the run (all of them when a path appeared or vanished); say what changed."""
         store, cur = self.store, self.cur
         raw, before = self.imports, {}
         inputs = json.loads(store.meta("resolver_inputs") or "{}")
@@ -360,7 +359,8 @@ class _Writer:
             symbol_names |= {s[0] for s in rows} | {s[1] for s in rows}
             names |= {s[1] for s in rows} if path in kept else \
                 code.defined_names(self.old_shapes.get(path)) | code.defined_names(self.new_shapes.get(path))
-            names |= code.names_rebound(self.old_shapes.get(path), self.new_shapes.get(path))
+            names |= code.names_rebound(self.old_shapes.get(path), self.new_shapes.get(path), lambda imports:
+                                        module_exports.reexported_names(cur, star_targets(path, imports, ctx)))
         # imports of unchanged files landing elsewhere change fan-in and promotions like an edit would
         structure = self.first_run or bool(rebound - self.changed) or any(differs(p, "imports", "is_test", "mutates") for p in self.changed)
         # re-parsed files' IMPORTS, ASSERTS_ON and DRIVES edges (code.remove_files kept them) stay when every

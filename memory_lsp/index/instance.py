@@ -91,14 +91,18 @@ def attributes_set(refs: list, assigned: dict, self_names) -> list:
     return [Ref("selfset", cls, cls, name, None, line) for (cls, name), line in sorted(found.items())]
 
 
-def called(chain: list, cls: str | None, name: str, line: int, typer, rules) -> str | None:
-    """`app(environ, start_response)` where the file types `app` as an instance (`app = App()`,
-    `app: App`, `app = self._makeOne()`): the type whose `__call__` the call runs, as a receiver's
-    (`app.__call__(...)`); None where the name holds a class (`cls: type[Foo]`: the call makes one),
-    or a value the file does not type, Python's own, a TypeVar or `Callable`."""
-    if typer.class_of(chain, name) is not None:
+def called(chain: list, cls: str | None, name: str, receiver: str | None, rtype: str | None, line: int, typer,
+           rules) -> tuple[str, str | None] | None:
+    """`app(environ, start_response)` where the file types `app` (`rtype` "local") as an instance (`app
+    = App()`, `app: App`, `app = self._makeOne()`): (receiver, type) of the call `app.__call__(...)`
+    it runs; `self()` in a method (wtforms' `def __str__(self): return self()`): ("self", None),
+    `self.__call__()`. None where the name holds a class (`cls: type[Foo]`: the call makes one), or a
+    value the file does not type, Python's own, a TypeVar or `Callable`."""
+    if name == "self" and receiver is None and rtype is None and cls is not None:
+        return "self", None
+    if rtype != "local" or typer.class_of(chain, name) is not None:
         return None
     typ = rules.rtype(typer.scopes, chain, cls, "__call__", name, False, typer, line)
     if not typ or typ in receivers.UNTYPED or typ == receivers.CONFLICT or typ in typer.typevars:
         return None
-    return None if typ.rsplit(".", 1)[-1].removeprefix(receivers.RETURNED) in _NO_CLASS else typ
+    return None if typ.rsplit(".", 1)[-1].removeprefix(receivers.RETURNED) in _NO_CLASS else (name, typ)

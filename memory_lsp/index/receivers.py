@@ -378,12 +378,12 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
     return hit[1]
 
 
-_ATTRIBUTE = re.compile(r"^([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)$")
+_ATTRIBUTE = re.compile(r"^([A-Za-z_][\w.]*|.*\))\.([A-Za-z_]\w*)$", re.S)  # `x.a`, `F().a` (of what a call gives)
 
 
 def _attribute(scopes: Scopes, chain: list, cls: str | None, receiver: str, returns, line: int | None = None) -> str | None:
-    """`x.attr.f()` where the file types x (`app: Flask`, `self.stream = Stream()`): a mark of the
-    attribute of x's class (`->Flask.json`), which store/return_calls.py resolves as it does a
+    """`x.attr.f()` where the file types x (`app: Flask`, `self.stream = Stream()`, a call `F()`): a mark
+    of the attribute of x's class (`->Flask.json`), which store/return_calls.py resolves as it does a
     method's return (index/returns.py `attributes`). An x the file does not type stays untyped: a
     module's attribute (`flask.g`) is the graph's to find (store/var_calls.py)."""
     m = _ATTRIBUTE.match(receiver)

@@ -100,14 +100,16 @@ def mark_refs_changed(store: Store, cur) -> None:
     store.set_meta(REFS_VERSION, uuid.uuid4().hex, cur)
 
 
-def names_rebound(old: FileShape | None, new: FileShape | None) -> set[str]:
+def names_rebound(old: FileShape | None, new: FileShape | None, reexported) -> set[str]:
     """Names whose meaning for other files an edit changed beside its symbols: a function now
     returning another type (the calls other files type by it: store/return_calls.py), and an
     import added, removed or retargeted (what its importers reach through it: `from .a import get`
-    -> `from .b import get` in a package's __init__)."""
+    -> `from .b import get` in a package's __init__); for `from .numeric import *`, the names
+    `reexported(imports)` says such imports among the changed ones offer."""
     returns = {r[1] for r in set(old.returns if old else ()) ^ set(new.returns if new else ())}
     imports = set(old.imports if old else ()) ^ set(new.imports if new else ())
-    return returns | {alias or name or module.split(".")[0] for module, name, alias in imports}
+    starred = reexported(imports) if any(name == "*" for _, name, _ in imports) else set()
+    return returns | starred | {alias or name or module.split(".")[0] for module, name, alias in imports}
 
 
 class Removed(NamedTuple):

@@ -71,3 +71,16 @@ def make(cur) -> None:
         QUALIFY d = min(d) OVER (PARTITION BY path, name)""")
     for temp in ("_reach", "_chain", "_tops"):
         cur.execute(f"DROP TABLE {temp}")
+
+
+def reexported_names(cur, paths: set[str]) -> set[str]:
+    """The top-level names of the modules `paths` and of those they re-export whole, as `_star` follows them:
+    what an `import *` of them offers (store/code.py `names_rebound`)."""
+    return {r[0] for r in cur.execute(f"""
+        WITH RECURSIVE s(path, d) AS (
+            SELECT unnest(?::VARCHAR[]), 0
+            UNION ALL
+            SELECT j.target, s.d + 1 FROM s JOIN (SELECT * FROM imports WHERE {STAR_EXPORT}) j ON j.path = s.path
+            WHERE s.d < {REEXPORT_HOPS})
+        SELECT DISTINCT name FROM symbols WHERE parent IS NULL AND path IN (SELECT path FROM s)""",
+        [sorted(paths)]).fetchall()} if paths else set()

@@ -53,7 +53,8 @@ OWNERS = owners("call", "_mrecv")  # the marked calls' (store/calls.py); a base'
 def class_named(typed: str, keys: str, kinds: str = "('class')") -> str:
     """A query of (`keys`, cid) for the rows of the table `typed` (`keys`, path, rtype): the
     class `rtype` names in the file `path`, defined there, imported there (also re-exported by
-    a package __init__ it imports from), or `module.Class` through a module it imports; `kinds`:
+    a package __init__ it imports from, by name or by `import *`: store/module_exports.py's `_star`, which
+    call resolution makes first), or `module.Class` through a module it imports; `kinds`:
     the symbol kinds it may be (SQL after IN)."""
     return f"""
         WITH imp AS (SELECT k.path, k.binding, k.name, k.target, k.is_module FROM imports k
@@ -69,6 +70,9 @@ def class_named(typed: str, keys: str, kinds: str = "('class')") -> str:
         UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
                JOIN imports j ON j.path = k.target AND j.binding = k.name AND NOT j.is_module  -- a package's re-export
                JOIN symbols s ON s.path = j.target AND s.name = j.name AND s.parent IS NULL AND s.kind IN {kinds}
+        UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND NOT k.is_module AND k.binding = v.rtype
+               JOIN _star t ON t.path = k.target  -- a package re-exporting modules whole: `from .numeric import *`
+               JOIN symbols s ON s.path = t.via AND s.name = k.name AND s.parent IS NULL AND s.kind IN {kinds}
         UNION SELECT {keys}, s.id FROM {typed} v JOIN imp k ON k.path = v.path AND k.is_module
                AND starts_with(v.rtype, k.binding || '.')
                JOIN symbols s ON s.path = k.target AND v.rtype = k.binding || '.' || s.name AND s.parent IS NULL

@@ -97,6 +97,13 @@ def resolve(family: str, rows: list[ImportRow], ctx: ResolveContext) -> list[lis
     return module.resolve(rows, ctx)
 
 
+def star_targets(path: str, imports: set[tuple], ctx: ResolveContext) -> set[str]:
+    """The files the `import *` rows among `imports` ((module, name, alias) as written in `path`)
+    land in: what such an import added or removed re-exports."""
+    rows = [ImportRow(path, 0, module, name, alias) for module, name, alias in imports if name == "*"]
+    return {row[6] for row in import_table_rows(rows, ctx) if row[6]} if rows else set()
+
+
 def strip_quotes(text: str) -> str:
     return text.strip().strip("\"'`<>")
 
