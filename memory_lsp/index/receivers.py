@@ -373,8 +373,8 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
         return _attribute(scopes, chain, cls, receiver, returns, line)
     if hit is None or hit[1] in (None, CONFLICT):
         return None
-    if hit[1].startswith((DEFER, ANY_OF, ELEMENT, EITHER)):
-        return returns.bound(hit[1], chain, cls) if returns is not None else None
+    if hit[1].startswith((DEFER, ANY_OF, ELEMENT, EITHER)):  # a class held (`cls = self._getTargetClass()`: `cls.blank()`)
+        return None if returns is None else (returns.class_of(chain, receiver) or (returns.bound(hit[1], chain, cls),))[0]
     return hit[1]
 
 

@@ -184,9 +184,8 @@ class Returns:
         return self.of(func, depth + 1) if func else typ
 
     def _called(self, callee: str, chain: list, cls: str | None, depth: int) -> tuple[str | None, str | None]:
-        """What `callee(...)` calls: (a function of this file, None), or (None, the type the call
-        makes when no function of this file is called: a class, a mark naming another file's
-        function (RETURNED), or None)."""
+        """What `callee(...)` calls: (a function of this file, None), or (None, the type the call makes when no
+        function of this file is called: a class, a mark naming another file's function (RETURNED), or None)."""
         if made := self.class_of(chain, callee):  # `cls: type[Foo]`: `cls()` makes a Foo
             return None, made[0]
         if callee in _OWN_CLASS:
@@ -215,7 +214,9 @@ class Returns:
         if name == "as_manager" and _DOTTED(inner) and (inner in self.classes or receivers.call_type(inner) == inner) \
                 and self.scopes.lookup(chain, inner) is None and self.method(inner, name) is None:
             return None, inner  # Django's `BookQuerySet.as_manager()`: a manager with the queryset's methods
-        if inner in ("self", "cls") and cls is not None:
+        if inner.isidentifier() and (held := self.class_of(chain, inner)) is not None:  # `cls = self._getTargetClass()`
+            owner = held[0]  # then `cls.from_bytes()`: not the enclosing class's, though named cls
+        elif inner in ("self", "cls") and cls is not None:
             owner = cls
         elif inner in self.classes:  # `Foo.create()`
             owner = inner
@@ -337,8 +338,7 @@ class Returns:
         return self.expr(callee + "()", chain, cls, depth + 1)
 
     def _either(self, values: str, chain: list, cls: str | None, depth: int) -> str | None:
-        """What each of the values is (a name, `self.x`, a call, a literal), read in the function
-        they were bound in when it says (WHERE), when they agree."""
+        """What each of the values is (a name, `self.x`, a call, a literal), read where they were bound (WHERE), if agreed."""
         values, _, where = values.partition(receivers.WHERE)
         if where in self.context:
             chain = self.context[where][0]
