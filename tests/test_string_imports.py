@@ -7,6 +7,7 @@ from test_instance_calls import calls_at
 from test_return_calls import _edit_and_compare
 
 from memory_lsp.index.extract import extract
+from memory_lsp.store import reports, test_reads
 
 FILES = {
     "pkg/__init__.py": "",
@@ -43,6 +44,12 @@ FILES = {
         "def test_speedup():\n"
         "    assert create_markdown(['speedup'])\n"
     ),
+    "tests/test_loading.py": (
+        "import pkg\n"
+        "from importlib import import_module\n"
+        "def test_load():\n"
+        "    assert import_module('pkg.plugins.speedup')\n"  # a module: no function, and no call through `pkg`
+    ),
 }
 
 
@@ -62,7 +69,15 @@ def test_a_dotted_string_beside_import_module_is_the_loaders_call(tmp_path, inde
         assert cur.execute("SELECT count(*) FROM edges WHERE kind = 'IMPORTS' AND src_path = 'pkg/plugins/__init__.py'"
                            ).fetchone()[0] == 0
         assert cur.execute("SELECT count(*) FROM imports WHERE strategy = 'unresolved'").fetchone()[0] == 0
-        assert ws.impact("pkg/plugins/speedup.py::speedup", depth=3)["tests"] == ["tests/test_plugins.py"]
+        # test_loading.py imports the module by its string in a test (its top-level code runs there)
+        assert ws.impact("pkg/plugins/speedup.py::speedup", depth=3)["tests"] == ["tests/test_loading.py",
+                                                                                  "tests/test_plugins.py"]
+        # the strings naming no function are no call sites: not counted unresolved, no test's blind call
+        dotted = cur.execute("SELECT count(*) FROM refs WHERE kind = 'call' AND contains(name, '.')").fetchone()[0]
+        assert dotted == 7 and reports.unresolved_calls(cur) == cur.execute(
+            "SELECT count(*) FROM refs r WHERE kind = 'call' AND NOT contains(name, '.') AND NOT EXISTS (SELECT 1 FROM "
+            "edges e WHERE e.kind = 'CALLS' AND e.src_path = r.path AND e.line = r.line AND e.name = r.name)").fetchone()[0]
+        assert "tests/test_loading.py::test_load" not in list(test_reads.unresolved_test_calls(cur)["src"])
     finally:
         ws.close()
 

@@ -29,6 +29,7 @@ _BLIND = f"""
               AND i.binding = split_part(coalesce(r.receiver, r.name), '.', 1)
          JOIN files m ON m.path = i.target AND NOT coalesce(m.is_test, false)
     WHERE r.kind = 'call' AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
+      AND NOT contains(r.name, '.')  -- a dotted string a loader reads (index/string_imports.py), no call through an import
       AND {_unresolved()}
       -- a method of a module's variable of Python's own type (`LEVEL_TO_NAME.keys()`, `LEVEL_TO_NAME = {{...}}`)
       AND NOT (r.receiver = i.binding AND NOT i.is_module AND EXISTS (
