@@ -56,6 +56,11 @@ def _leaf(name: str) -> str:
     return name.partition("::")[2].rsplit(".", 1)[-1]
 
 
+def _protocol_method(name: str) -> bool:
+    """A class's `__lt__`, `__repr__`...: run by Python's operators and builtins (a module's `__getattr__` is no method)."""
+    return "." in name.partition("::")[2] and _leaf(name).startswith("__") and name.endswith("__")
+
+
 class TestReach:
     """What test selection needs beyond the walk's arrays, built once per graph."""
 
@@ -330,8 +335,10 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     # the file-level rule (as before): tests asserting on a file of the answer, tests walked to; for
     # all when no test reaches a symbol of the file through the symbol graph (its functions called
     # through a dict: the graph does not know how it runs; a file of constants, run by a function
-    # importing it when called; a symbol no test reaches keeps its "0 tests")
-    unknown = own is not None and target == target_path and not reach.live[mine].any()
+    # importing it when called; a symbol no test reaches keeps its "0 tests"; a file of which tests reach
+    # only protocol methods, which Python's operators run unseen: packaging's `Infinity < x` in a sort key)
+    plain = np.array([not _protocol_method(g.names[v]) for v in mine.tolist()], dtype=bool)
+    unknown = own is not None and target == target_path and not reach.live[mine[plain] if len(mine) else mine].any()
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
     found.update(t for t in by_files if unknown or _ext(g.names[t]) not in reach.call_exts)

@@ -103,7 +103,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
                 receiver = "?"  # stored short; a long chain's type is still worked out from `whole`
             name = _text(name_node)
             refs.append((name_node.start_byte, "call", name, receiver, name_node.start_point[0] + 1, whole))
-            if caller_params.private(name):  # what a private function's callers pass it
+            if caller_params.private(name) or name in instance.PROTOCOL:  # what a private function's callers pass it
                 args_at[name_node.start_byte] = caller_params.arguments(name_node)
             called.append(f"{receiver}.{name}" if receiver else name)
         elif what == "import":
@@ -174,7 +174,6 @@ def _nest_definitions(facts, lang, data, defs) -> None:
     """Give each definition its qualified name, parent and kind (a function in a class is a method)."""
     defs.sort(key=lambda d: (d[0], -d[1]))
     stack = []  # (end_byte, qualname, kind)
-    quals = []
     for start, end, name, kind, node, owner in defs:
         while stack and stack[-1][0] <= start:
             stack.pop()
@@ -187,7 +186,6 @@ def _nest_definitions(facts, lang, data, defs) -> None:
         elif kind == "function" and parent and parent[2] in lang.class_kinds:
             kind = "method"
         qual = f"{parent_qual}.{name}" if parent_qual else name
-        quals.append(qual)
         body = data[start:end]
         facts.symbols.append(Symbol(qual, name, kind, node.start_point[0] + 1, node.end_point[0] + 1,
                                     parent_qual, fingerprint(body)))
@@ -318,8 +316,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
                               rtype))
         if pos in raised:
             facts.refs.append(facts.refs[-1]._replace(kind="raised", rtype=None))
-        if rules is receivers and (via := instance.called(quals, cls, name, receiver, rtype, line, typer, rules)):
-            facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, "__call__", via[0], line, via[1]))
+        for implied in instance.implied(quals, cls, name, receiver, rtype, line, typer, rules, args_at.get(pos), facts.imports):
+            facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, *implied[:2], line, implied[2]))
         also = typer.calls_too(*((quals, name) if receiver is None else ([cls, None], "self." + name))) \
             if rules is receivers and (receiver is None or receiver in lang.self_names) else None
         if also:  # `key(self, *args)` with `key=keys.methodkey`, `cls(...)` with `cls: type[Foo]` (or `self.cls`): read where the def is

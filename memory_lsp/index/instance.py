@@ -14,6 +14,7 @@ import re
 
 from memory_lsp.index import receivers
 from memory_lsp.index.facts import Ref
+from memory_lsp.python_protocol import PROTOCOL
 
 _IMPLICIT_CLASS = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 _PLAIN = frozenset(("self", "cls"))
@@ -89,6 +90,28 @@ def attributes_set(refs: list, assigned: dict, self_names) -> list:
     found = {(r.src_class, r.name): assigned[(r.src_class, r.name)] for r in refs
              if r.kind == "call" and r.rtype is None and r.receiver in self_names and (r.src_class, r.name) in assigned}
     return [Ref("selfset", cls, cls, name, None, line) for (cls, name), line in sorted(found.items())]
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def implied(chain: list, cls: str | None, name: str, receiver: str | None, rtype: str | None, line: int, typer, rules,
+            args: list | None, imports: list) -> list[tuple[str, str, str | None]]:
+    """(name, receiver, rtype) of the calls a Python call makes beside its own: an instance's
+    `__call__` (`called`), and the method a builtin of PROTOCOL runs on its one argument, a name or an
+    attribute of one (`str(field)`: `field.__str__()`) when the file types it or imports it by name
+    (`bool(missing)`, a module variable of another file: store/var_calls.py)."""
+    if rules is not receivers:
+        return []
+    out = [("__call__", *via)] if (via := called(chain, cls, name, receiver, rtype, line, typer, rules)) else []
+    if receiver is None and name in PROTOCOL and args and len(args) == 1 and args[0][0] is None \
+            and _DOTTED.fullmatch(args[0][1]):
+        arg = args[0][1]
+        typ = rules.rtype(typer.scopes, chain, cls, PROTOCOL[name], arg, False, typer, line)
+        if typ and typ not in receivers.UNTYPED and typ != receivers.CONFLICT \
+                or typ is None and any(arg == (i.alias or i.name) for i in imports):
+            out.append((PROTOCOL[name], arg, typ))
+    return out
 
 
 def called(chain: list, cls: str | None, name: str, receiver: str | None, rtype: str | None, line: int, typer,
