@@ -313,7 +313,16 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
                   if d in files} | (files & tests)
     # a test file holds tests when the runners collect it (test*.py, *_test.py) and a function or class
     # in it is named test*
-    holding = {p for i, p in symbols.items() if i.partition("::")[2].rsplit(".", 1)[-1].lower().startswith("test")
+    # in it is named test*, or a class in it inherits a test* method (a mixin's, up to four bases up)
+    tested = {i.rpartition(".")[0] for i in symbols if "." in i.partition("::")[2]
+              and i.rpartition(".")[2].lower().startswith("test")}
+    bases = defaultdict(set)
+    for src, dst in cur.execute("SELECT src, dst FROM edges WHERE kind = 'INHERITS'").fetchall():
+        bases[src].add(dst)
+    for _ in range(4):
+        tested |= {c for c, b in bases.items() if b & tested}
+    holding = {p for i, p in symbols.items() if (i.partition("::")[2].rsplit(".", 1)[-1].lower().startswith("test")
+                                                   or i in tested)
                and (p.rsplit("/", 1)[-1].startswith("test") or p.endswith("_test.py"))}
     return sorted((found - {target_path}) & holding)
 
@@ -383,5 +392,25 @@ def test_a_method_of_a_modules_variable_of_pythons_type_runs_no_code_of_it(tmp_p
     ws = index_files(tmp_path, LEVELS)
     try:
         assert ws.impact("pkg/levels.py::level_of", depth=3)["tests"] == ["tests/test_level.py"]
+    finally:
+        ws.close()
+
+
+MIXED = {
+    "pkg/__init__.py": "",
+    "pkg/cache.py": "class Cache:\n    def __init__(self, maxsize):\n        self.maxsize = maxsize\n",
+    "tests/__init__.py": ("class CacheTestMixin:\n    Cache = None\n\n    def test_defaults(self):\n"
+                          "        assert self.Cache(maxsize=1).maxsize == 1\n"),
+    "tests/test_cache.py": ("import unittest\n\nimport pkg.cache\n\nfrom . import CacheTestMixin\n\n\n"
+                            "class CacheTest(unittest.TestCase, CacheTestMixin):\n    Cache = pkg.cache.Cache\n"),
+}
+
+
+def test_a_test_class_named_otherwise_holds_the_tests_it_inherits(tmp_path, index_files):
+    """cachetools: test_cache.py's only class, CacheTest, takes its tests from a mixin in tests/__init__.py
+    (unittest collects a TestCase whatever its name); coverage says they run cachetools/__init__.py."""
+    ws = index_files(tmp_path, MIXED)
+    try:
+        assert ws.impact("pkg/cache.py", depth=3)["tests"] == ["tests/test_cache.py"]
     finally:
         ws.close()

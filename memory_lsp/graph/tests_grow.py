@@ -95,7 +95,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
         bit_row[d] = len(bits) + len(new_rows)
         new_rows.append(row)
     holds_tests = np.r_[reach.holds_tests, np.zeros(added, dtype=bool)]
-    for f in test_files:
+    for f in test_files | tests_reach.inheriting_files(g, test_files):  # and those inheriting their tests
         holds_tests[f] = tests_reach.holds_tests_in(g, f)
     grown = copy.copy(reach)
     grown.walk = w = copy.copy(walk)

@@ -122,9 +122,9 @@ class TestReach:
         """The test files that hold a test (a Python one: a file the runners collect, test*.py as
         unittest does or *_test.py as pytest also does, with a function or class named test*; a
         test file of helpers, fixtures or type checks, `typing_example.py`, runs no test of its own)."""
-        holds = g.is_test.copy()
+        holds, inherits = g.is_test.copy(), inherits_edges(g)
         for f in np.flatnonzero(g.is_test).tolist():
-            holds[f] = holds_tests_in(g, f)
+            holds[f] = holds_tests_in(g, f, inherits)
         return holds
 
     @staticmethod
@@ -162,14 +162,51 @@ class TestReach:
                 np.concatenate([np.array(caller, dtype=np.int64), owners]))
 
 
-def holds_tests_in(g, f: int) -> bool:
-    """Whether test file `f` holds a test (`TestReach._holds_tests`)."""
+def holds_tests_in(g, f: int, inherits: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
+    """Whether test file `f` holds a test (`TestReach._holds_tests`): a function or class named test*,
+    or a class inheriting a workspace class's test* methods (cachetools' `class CacheTest(unittest.TestCase,
+    CacheTestMixin)`: unittest collects a TestCase whatever its name, and its tests are the mixin's).
+    `inherits`: the graph's INHERITS edges (`inherits_edges`), when many files are asked."""
     if _ext(g.names[f]) not in ("py", "pyi"):
         return True
     base = g.names[f].rsplit("/", 1)[-1]
     rows = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist()
     return (base.startswith("test") or base.endswith("_test.py")) and \
-        any(_leaf(g.names[i]).lower().startswith("test") for i in rows)
+        (any(_leaf(g.names[i]).lower().startswith("test") for i in rows) or _inherits_tests(g, rows, inherits))
+
+
+def inherits_edges(g) -> tuple[np.ndarray, np.ndarray]:
+    """(src, dst) of the graph's INHERITS edges."""
+    at = g.e["kind"] == (g.kinds.index("INHERITS") if "INHERITS" in g.kinds else -1)
+    return g.e["src"][at], g.e["dst"][at]
+
+
+def _inherits_tests(g, rows: list[int], inherits: tuple[np.ndarray, np.ndarray] | None) -> bool:
+    """Whether a class among `rows` has a base up to four up, in the workspace, with a method named test*."""
+    src, dst = inherits if inherits is not None else inherits_edges(g)
+    classes = np.array(rows, dtype=np.int64)
+    for _ in range(4 if len(src) else 0):
+        classes = np.unique(dst[np.isin(src, classes)]).astype(np.int64)
+        for b in classes.tolist():
+            f, prefix = int(g.path_of[b]), g.names[b] + "."
+            members = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist() if f >= 0 else []
+            if any(g.names[i].startswith(prefix) and _leaf(g.names[i]).lower().startswith("test") for i in members):
+                return True
+    return False
+
+
+def inheriting_files(g, files: set[int]) -> set[int]:
+    """The test files with a class whose base (up to four up) is a class of `files`: their `holds_tests_in`
+    turns on those files' methods."""
+    if "INHERITS" not in g.kinds or not files:
+        return set()
+    inherits, out = g.kinds.index("INHERITS"), set()
+    nodes = np.concatenate([g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]] for f in files]).astype(np.int64)
+    for _ in range(4):
+        rows = _rows(g.step_ptr, nodes)
+        nodes = np.unique(g.step_node[rows][g.e["kind"][g.step_edge[rows]] == inherits]).astype(np.int64)
+        out |= {int(g.path_of[v]) for v in nodes.tolist() if g.path_of[v] >= 0 and g.is_test[g.path_of[v]]}
+    return out
 
 
 class _Walk:
