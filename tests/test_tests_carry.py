@@ -33,6 +33,8 @@ FILES = {
                              "    except Exception:\n        pass\n"),
     # a test class named otherwise whose tests are a mixin's (cachetools' CacheTest): none yet
     "tests/mixins.py": "class CacheTestMixin:\n    Cache = None\n",
+    "pkg/checks.py": "class Checks:\n    pass\n",  # a package's test mixin
+    "tests/test_checked.py": "from pkg.checks import Checks\n\n\nclass Checked(Checks):\n    pass\n",
     "tests/test_mixed.py": ("import unittest\n\nfrom tests.mixins import CacheTestMixin\n\n\n"
                             "class CacheTest(unittest.TestCase, CacheTestMixin):\n    pass\n"),
 }
@@ -89,6 +91,8 @@ EDITS = [
     ("a mixin's first test method: the test file whose class inherits it holds a test now", {
         "tests/mixins.py": FILES["tests/mixins.py"] + "\n    def test_defaults(self):\n        assert True\n"},
      {True: "built", False: "grown"}),  # with bits: its file's first entry, a bit column more
+    ("a test method given to a package's mixin: the test file whose class inherits it holds a test now", {
+        "pkg/checks.py": FILES["pkg/checks.py"] + "\n    def test_checked(self):\n        assert True\n"}, "grown"),
 ]
 
 

@@ -95,7 +95,9 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
         bit_row[d] = len(bits) + len(new_rows)
         new_rows.append(row)
     holds_tests = np.r_[reach.holds_tests, np.zeros(added, dtype=bool)]
-    for f in test_files | tests_reach.inheriting_files(g, test_files):  # and those inheriting their tests
+    # and the test files whose classes inherit a changed file's (a mixin's test method, in a test file or not)
+    touched = {int(g.path_of[d]) for d in changed.tolist() if g.path_of[d] >= 0}
+    for f in test_files | tests_reach.inheriting_files(g, touched):
         holds_tests[f] = tests_reach.holds_tests_in(g, f)
     grown = copy.copy(reach)
     grown.walk = w = copy.copy(walk)

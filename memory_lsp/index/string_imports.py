@@ -8,9 +8,10 @@ Each such string becomes an import row of the module written as the string (quot
 Python resolver marks it `string`, and no IMPORTS edge is made of it, since the string may name
 a module the program never loads), bound to the string's whole text (a name no statement can
 bind, so it shadows nothing), and a call of that binding from the function that loads it: the
-function the string is in when that function calls the loader, or every function of the file
-that calls it when the string is at the module's level. A string naming no symbol of the
-module resolves to nothing.
+function the string is in when that function calls the loader; for a string at the module's
+level, the loading functions that name the module-level variable it is assigned in (mistune's
+`_plugins`), and the module itself when it calls the loader at its own level. A string naming no
+symbol of the module resolves to nothing.
 """
 
 from __future__ import annotations
