@@ -7,3 +7,4 @@ other's side of it, and the index's workers never load DuckDB)."""
 # unresolved one is no test's blind call through an import (store/test_reads.py)
 PROTOCOL = {"bool": "__bool__", "len": "__len__", "str": "__str__", "repr": "__repr__", "iter": "__iter__",
             "next": "__next__", "hash": "__hash__", "reversed": "__reversed__", "abs": "__abs__", "bytes": "__bytes__"}
+PROTOCOL_METHODS = tuple(sorted(PROTOCOL.values()))  # the methods alone, for the store's statements

@@ -374,8 +374,8 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     # through a dict: the graph does not know how it runs; a file of constants, run by a function
     # importing it when called; a symbol no test reaches keeps its "0 tests"; a file of which tests reach
     # only protocol methods, which Python's operators run unseen: packaging's `Infinity < x` in a sort key)
-    plain = np.array([not _protocol_method(g.names[v]) for v in mine.tolist()], dtype=bool)
-    unknown = own is not None and target == target_path and not reach.live[mine[plain] if len(mine) else mine].any()
+    unknown = own is not None and target == target_path and \
+        not any(not _protocol_method(g.names[v]) for v in mine[reach.live[mine]].tolist())  # a file's live symbols only
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
     found.update(t for t in by_files if unknown or _ext(g.names[t]) not in reach.call_exts)

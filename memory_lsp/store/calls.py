@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins
 
-from memory_lsp.python_protocol import PROTOCOL
+from memory_lsp.python_protocol import PROTOCOL_METHODS
 from memory_lsp.store import (fixture_calls, held_calls, inherit_marks, module_exports, receiver_classes, retyped,
                                return_calls, var_calls)
 from memory_lsp.store.code import RETURN_KINDS, lang_family, value_set
@@ -241,7 +241,7 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[s
           -- among every class's (flask: `weak = weakref.ref(app); weak()`, 20 such guesses)
           AND NOT (r.name = '__call__' AND r.rtype IS NOT NULL)
           -- a protocol method on a value of unknown type (`bool(x)`: x.__bool__, python_protocol.py) is any class's, Python's too
-          AND NOT (r.receiver IS NOT NULL AND r.name IN ({_quoted(sorted(PROTOCOL.values()))}))
+          AND NOT (r.receiver IS NOT NULL AND r.name IN ({_quoted(PROTOCOL_METHODS)}))
           -- Java declares every type: one the workspace does not define here is another library's
           AND NOT (ends_with(r.path, '.java') AND r.rtype IS NOT NULL AND NOT starts_with(r.rtype, '{MARK}'))""")
 
@@ -314,7 +314,7 @@ def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) 
         CREATE OR REPLACE TEMP TABLE _recv AS
         SELECT r.*, CASE WHEN r.rtype = 'super' OR (r.rtype IS NULL AND r.receiver IN ({selfs})) THEN NULL
                          -- `str(Foo)` runs no Foo.__str__ (its metaclass's): a protocol call's receiver is a module variable or nothing
-                         WHEN r.rtype IS NULL AND r.name IN ({_quoted(sorted(PROTOCOL.values()))}) THEN ''
+                         WHEN r.rtype IS NULL AND r.name IN ({_quoted(PROTOCOL_METHODS)}) THEN ''
                          ELSE coalesce(r.rtype, r.receiver) END AS tname,
                CASE WHEN r.rtype = 'super' THEN 'super' WHEN r.rtype IS NULL AND r.receiver IN ({selfs})
                     THEN 'self' WHEN r.rtype IS NULL THEN 'class_attr' ELSE 'typed' END AS how

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memory_lsp.python_protocol import PROTOCOL
+from memory_lsp.python_protocol import PROTOCOL_METHODS
 from memory_lsp.store import code
 from memory_lsp.store.edges import _quoted
 from memory_lsp.store.module_exports import REEXPORT_HOPS
@@ -32,7 +32,7 @@ _BLIND = f"""
          JOIN files m ON m.path = i.target AND NOT coalesce(m.is_test, false)
     WHERE r.kind = 'call' AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
       AND NOT contains(r.name, '.')  -- a dotted string a loader reads (index/string_imports.py), no call through an import
-      AND NOT (r.receiver IS NOT NULL AND r.name IN ({_quoted(sorted(PROTOCOL.values()))}))  -- `repr(missing)`: its class's
+      AND NOT (r.receiver IS NOT NULL AND r.name IN ({_quoted(PROTOCOL_METHODS)}))  -- `repr(missing)`: its class's
       AND {_unresolved()}
       -- a method of a module's variable of Python's own type (`LEVEL_TO_NAME.keys()`, `LEVEL_TO_NAME = {{...}}`)
       AND NOT (r.receiver = i.binding AND NOT i.is_module AND EXISTS (
