@@ -96,6 +96,28 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
         ws.close()
 
 
+def test_a_load_reading_the_large_kinds_a_row_at_a_time_keeps_every_row(tmp_path, index_files, monkeypatch):
+    """A whole load reads `methods`, `untyped` and `raised` in chunks (`read_kept`: one chunk's strings
+    alive at once); one row a chunk, the rows kept are a whole read's."""
+    monkeypatch.setattr(follow_unresolved, "CHUNK_ROWS", 1)
+    ws = index_files(tmp_path, {"helper.py": HELPER, "code.py": CODE + "\n    def again(self):\n        raise helper.Problem()\n",
+                                "user.py": "def use(x):\n    return x.make()\n\n\ndef more(y):\n    y.other()\n    return y.fail()\n",
+                                "tests/test_helper.py": TEST})
+    try:
+        graph = ws.load_graph()
+        want = _whole(ws, graph)
+        assert len(want["untyped"]) >= 3 and len(want["raised"]) >= 2, want
+        assert _rows(graph.unresolved_calls) == want
+        methods = test_reads.unresolved_rows(ws.store.cursor(), ("methods",))["methods"]
+        kept = graph.unresolved_rows
+        assert sorted(zip(graph.table.ids(methods["path"].tolist()).tolist(),
+                          graph.calls.ids(methods["name"].tolist()).tolist())) == \
+            sorted(zip(kept["methods"]["path"].tolist(), kept["methods"]["name"].tolist()))
+        assert sum(kept["method_files"].values()) == len(methods["name"]) >= 4
+    finally:
+        ws.close()
+
+
 def _read(rows: list[tuple]) -> dict:
     """A whole read as test_reads.unresolved_rows gives it, with these `untyped` rows only."""
     def column(values, dtype=object):
@@ -203,7 +225,17 @@ def test_an_edit_that_only_moves_lines_reads_no_unresolved_rows(tmp_path, index_
     reads = []  # the files whose rows a graph read ("*": all, as a whole load does)
     one, every = test_reads.unresolved_rows_of, test_reads.unresolved_rows
     monkeypatch.setattr(test_reads, "unresolved_rows_of", lambda *a, **k: reads.append(a[1]) or one(*a, **k))
-    monkeypatch.setattr(test_reads, "unresolved_rows", lambda *a, **k: reads.append("*") or every(*a, **k))
+    chunks = test_reads.unresolved_row_chunks
+
+    def whole(cur, kinds=None):
+        reads.extend(["*"] if kinds is None else [])
+        return every(cur, kinds)
+
+    def in_chunks(cur, kind, size):  # a whole read asks for one kind at a time, methods first
+        reads.extend(["*"] if kind == "methods" else [])
+        return chunks(cur, kind, size)
+    monkeypatch.setattr(test_reads, "unresolved_rows", whole)
+    monkeypatch.setattr(test_reads, "unresolved_row_chunks", in_chunks)
     try:
         before = ws.load_graph()
         version = graph_reads.refs_version(ws.store.cursor())

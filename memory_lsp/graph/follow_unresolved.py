@@ -20,7 +20,7 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
 No row holds a line: when every run since the last graph only moved lines (a comment typed: the
 index's refs version, store/code.py, stayed), graph/follow.py keeps the last graph's rows unread.
 
-A graph loaded whole reads every row (`read_whole`, made into the rows kept by `kept`) and each
+A graph loaded whole reads every row, made into the rows kept (`read_kept`), and each
 graph that follows keeps them: the first edit after a load reads only its files' rows. (It read
 them all, when the load kept none: at 10,740 files ~1.9 s and a peak of ~1 GB, the graph
 already held.) The large kinds (`untyped`, the methods of each file, the classes of each file)
@@ -41,10 +41,32 @@ from memory_lsp.store.allocator import Purging
 MAX_PATHS = 16  # beyond these, one whole read (~250 ms) is about as fast as a read per file
 
 
-def read_whole(cur) -> dict:
-    """Every row as store/test_reads.py gives it (strings). Each statement's freed memory is handed
-    back as it ends: at 10,740 files the five statements kept ~460 MB between them (BENCHMARKS.md bp)."""
-    return test_reads.unresolved_rows(Purging(cur))
+def read_kept(cur, names, called, release=None) -> dict:
+    """Every row as `kept` makes them, one kind read and made ids at a time: the strings of one
+    kind alive at once (all kinds' at 11,282 files: ~90 MB, held under the graph load's peak). Each
+    statement's freed memory is handed back as it ends: at 10,740 files the five statements kept
+    ~460 MB between them (BENCHMARKS.md bp); `release` (graph/impact.py `load`) runs after each."""
+    purging, tables, out = Purging(cur), (names, called), {}
+    for kind in _KEEP:
+        if kind in _CHUNKED:
+            out[kind] = _concat([_KEEP[kind](chunk, tables)
+                                 for chunk in test_reads.unresolved_row_chunks(purging, kind, CHUNK_ROWS)] or
+                                [_KEEP[kind](_empty(kind), tables)])
+        else:
+            out[kind] = _KEEP[kind](test_reads.unresolved_rows(purging, (kind,))[kind], tables)
+        if release is not None:
+            release(cur)
+    return _with_counts(out, tables)
+
+
+CHUNK_ROWS = 16_384  # the rows of a large kind made ids at a time (`read_kept`)
+_CHUNKED = ("methods", "untyped", "raised")  # kinds kept as id columns: chunks concatenate
+
+
+def _empty(kind: str) -> dict[str, np.ndarray]:
+    columns = {"methods": ("path", "name"), "untyped": ("path", "src", "name", "on_self"),
+               "raised": ("path", "src", "name")}[kind]
+    return {c: np.zeros(0, dtype=object) for c in columns}
 
 
 def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: bool,
@@ -54,7 +76,7 @@ def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: boo
     `same_files`: no file was added or deleted and no test flag changed."""
     before, names, called = old.unresolved_rows, old.table, old.calls
     if not same_files or len(paths) > MAX_PATHS:
-        rows = kept(read_whole(cur), names, called)
+        rows = read_kept(cur, names, called)
     else:
         rows = _update(before, cur, paths, is_test, names_before, names_now)
     # a kind whose rows stayed keeps the last graph's columns (sorting ~50,000 rows: ~30 ms)
@@ -101,17 +123,29 @@ def _id_rows(tables: tuple, read: dict, on_self: bool = True) -> dict[str, np.nd
 
 
 def kept(read: dict, names, called) -> dict:
-    """The rows to keep from a whole read: ids of `names` (nodes) and `called` (call names), the
-    graph's tables (`tables`: the two, whose ids they are)."""
-    t, d, tables = read["tests"], read["dispatch"], (names, called)
-    methods = _table({"path": names.intern(read["methods"]["path"].tolist()),
-                      "name": called.intern(read["methods"]["name"].tolist())})
-    counted, counts = np.unique(methods["name"], return_counts=True)
-    return {"tests": _tests_by_path(t),
-            "dispatch": set(zip(d["path"].tolist(), d["name"].tolist(), d["src"].tolist())),
-            "untyped": _id_rows(tables, read["untyped"]), "raised": _id_rows(tables, read["raised"], False),
-            "classes": _classes_by_path(names, read["classes"]["id"].tolist()),
-            "methods": methods, "method_files": dict(zip(counted.tolist(), counts.tolist())), "tables": tables}
+    """The rows to keep from a whole read (store/test_reads.py `unresolved_rows`): ids of `names`
+    (nodes) and `called` (call names), the graph's tables (`tables`: the two, whose ids they are)."""
+    tables = (names, called)
+    return _with_counts({kind: _KEEP[kind](read[kind], tables) for kind in _KEEP}, tables)
+
+
+def _methods(read: dict, tables: tuple) -> dict[str, np.ndarray]:
+    names, called = tables
+    return _table({"path": names.intern(read["path"].tolist()), "name": called.intern(read["name"].tolist())})
+
+
+# each kind as it is kept, in this order (names unknown to the tables are added in it)
+_KEEP = {"methods": _methods,
+         "tests": lambda read, _tables: _tests_by_path(read),
+         "dispatch": lambda read, _tables: set(zip(read["path"].tolist(), read["name"].tolist(), read["src"].tolist())),
+         "untyped": lambda read, tables: _id_rows(tables, read),
+         "raised": lambda read, tables: _id_rows(tables, read, False),
+         "classes": lambda read, tables: _classes_by_path(tables[0], read["id"].tolist())}
+
+
+def _with_counts(rows: dict, tables: tuple) -> dict:
+    counted, counts = np.unique(rows["methods"]["name"], return_counts=True)
+    return {**rows, "method_files": dict(zip(counted.tolist(), counts.tolist())), "tables": tables}
 
 
 def _by_path(pairs) -> dict[str, frozenset]:

@@ -153,18 +153,20 @@ class ImpactGraph:
         hands DuckDB's freed memory back between them, so their peaks do not add up)."""
         release = release or (lambda _cur: None)
         with graph_reads.graph_transaction(store.cursor()) as cur:
-            # test selection's rows first, while the process is small (that query was the peak: BENCHMARKS.md an);
-            # kept, so that the first edit reads only its files' rows (graph/follow_unresolved.py)
-            read = follow_unresolved.read_whole(cur)
             reexports = test_reads.reexports(cur)
             version = graph_reads.refs_version(cur)
             release(cur)
-            names = Names(*graph_reads.names(cur, release))
+            joined = graph_reads.names(cur, release)
+            release(cur)  # DuckDB's copy of the names goes before the lookups are built
+            names = Names(*joined)
+            joined = graph_reads.call_names(cur)
             release(cur)
-            calls = {"table": Names(*graph_reads.call_names(cur))}
-            # as ids at once: the read's strings go before the large reads (at the end they raised the load's peak)
-            rows = follow_unresolved.kept(read, names, calls["table"])
-            del read
+            calls = {"table": Names(*joined)}
+            del joined
+            # test selection's rows before the large reads, while the process is small (that query was the peak:
+            # BENCHMARKS.md an), each kind made ids as it is read (their strings held together raised the
+            # peak: section ci); kept, so that the first edit reads only its files' rows (graph/follow_unresolved.py)
+            rows = follow_unresolved.read_kept(cur, names, calls["table"], release)
             unresolved = follow_unresolved.calls(rows)
             unresolved["reexports"] = reexports
             release(cur)

@@ -19,8 +19,8 @@ class Names:
     to find one (bisection over the names costs ~10 us a lookup, and a lens asks several);
     names added later (a graph that follows an edit: a few) are kept beside, in a dict."""
 
-    def __init__(self, joined: str, lengths: np.ndarray):
-        self.data = joined.encode("utf-8")
+    def __init__(self, joined: str | bytes, lengths: np.ndarray):
+        self.data = joined if isinstance(joined, bytes) else joined.encode("utf-8")
         self.ends = array.array("q", np.cumsum(lengths, dtype=np.int64).tobytes())  # fast to index
         self.loaded = len(self.ends)
         data, ends = self.data, self.ends

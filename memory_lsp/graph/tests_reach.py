@@ -83,9 +83,11 @@ class TestReach:
         parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, is_class, memo)
         made = tests_raised.construction_steps(g, rows, raising, holds)
         dispatch = (np.concatenate([dispatch[0], made[0]]), np.concatenate([dispatch[1], made[1]]))
-        self.walk = _Walk(g, rows, g.step_node, sure | tests_held.guesses(g, rows, keep & guessed, holds),
-                          dispatch, parent)
+        walked = sure | tests_held.guesses(g, rows, keep & guessed, holds)
         self.memo = holds.memo()
+        del holds, made, sure, raising  # what the walk does not need goes before it is built (the build's peak)
+        self.walk = _Walk(g, rows, g.step_node, walked, dispatch, parent)
+        del walked, dispatch
         # test files that call into non-test code through a resolved edge: the symbol graph knows them
         callee, caller = rows[keep], g.step_node[keep]
         test_caller = g.is_test[np.maximum(g.path_of[caller], 0)] & (g.path_of[caller] >= 0)
@@ -221,6 +223,7 @@ class _Walk:
         caller = np.concatenate([step_node[keep], extra[1]]).astype(np.int32)
         order = np.argsort(callee, kind="stable")
         self.ptr, self.node = csr(callee[order], n), caller[order]
+        del callee, caller, order
         self.parent = parent
         # what some test runs (forwards from every symbol of a test file): a walk from a target
         # never needs to leave it

@@ -51,9 +51,9 @@ _NAMES = ("SELECT path FROM files", "SELECT id FROM symbols", "SELECT path FROM 
           "SELECT coalesce(src_path, '') FROM edges", "SELECT coalesce(dst_path, '') FROM edges")
 
 
-def names(cur, release=None) -> tuple[str, np.ndarray]:
+def names(cur, release=None) -> tuple[bytes, np.ndarray]:
     """Number every node name (files, symbols, edge ends) in byte order in a temporary table:
-    (the names in id order joined as one string, the length of each in UTF-8 bytes)."""
+    (the names in id order joined as one UTF-8 string, the length of each in bytes)."""
     release = release or (lambda _cur: None)
     cur.execute("CREATE TEMP TABLE _graph_names (name VARCHAR)")
     for source in _NAMES:
@@ -63,10 +63,19 @@ def names(cur, release=None) -> tuple[str, np.ndarray]:
     cur.execute("CREATE TEMP TABLE _graph_nodes AS SELECT name, "
                 "(row_number() OVER (ORDER BY encode(name)) - 1)::INTEGER AS id FROM _graph_names")
     cur.execute("DROP TABLE _graph_names")
+    # the files' ids alone: a join on a file path builds its hash table over these, not every name
+    cur.execute("CREATE TEMP TABLE _graph_files AS SELECT name, id FROM _graph_nodes "
+                "WHERE name IN (SELECT path FROM files UNION SELECT path FROM symbols)")
     release(cur)
     lengths = cur.execute("SELECT strlen(name) AS n FROM _graph_nodes ORDER BY id").fetchnumpy()["n"]
-    joined = cur.execute("SELECT coalesce(string_agg(name, '' ORDER BY id), '') FROM _graph_nodes").fetchall()[0][0]
-    return joined, lengths.astype(np.int64)
+    return _joined(cur, "_graph_nodes", "id"), lengths.astype(np.int64)
+
+
+def _joined(cur, table: str, order: str) -> bytes:
+    """A names table's names in order as one UTF-8 string, fetched as bytes (as text, Python's
+    copy and its encoding were two more copies of it at the graph load's peak)."""
+    return cur.execute(f"SELECT encode(coalesce(string_agg(name, '' ORDER BY {order}), '')) "
+                       f"FROM {table}").fetchall()[0][0]
 
 
 def files(cur) -> dict[str, np.ndarray]:
@@ -74,7 +83,7 @@ def files(cur) -> dict[str, np.ndarray]:
     hash of its path."""
     return cur.execute(f"""SELECT n.id, coalesce(f.is_test, false) AS is_test, {FILE_FINGERPRINT} AS fp,
                                   hash(f.path) AS ph
-                           FROM files f JOIN _graph_nodes n ON n.name = f.path ORDER BY n.id""").fetchnumpy()
+                           FROM files f JOIN _graph_files n ON n.name = f.path ORDER BY n.id""").fetchnumpy()
 
 
 def labels(cur, column: str) -> list[str]:
@@ -128,7 +137,7 @@ _CALL_SITES = """
           {where_refs}"""
 
 
-def call_names(cur) -> tuple[str, np.ndarray]:
+def call_names(cur) -> tuple[bytes, np.ndarray]:
     """Number the names of every call site that `store.code.unresolved_call_sites` may count
     (and every symbol's name, with no sites yet: a file's symbols then always have their name's
     id) in a temporary table; (the names joined, their lengths) as `names`."""
@@ -136,8 +145,7 @@ def call_names(cur) -> tuple[str, np.ndarray]:
                 "AS k FROM (SELECT name FROM refs r WHERE r.kind = 'call' AND r.name IS NOT NULL AND "
                 "coalesce(r.rtype, '') NOT IN ('builtin', 'local') UNION SELECT name FROM symbols WHERE name IS NOT NULL)")
     lengths = cur.execute("SELECT strlen(name) AS n FROM _graph_calls ORDER BY k").fetchnumpy()["n"]
-    joined = cur.execute("SELECT coalesce(string_agg(name, '' ORDER BY k), '') FROM _graph_calls").fetchall()[0][0]
-    return joined, lengths.astype(np.int64)
+    return _joined(cur, "_graph_calls", "k"), lengths.astype(np.int64)
 
 
 def call_sites(cur, release=None) -> dict[str, np.ndarray]:
@@ -148,12 +156,12 @@ def call_sites(cur, release=None) -> dict[str, np.ndarray]:
     release = release or (lambda _cur: None)
     cur.execute("""CREATE TEMP TABLE _graph_best AS
         SELECT n.id AS file, e.line, c.k AS name, max(e.confidence) AS c FROM edges e
-        JOIN _graph_nodes n ON n.name = e.src_path JOIN _graph_calls c ON c.name = e.name
+        JOIN _graph_files n ON n.name = e.src_path JOIN _graph_calls c ON c.name = e.name
         WHERE e.kind = 'CALLS' GROUP BY ALL""")
     release(cur)
     cur.execute("""CREATE TEMP TABLE _graph_sites AS
         SELECT coalesce(n.id, -1) AS file, r.line, c.k AS name FROM refs r
-        LEFT JOIN _graph_nodes n ON n.name = r.path JOIN _graph_calls c ON c.name = r.name
+        LEFT JOIN _graph_files n ON n.name = r.path JOIN _graph_calls c ON c.name = r.name
         WHERE r.kind = 'call' AND r.name IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')""")
     release(cur)
     return cur.execute("""SELECT s.name, s.file::INTEGER AS file, coalesce(b.c, '-inf'::DOUBLE)::DOUBLE AS best
@@ -169,7 +177,7 @@ def symbols(cur, release=None) -> dict[str, np.ndarray]:
     release = release or (lambda _cur: None)
     cols = {}
     for column, sql in (("node", "SELECT n.id AS v FROM symbols s JOIN _graph_nodes n ON n.name = s.id"),
-                        ("path", "SELECT n.id AS v FROM symbols s JOIN _graph_nodes n ON n.name = s.path"),
+                        ("path", "SELECT n.id AS v FROM symbols s JOIN _graph_files n ON n.name = s.path"),
                         ("call", "SELECT coalesce(c.k, -1)::INTEGER AS v FROM symbols s "
                                  "LEFT JOIN _graph_calls c ON c.name = s.name"),
                         ("line", "SELECT coalesce(s.start_line, 2147483647) AS v FROM symbols s")):

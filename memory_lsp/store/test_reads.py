@@ -8,6 +8,8 @@ asks: which symbols are classes, and which calls through a receiver only a name 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from memory_lsp.python_protocol import PROTOCOL_METHODS
@@ -149,17 +151,33 @@ def _keyed(sql: str, columns: str, where: str = "", edges_where: str = "") -> st
     return body.replace(edges, f"{edges} {edges_where}", 1) + where if edges_where else body + where
 
 
-def unresolved_rows(cur) -> dict[str, dict[str, np.ndarray]]:
+_ROWS = {"tests": _keyed(_BLIND, "r.path"), "dispatch": _keyed(_DISPATCH, "r.path, r.name"),
+         "untyped": _keyed(_UNTYPED, "r.path"), "raised": _RAISED.format(path="", c_path=""), "classes": _CLASSES,
+         "methods": "SELECT DISTINCT path, name FROM symbols WHERE kind = 'method'"}
+
+
+def unresolved_rows(cur, kinds: tuple[str, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
     """Every row of `unresolved_calls` with what it comes from: `tests` (path, src, module),
     `dispatch` (path, name, src), `untyped` (path, src, name, on_self), `raised` (path, src, name);
     `path` is the file making the call. Also `classes` (id) and `methods` (path, name: what
-    `untyped` asks of every file)."""
-    return {"tests": cur.execute(_keyed(_BLIND, "r.path")).fetchnumpy(),
-            "dispatch": cur.execute(_keyed(_DISPATCH, "r.path, r.name")).fetchnumpy(),
-            "untyped": cur.execute(_keyed(_UNTYPED, "r.path")).fetchnumpy(),
-            "raised": cur.execute(_RAISED.format(path="", c_path="")).fetchnumpy(),
-            "classes": cur.execute(_CLASSES).fetchnumpy(),
-            "methods": cur.execute("SELECT DISTINCT path, name FROM symbols WHERE kind = 'method'").fetchnumpy()}
+    `untyped` asks of every file). `kinds`: these only, read in their order."""
+    return {kind: cur.execute(_ROWS[kind]).fetchnumpy() for kind in (kinds or tuple(_ROWS))}
+
+
+def unresolved_row_chunks(cur, kind: str, size: int) -> Iterator[dict[str, np.ndarray]]:
+    """The rows of one kind as `unresolved_rows` reads them, `size` rows at a time: a caller that
+    makes each chunk ids holds one chunk's strings, not the kind's (`untyped` at 11,282 files: 179,000
+    rows, ~47 MB of Python strings)."""
+    result = cur.execute(_ROWS[kind])
+    columns = [d[0] for d in result.description]
+    while rows := result.fetchmany(size):
+        yield {c: _objects(v) for c, v in zip(columns, zip(*rows))}
+
+
+def _objects(values: tuple) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def unresolved_rows_of(cur, path: str, is_test: bool) -> dict[str, dict[str, np.ndarray]]:

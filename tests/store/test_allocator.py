@@ -112,18 +112,22 @@ def test_the_unresolved_rows_read_whole_go_through_a_purging_cursor_once(tmp_pat
     from memory_lsp.store import test_reads
 
     ws = _one_call_workspace(tmp_path)
-    given = []
-    real = test_reads.unresolved_rows
-    monkeypatch.setattr(test_reads, "unresolved_rows", lambda cur: given.append(type(cur)) or real(cur))
+    given = []  # (cursor type, kind) of each whole read, one kind at a time (a large kind in chunks)
+    real, chunks = test_reads.unresolved_rows, test_reads.unresolved_row_chunks
+    monkeypatch.setattr(test_reads, "unresolved_rows",
+                        lambda cur, kinds: given.extend((type(cur), k) for k in kinds) or real(cur, kinds))
+    monkeypatch.setattr(test_reads, "unresolved_row_chunks",
+                        lambda cur, kind, size: given.append((type(cur), kind)) or chunks(cur, kind, size))
+    whole = sorted((allocator.Purging, kind) for kind in test_reads._ROWS)
     try:
         indexer.run(ws.store, ws.root, ws.settings, workers=0, passes=PASSES)
         graph = ws.load_graph()
         assert not graph.followed and graph.unresolved_rows is not None
-        assert given == [allocator.Purging]
+        assert sorted(given) == whole
         ws.reindex({"a.py": b"def f():\n    return h()\n\n\ndef h():\n    return 2\n"})
         followed = ws.load_graph()
         assert followed.followed and followed.unresolved_rows is not None
-        assert given == [allocator.Purging]  # the edit read its file's rows only
+        assert sorted(given) == whole  # the edit read its file's rows only
     finally:
         ws.close()
 
