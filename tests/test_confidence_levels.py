@@ -66,6 +66,18 @@ def test_codes_give_back_every_value_bit_for_bit_and_widen_past_a_byte():
     assert np.array_equal(grown[more], many) and np.array_equal(grown[codes].view(np.uint64), values.view(np.uint64))
 
 
+def test_a_table_near_a_byte_grown_by_more_values_than_the_passes_take():
+    """The passes code a column's values in a byte while the table stays within 256 values; a table of
+    224 grown by 33 new values (257 in all) is coded by the sort, in two bytes."""
+    table, _ = confidences.coded(confidences.NONE, np.arange(224, dtype=np.float64))
+    values = np.repeat(1000.0 + np.arange(33, dtype=np.float64), 3)
+    grown, codes = confidences.coded(table, values)
+    assert len(grown) == 257 and codes.dtype == np.uint16
+    assert np.array_equal(grown[codes], values) and np.array_equal(grown[:224], table)
+    few, small = confidences.coded(table, values[:30])  # 10 new values: the passes, a byte
+    assert small.dtype == np.uint8 and np.array_equal(few[small], values[:30])
+
+
 def test_a_hair_below_a_filter_stays_below_it(tmp_path, index_files):
     ws = index_files(tmp_path, FILES)
     try:

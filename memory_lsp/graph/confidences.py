@@ -29,7 +29,7 @@ def coded(table: np.ndarray, values) -> tuple[np.ndarray, np.ndarray]:
     holds a handful of values: one pass over it per value holds a byte and a flag a row, where a
     sort held ~32 bytes a row (+60 MB at 11,282 files' call sites, the graph load's peak)."""
     bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
-    if len(table) + FEW > 1 << 8:
+    if len(table) + FEW + 1 > 1 << 8:  # the passes append up to FEW + 1 values, each coded in a byte
         return _sorted(table, bits)
     grown = table.view(np.uint64).tolist()
     code_of = {v: i for i, v in enumerate(grown)}
