@@ -199,7 +199,12 @@ def _symbols(old: ImpactGraph, changed: list[str], rows: dict | None) -> dict:
     drop = old.table.intern(changed)
     keep = ~among(old.sym_path, drop, len(old.table))
     node, path, call = old.sym_node[keep], old.sym_path[keep], old.sym_call[keep]
+    kinds, kind, start, end = list(old.sym_kinds), old.sym_kind[keep], old.sym_start[keep], old.sym_end[keep]
     if rows is not None and len(rows["id"]):
+        kinds += sorted(set(np.asarray(rows["kind"]).tolist()) - set(kinds))
+        code = {k: i for i, k in enumerate(kinds)}
+        kind = np.concatenate([kind, np.array([code[k] for k in np.asarray(rows["kind"]).tolist()], dtype=np.uint8)])
+        start, end = np.concatenate([start, rows["start"]]), np.concatenate([end, rows["end"]])
         node = np.concatenate([node, old.table.intern(np.asarray(rows["id"]).tolist())])
         path = np.concatenate([path, old.table.intern(np.asarray(rows["path"]).tolist())])
         names = np.asarray(rows["name"]).tolist()
@@ -207,7 +212,7 @@ def _symbols(old: ImpactGraph, changed: list[str], rows: dict | None) -> dict:
         ids = np.full(len(names), -1, dtype=np.int32)  # a symbol without a name has no call sites
         ids[known] = old.calls.intern([names[k] for k in known])
         call = np.concatenate([call, ids])
-    return {"node": node, "path": path, "call": call}
+    return {"node": node, "path": path, "call": call, "kind": kind, "start": start, "end": end, "kinds": kinds}
 
 
 def _sites(old: ImpactGraph, paths: list[str], rows: dict | None, values: np.ndarray) -> tuple[dict, np.ndarray]:

@@ -84,6 +84,9 @@ class ImpactGraph:
         self.is_test[self.file_node] = files["is_test"].astype(bool)
         self.sym_node, self.sym_path = symbols["node"].astype(np.int32), symbols["path"].astype(np.int32)
         self.sym_call = symbols["call"].astype(np.int32)
+        # what a file's symbols are beside their names (graph/symbol_rows.py: lenses and hovers ask no query)
+        self.sym_kind, self.sym_kinds = symbols["kind"].astype(np.uint8), symbols["kinds"]
+        self.sym_start, self.sym_end = symbols["start"].astype(np.int32), symbols["end"].astype(np.int32)
         self.is_symbol = np.zeros(n, dtype=bool)
         self.is_symbol[self.sym_node] = True
         # each node's file (the name before '::'): the tests asserting on it are the node's too
@@ -146,6 +149,7 @@ class ImpactGraph:
         self.file_symbol_ptr = csr(self.sym_path[by_file], n)
         self.file_symbol = self.sym_node[by_file]
         self.file_symbol_call = self.sym_call[by_file]
+        self.file_symbol_row = by_file.astype(np.int32)
 
     @classmethod
     def load(cls, store, release=None) -> "ImpactGraph":

@@ -19,6 +19,7 @@ import numpy as np
 from memory_lsp.store.code import REFS_VERSION
 from memory_lsp.store.edges import FINGERPRINT
 
+SYMBOL_NO_LINE = 2147483647  # a symbol's line that is NULL (sorted last, as DuckDB sorts NULLs)
 SEP = "\x1f"  # joins lists of names into one parameter (binding a list costs ~85 us an element)
 IN_NAMES = f"(SELECT unnest(string_split(?, '{SEP}')))"
 
@@ -172,19 +173,22 @@ def call_sites(cur, release=None) -> dict[str, np.ndarray]:
 def symbols(cur, release=None) -> dict[str, np.ndarray]:
     """The symbol rows of every file (duplicates kept) as `store.code.symbols_of` lists them, by
     path then start line: node id, its file's node id, its name's id among the call names (-1:
-    none). One join at a time in table order, sorted here (three joins and a sort by path at
-    once: +80 MB at 10,000 files)."""
+    none), its kind (an index into `kinds`), its start and end lines (SYMBOL_NO_LINE: none). One join at a
+    time in table order, sorted here (three joins and a sort by path at once: +80 MB at 10,000 files)."""
     release = release or (lambda _cur: None)
+    kinds = [r[0] for r in cur.execute("SELECT DISTINCT coalesce(kind, '') FROM symbols ORDER BY 1").fetchall()]
     cols = {}
     for column, sql in (("node", "SELECT n.id AS v FROM symbols s JOIN _graph_nodes n ON n.name = s.id"),
                         ("path", "SELECT n.id AS v FROM symbols s JOIN _graph_files n ON n.name = s.path"),
                         ("call", "SELECT coalesce(c.k, -1)::INTEGER AS v FROM symbols s "
                                  "LEFT JOIN _graph_calls c ON c.name = s.name"),
-                        ("line", "SELECT coalesce(s.start_line, 2147483647) AS v FROM symbols s")):
-        cols[column] = cur.execute(f"{sql} ORDER BY s.rowid").fetchnumpy()["v"]
+                        ("kind", "SELECT (list_position(?, coalesce(s.kind, '')) - 1)::UTINYINT AS v FROM symbols s"),
+                        ("start", f"SELECT coalesce(s.start_line, {SYMBOL_NO_LINE})::INTEGER AS v FROM symbols s"),
+                        ("end", f"SELECT coalesce(s.end_line, {SYMBOL_NO_LINE})::INTEGER AS v FROM symbols s")):
+        cols[column] = cur.execute(f"{sql} ORDER BY s.rowid", [kinds] if "?" in sql else []).fetchnumpy()["v"]
         release(cur)
-    order = np.lexsort((cols.pop("line"), cols["path"]))  # stable: table order on ties, as rowid
-    return {c: v[order] for c, v in cols.items()}
+    order = np.lexsort((cols["start"], cols["path"]))  # stable: table order on ties, as rowid
+    return {**{c: v[order] for c, v in cols.items()}, "kinds": kinds}
 
 
 # -- what an update reads -------------------------------------------------------------------------
@@ -217,9 +221,12 @@ def files_state(cur) -> dict[str, np.ndarray]:
 
 
 def symbols_of_files(cur, paths: list[str]) -> dict[str, np.ndarray]:
-    """The symbol rows of these files as `symbols` orders them: id, path, name."""
-    return cur.execute(f"SELECT id, path, name FROM symbols WHERE path IN {IN_NAMES} "
-                       "ORDER BY path, start_line, rowid", [SEP.join(paths)]).fetchnumpy()
+    """The symbol rows of these files as `symbols` orders them: id, path, name, kind, start, end."""
+    return cur.execute(f"""SELECT id, path, name, coalesce(kind, '') AS kind,
+                                  coalesce(start_line, {SYMBOL_NO_LINE})::INTEGER AS start,
+                                  coalesce(end_line, {SYMBOL_NO_LINE})::INTEGER AS "end"
+                           FROM symbols WHERE path IN {IN_NAMES} ORDER BY path, start_line, rowid""",
+                       [SEP.join(paths)]).fetchnumpy()
 
 
 def call_sites_of_files(cur, paths: list[str]) -> dict[str, np.ndarray]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from memory_lsp.errors import IndexBusy
+from memory_lsp.graph import symbol_rows
 from memory_lsp.graph.impact import DEFAULT_MIN_CONFIDENCE, ImpactGraph
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory.book import MemoryBook, about_file
@@ -97,7 +98,10 @@ class Snapshot:
         if found is None:
             if self._no_index():
                 return []
-            found = code.symbols_of(self.store.cursor(), path)
+            # the graph of this code holds them (no query: its blocks stayed in DuckDB's cache)
+            found = symbol_rows.symbols_of(self.graph, path) if self.graph is not None and self.graph_current else None
+            if found is None:
+                found = code.symbols_of(self.store.cursor(), path)
             with self._lock:
                 self._symbols[path] = found
         return found
