@@ -50,8 +50,7 @@ def read_kept(cur, names, called, release=None) -> dict:
     for kind in _KEEP:
         if kind in _CHUNKED:
             out[kind] = _concat([_KEEP[kind](chunk, tables)
-                                 for chunk in test_reads.unresolved_row_chunks(purging, kind, CHUNK_ROWS)] or
-                                [_KEEP[kind](_empty(kind), tables)])
+                                 for chunk in test_reads.unresolved_row_chunks(purging, kind, CHUNK_ROWS)])
         else:
             out[kind] = _KEEP[kind](test_reads.unresolved_rows(purging, (kind,))[kind], tables)
         if release is not None:
@@ -61,12 +60,6 @@ def read_kept(cur, names, called, release=None) -> dict:
 
 CHUNK_ROWS = 16_384  # the rows of a large kind made ids at a time (`read_kept`)
 _CHUNKED = ("methods", "untyped", "raised")  # kinds kept as id columns: chunks concatenate
-
-
-def _empty(kind: str) -> dict[str, np.ndarray]:
-    columns = {"methods": ("path", "name"), "untyped": ("path", "src", "name", "on_self"),
-               "raised": ("path", "src", "name")}[kind]
-    return {c: np.zeros(0, dtype=object) for c in columns}
 
 
 def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: bool,
@@ -243,10 +236,10 @@ def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
     out = {}
     if "tests" in kinds:
         tests = sorted(frozenset().union(*rows["tests"].values()))
-        out["tests"] = {"src": _column([r[0] for r in tests]), "module": _column([r[1] for r in tests])}
+        out["tests"] = {"src": test_reads.object_column([r[0] for r in tests]), "module": test_reads.object_column([r[1] for r in tests])}
     if "dispatch" in kinds:
         dispatch = sorted({(src, path) for path, _name, src in rows["dispatch"]})
-        out["dispatch"] = {"src": _column([r[0] for r in dispatch]), "path": _column([r[1] for r in dispatch])}
+        out["dispatch"] = {"src": test_reads.object_column([r[0] for r in dispatch]), "path": test_reads.object_column([r[1] for r in dispatch])}
     if "untyped" in kinds:
         untyped = rows["untyped"]
         out["untyped"] = _table({"src": untyped["src"], "name": untyped["name"], "on_self": untyped["on_self"]})
@@ -256,10 +249,4 @@ def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
         groups = rows["classes"].values()
         out["classes"] = {"id": np.unique(np.fromiter(itertools.chain.from_iterable(groups), dtype=np.int32,
                                                       count=sum(map(len, groups))))}
-    return out
-
-
-def _column(values: list[str]) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
     return out

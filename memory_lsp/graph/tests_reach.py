@@ -183,11 +183,14 @@ def inherits_edges(g) -> tuple[np.ndarray, np.ndarray]:
     return g.e["src"][at], g.e["dst"][at]
 
 
+INHERIT_DEPTH = 4  # how far up a test class's bases are followed for the test methods it inherits
+
+
 def _inherits_tests(g, rows: list[int], inherits: tuple[np.ndarray, np.ndarray] | None) -> bool:
-    """Whether a class among `rows` has a base up to four up, in the workspace, with a method named test*."""
+    """Whether a class among `rows` has a base up to INHERIT_DEPTH up, in the workspace, with a method named test*."""
     src, dst = inherits if inherits is not None else inherits_edges(g)
     classes = np.array(rows, dtype=np.int64)
-    for _ in range(4 if len(src) else 0):
+    for _ in range(INHERIT_DEPTH if len(src) else 0):
         classes = np.unique(dst[np.isin(src, classes)]).astype(np.int64)
         for b in classes.tolist():
             f, prefix = int(g.path_of[b]), g.names[b] + "."
@@ -198,13 +201,13 @@ def _inherits_tests(g, rows: list[int], inherits: tuple[np.ndarray, np.ndarray] 
 
 
 def inheriting_files(g, files: set[int]) -> set[int]:
-    """The test files with a class whose base (up to four up) is a class of `files`: their `holds_tests_in`
+    """The test files with a class whose base (up to INHERIT_DEPTH up) is a class of `files`: their `holds_tests_in`
     turns on those files' methods."""
     if "INHERITS" not in g.kinds or not files:
         return set()
     inherits, out = g.kinds.index("INHERITS"), set()
     nodes = np.concatenate([g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]] for f in files]).astype(np.int64)
-    for _ in range(4):
+    for _ in range(INHERIT_DEPTH):
         rows = _rows(g.step_ptr, nodes)
         nodes = np.unique(g.step_node[rows][g.e["kind"][g.step_edge[rows]] == inherits]).astype(np.int64)
         out |= {int(g.path_of[v]) for v in nodes.tolist() if g.path_of[v] >= 0 and g.is_test[g.path_of[v]]}
@@ -378,7 +381,7 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     # importing it when called; a symbol no test reaches keeps its "0 tests"; a file of which tests reach
     # only protocol methods, which Python's operators run unseen: packaging's `Infinity < x` in a sort key)
     unknown = own is not None and target == target_path and \
-        not any(not _protocol_method(g.names[v]) for v in mine[reach.live[mine]].tolist())  # a file's live symbols only
+        all(_protocol_method(g.names[v]) for v in mine[reach.live[mine]].tolist())  # a file's live symbols only
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
     found.update(t for t in by_files if unknown or _ext(g.names[t]) not in reach.call_exts)

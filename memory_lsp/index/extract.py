@@ -13,6 +13,7 @@ import re
 
 from memory_lsp.index import aliases, caller_params, docs, effects, elements, exprtext, fixtures, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns, string_imports
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
+from memory_lsp.python_protocol import PROTOCOL
 
 MAX_RECEIVER = 80
 # a longer receiver is not typed: each call in a chain reads the chain's text again (a generated
@@ -103,7 +104,8 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
                 receiver = "?"  # stored short; a long chain's type is still worked out from `whole`
             name = _text(name_node)
             refs.append((name_node.start_byte, "call", name, receiver, name_node.start_point[0] + 1, whole))
-            if caller_params.private(name) or name in instance.PROTOCOL:  # what a private function's callers pass it
+            # what a private function's callers pass it; a builtin's one argument (`bool(x)`: index/instance.py)
+            if caller_params.private(name) or name in PROTOCOL:
                 args_at[name_node.start_byte] = caller_params.arguments(name_node)
             called.append(f"{receiver}.{name}" if receiver else name)
         elif what == "import":

@@ -165,16 +165,20 @@ def unresolved_rows(cur, kinds: tuple[str, ...] | None = None) -> dict[str, dict
 
 
 def unresolved_row_chunks(cur, kind: str, size: int) -> Iterator[dict[str, np.ndarray]]:
-    """The rows of one kind as `unresolved_rows` reads them, `size` rows at a time: a caller that
+    """The rows of one kind as `unresolved_rows` reads them, `size` rows at a time (at least one chunk,
+    empty when there are none): a caller that
     makes each chunk ids holds one chunk's strings, not the kind's (`untyped` at 11,282 files: 179,000
     rows, ~47 MB of Python strings)."""
     result = cur.execute(_ROWS[kind])
     columns = [d[0] for d in result.description]
+    rows = result.fetchmany(size)
+    yield {c: object_column(v) for c, v in zip(columns, zip(*rows) if rows else [()] * len(columns))}  # one, if empty
     while rows := result.fetchmany(size):
-        yield {c: _objects(v) for c, v in zip(columns, zip(*rows))}
+        yield {c: object_column(v) for c, v in zip(columns, zip(*rows))}
 
 
-def _objects(values: tuple) -> np.ndarray:
+def object_column(values) -> np.ndarray:
+    """Values (strings, tuples) as a 1-D object array, as fetchnumpy gives text (np.array would nest tuples)."""
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
