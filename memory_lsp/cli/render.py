@@ -172,6 +172,15 @@ def render_impact(args, result) -> int:
     if result["unresolved"]:
         lines.append(f"note: {result['unresolved']} unresolved call sites are named like a symbol of this "
                      "answer and could hide more dependents")
+    if result.get("reads_total"):
+        leaf = result["target"].rsplit(".", 1)[-1]
+        n = result["reads_total"]
+        lines.append(f"read as `.{leaf}` by {n} function{'s' if n != 1 else ''} (found by name, untyped: "
+                     "the graph has no edge for a read):")
+        lines += [f"  {r['path']}::{r['symbol']}  (line{'s' if len(r['lines']) > 1 else ''} "
+                  f"{', '.join(map(str, r['lines']))})" for r in result["reads"]]
+        if result["reads_total"] > len(result["reads"]):
+            lines.append(f"  ... {result['reads_total'] - len(result['reads'])} more")
     emit(args, result, "\n".join(lines))
     return 0
 

@@ -11,7 +11,7 @@ from memory_lsp.memory.book import select
 from memory_lsp.memory.model import Memory, iso, parse_time
 from memory_lsp.memory.ranking import file_order
 from memory_lsp.store import SCHEMA_VERSION
-from memory_lsp.store import code, fulltext, reports
+from memory_lsp.store import attribute_reads, code, fulltext, reports
 from memory_lsp.workspace.snapshot import Snapshot
 
 SEARCH_KINDS = ("memory", "code", "all")
@@ -72,6 +72,7 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
     # every symbol on the answer's paths: an unresolved call of one of them may hide more
     # dependents (and for a file, every symbol defined in it)
     symbols = [d.node for d in deps if d.symbol] + ([node] if symbol else [])
+    reads, read_total = _reads(snap, path, symbol)
     return {
         "target": node,
         "depth": depth,
@@ -84,7 +85,20 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
         # call sites named like a symbol of the answer, in its language, that no edge this sure
         # resolves (nor a known type): each may reach the answer and hide more dependents
         "unresolved": graph.unresolved(symbols, None if symbol else path, min_confidence),
+        # a method read as an attribute (a property, a callback handed on) has no edge from its readers
+        "reads": [{"path": p, "symbol": q, "lines": lines} for p, q, lines in reads],
+        "reads_total": read_total,
     }
+
+
+def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[list, int]:
+    """The reads of a method's name as an attribute (store/attribute_reads.py); none for a file, a
+    function or class, or a dunder (Python's operators run those)."""
+    leaf = symbol.rsplit(".", 1)[-1]
+    kinds = {s.qualname: s.kind for s in snap.symbols(path)} if symbol else {}
+    if kinds.get(symbol) != "method" or (leaf.startswith("__") and leaf.endswith("__")):
+        return [], 0
+    return attribute_reads.readers(snap.store.cursor(), leaf, path, symbol)
 
 
 def summary(snap: Snapshot, top: int = 10) -> dict:

@@ -1,0 +1,116 @@
+"""`impact` of a method that is read, not called (a property, a callback handed on): the graph has
+no edge from its readers, so the answer lists the reads of its name found in the code's text
+(store/attribute_reads.py), marked as found by name. The CLI runs as a user runs it."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from memory_lsp.store import attribute_reads
+
+FILES = {
+    "shop/__init__.py": "",
+    "shop/order.py": (
+        "class Order:\n"
+        "    def __init__(self, items):\n"
+        "        self.items = items\n"
+        "\n"
+        "    @property\n"
+        "    def total(self):\n"
+        "        return sum(self.items) + self.total_fee\n"  # its own body: no reader of itself
+        "\n"
+        "    def describe(self):\n"
+        "        return f'{len(self.items)} items, {self.total}'\n"
+        "\n"
+        "    def later(self, hook):\n"
+        "        hook(self.describe)\n"  # a method handed on as a callback
+    ),
+    "shop/stats.py": "total = 0\n",
+    "shop/billing.py": (
+        "from shop import stats as st\n"
+        "\n"
+        "def bill(order):\n"
+        "    fee = order.total * 0.1\n"
+        "    return fee, st.total\n"  # a module's value: not an attribute read of Order
+        "\n"
+        "def report(orders):\n"
+        "    def line(o):\n"
+        "        return str(o.total)\n"  # the nested function reads it, not report
+        "    return [line(o) for o in orders]\n"
+        "\n"
+        "def totals_called(x):\n"
+        "    return x.total(), 'shop.stats.total'\n"  # a call is an edge's business; a dotted name in a string no read
+        "\n"
+        "def total_renamed(x):\n"
+        "    return x.total_price\n"  # another name
+    ),
+    "web/app.js": "function show(o) { return o.total; }\n",  # another language
+    "tests/test_order.py": (
+        "from shop.order import Order\n"
+        "\n"
+        "def test_total():\n"
+        "    assert Order([1, 2]).total == 3\n"
+    ),
+}
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "memory_lsp", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory, write_files):
+    root = write_files(tmp_path_factory.mktemp("reads"), FILES)
+    done = cli("index", str(root))
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def impact(root, target):
+    done = cli("impact", target, "--workspace", str(root), "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_property_lists_its_readers(root):
+    data = impact(root, "shop/order.py::Order.total")
+    assert data["reads"] == [
+        {"path": "shop/billing.py", "symbol": "bill", "lines": [4]},
+        {"path": "shop/billing.py", "symbol": "report.line", "lines": [9]},
+        {"path": "shop/order.py", "symbol": "Order.describe", "lines": [10]},
+        {"path": "tests/test_order.py", "symbol": "test_total", "lines": [4]},
+    ]
+    assert data["reads_total"] == 4
+
+
+def test_a_method_handed_on_is_read(root):
+    data = impact(root, "shop/order.py::Order.describe")
+    assert data["reads"] == [{"path": "shop/order.py", "symbol": "Order.later", "lines": [13]}]
+
+
+def test_no_reads_asked_for_a_file_a_function_or_a_dunder(root):
+    for target in ("shop/order.py", "shop/billing.py::bill", "shop/order.py::Order.__init__"):
+        data = impact(root, target)
+        assert (data["reads"], data["reads_total"]) == ([], 0), target
+
+
+def test_the_text_answer_says_they_are_found_by_name(root):
+    done = cli("impact", "shop/order.py::Order.total", "--workspace", str(root))
+    assert done.returncode == 0, done.stderr
+    assert "read as `.total` by 4 functions (found by name" in done.stdout
+    assert "  shop/billing.py::bill  (line 4)" in done.stdout
+
+
+def test_readers_cut_at_the_shown_number(root, monkeypatch):
+    from memory_lsp.workspace import Workspace
+
+    monkeypatch.setattr(attribute_reads, "READS_SHOWN", 2)
+    ws = Workspace.open(root)
+    try:
+        shown, total = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total")
+    finally:
+        ws.close()
+    assert [(p, q) for p, q, _ in shown] == [("shop/billing.py", "bill"), ("shop/billing.py", "report.line")]
+    assert total == 4
