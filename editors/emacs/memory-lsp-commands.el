@@ -134,11 +134,16 @@ Interactively, the symbol at point by default."
   (interactive (let ((default (memory-lsp--target-at-point)))
                  (list (read-string (format "Impact of (%s): " default) nil nil default))))
   (let* ((result (memory-lsp-run "memory.impact" (list :target target)))
-         (rows (cl-loop for d across (plist-get result :dependents)
-                        collect (list (plist-get d :path) (memory-lsp--first-line (plist-get d :lines))
-                                      (format "%s (depth %s; %s)" (or (plist-get d :symbol) (plist-get d :path))
-                                              (plist-get d :depth)
-                                              (mapconcat #'identity (plist-get d :edge_kinds) ", "))))))
+         (rows (append
+                (cl-loop for d across (plist-get result :dependents)
+                         collect (list (plist-get d :path) (memory-lsp--first-line (plist-get d :lines))
+                                       (format "%s (depth %s; %s)" (or (plist-get d :symbol) (plist-get d :path))
+                                               (plist-get d :depth)
+                                               (mapconcat #'identity (plist-get d :edge_kinds) ", "))))
+                ;; a method read as an attribute (a property, a callback): readers found by name, no edge
+                (cl-loop for r across (or (plist-get result :reads) [])
+                         collect (list (plist-get r :path) (memory-lsp--first-line (plist-get r :lines))
+                                       (format "%s (reads it; found by name)" (plist-get r :symbol)))))))
     (memory-lsp--show (format "memory impact: %s" (plist-get result :target))
                       (memory-lsp--root (memory-lsp--conn)) rows)))
 

@@ -29,6 +29,14 @@ def handle(request):
     store.add(request)
     return parse(request)
 ''',
+    # a method read, not called: impact lists its readers found by name (store/attribute_reads.py)
+    "app/hooks.py": '''class Hooks:
+    def on_add(self, row):
+        return row
+
+    def wire(self, store):
+        store.listeners = [self.on_add]
+''',
 }
 MEMORY = "parse() splits on every comma, even inside quotes: use csv for quoted input"
 

@@ -42,6 +42,7 @@
         (session-put 'still_eglot (eglot-managed-p)))
       (session-put 'impact (session-wait 30 (lambda () (let ((rows (memory-lsp-impact (memory-lsp--target-at-point))))
                                                          (and (>= (length rows) 2) (mapcar #'vconcat rows))))))
+      (session-put 'reads (mapcar #'vconcat (memory-lsp-impact "app/hooks.py::Hooks.on_add")))
       (session-put 'prompted (plist-get (memory-lsp-teach (getenv "PROMPT_TEXT") "dead_end"
                                                           (point) (save-excursion (forward-line 2) (point)))
                                         :id))

@@ -40,6 +40,16 @@ dofile(vim.env.HARNESS).run(function(out, wait)
     return #out.impact >= 2
   end)
   out.impact_title = vim.fn.getqflist({ title = 1 }).title
+  -- a method read as an attribute, named on the command line: its reader comes as found by name
+  vim.cmd("cclose")  -- back to the code: the command asks the server of the current buffer
+  vim.api.nvim_set_current_buf(core)
+  vim.fn.setqflist({}, "r")
+  vim.cmd("MemoryImpact app/hooks.py::Hooks.on_add")
+  wait(10000, function() return #vim.fn.getqflist() > 0 end)
+  out.reads = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(out.reads, { file = vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ":p"), lnum = item.lnum, text = item.text })
+  end
   vim.cmd("cclose")
   vim.api.nvim_set_current_buf(core)
   -- lenses: refreshed on attach and BufEnter by the package, resolved lazily by Neovim

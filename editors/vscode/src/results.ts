@@ -81,7 +81,14 @@ export function searchItems(result: { results?: SearchHit[] }): Item[] {
   });
 }
 
-export function impactItems(result: { dependents?: Dependent[]; tests?: string[] }): Item[] {
+/** A function reading a method as an attribute (a property, a callback handed on), found by name. */
+interface Read {
+  path: string;
+  symbol: string;
+  lines: number[];
+}
+
+export function impactItems(result: { dependents?: Dependent[]; tests?: string[]; reads?: Read[]; reads_total?: number }): Item[] {
   const items: Item[] = (result.dependents ?? []).map((d) => {
     const line = (d.lines ?? [])[0] ?? 0;
     const target = { path: d.path, start: line, end: line };
@@ -93,6 +100,15 @@ export function impactItems(result: { dependents?: Dependent[]; tests?: string[]
       target,
     };
   });
+  // the graph has no edge for a read: these come after the dependents, marked as found by name
+  for (const r of result.reads ?? []) {
+    const target = { path: r.path, start: r.lines[0] ?? 0, end: r.lines[0] ?? 0 };
+    items.push({ label: `$(eye) ${r.symbol}`, description: `${where(target)} · reads it (found by name)`, target });
+  }
+  const unlisted = (result.reads_total ?? 0) - (result.reads ?? []).length;
+  if (unlisted > 0) {
+    items.push({ label: `$(eye) ${unlisted} more functions read it`, description: "not listed (found by name)" });
+  }
   for (const test of result.tests ?? []) {
     items.push({ label: `$(beaker) ${test}`, description: "test to run", target: { path: test, start: 0, end: 0 } });
   }

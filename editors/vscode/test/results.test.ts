@@ -42,6 +42,22 @@ test("impact results: dependents at their calling line, then the tests to run", 
   assert.deepEqual([deep[0].description, deep[0].detail], ["c.py · depth 2", "via b.py::g"]);
 });
 
+test("impact results: the functions reading a method come after its dependents, marked as found by name", () => {
+  const items = impactItems({
+    dependents: [{ path: "shop/app.py", symbol: "checkout", depth: 1, lines: [3], confidence: 0.9 }],
+    reads: [{ path: "shop/billing.py", symbol: "bill", lines: [4, 9] }, { path: "tests/test_order.py", symbol: "test_total", lines: [4] }],
+    reads_total: 3,
+    tests: ["tests/test_order.py"],
+  });
+  assert.deepEqual(items.map((i) => [i.label, i.description, i.target]), [
+    ["$(references) checkout", "shop/app.py:3 · depth 1 · confidence 0.9", { path: "shop/app.py", start: 3, end: 3 }],
+    ["$(eye) bill", "shop/billing.py:4 · reads it (found by name)", { path: "shop/billing.py", start: 4, end: 4 }],
+    ["$(eye) test_total", "tests/test_order.py:4 · reads it (found by name)", { path: "tests/test_order.py", start: 4, end: 4 }],
+    ["$(eye) 1 more functions read it", "not listed (found by name)", undefined],
+    ["$(beaker) tests/test_order.py", "test to run", { path: "tests/test_order.py", start: 0, end: 0 }],
+  ]);
+});
+
 test("1-based lines become VS Code's 0-based range; no line is the top of the file", () => {
   assert.deepEqual(range0({ path: "a", start: 10, end: 12 }), [9, 11]);
   assert.deepEqual(range0({ path: "a", start: 7, end: 7 }), [6, 6]);

@@ -164,6 +164,11 @@ function C.impact(opts)
           text = string.format("%s (depth %d%s)", d.symbol or d.path, d.depth or 1,
                                via ~= "" and ("; " .. via) or "") })
       end
+      -- a method read as an attribute (a property, a callback): readers found by name, no edge of the graph
+      for _, r in ipairs(result.reads or {}) do
+        table.insert(items, { filename = root .. "/" .. r.path, lnum = first_line(r.lines),
+          text = string.format("%s (reads it; found by name)", r.symbol) })
+      end
       to_quickfix("memory impact: " .. result.target, root, items)
     end, bufnr)
   end
