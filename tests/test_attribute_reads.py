@@ -46,6 +46,26 @@ FILES = {
         "def total_renamed(x):\n"
         "    return x.total_price\n"  # another name
     ),
+    "shop/invoice.py": (
+        "from shop.order import Order\n"
+        "\n"
+        "class Invoice:\n"
+        "    @property\n"
+        "    def total(self):\n"
+        "        return 0\n"
+        "\n"
+        "    def check(self):\n"
+        "        return self.total\n"  # an Invoice's: no reader of Order.total
+        "\n"
+        "class RushOrder(Order):\n"
+        "    def fee(self):\n"
+        "        \"\"\"More than :attr:`Order.total`.\n"  # written about, not read
+        "\n"
+        "        >>> RushOrder([1]).total\n"
+        "        \"\"\"\n"
+        "        # was order.total\n"
+        "        return self.total * 2\n"  # a subclass's self is an Order
+    ),
     "web/app.js": "function show(o) { return o.total; }\n",  # another language
     "tests/test_order.py": (
         "from shop.order import Order\n"
@@ -79,15 +99,18 @@ def test_a_property_lists_its_readers(root):
     assert data["reads"] == [
         {"path": "shop/billing.py", "symbol": "bill", "lines": [4]},
         {"path": "shop/billing.py", "symbol": "report.line", "lines": [9]},
+        {"path": "shop/invoice.py", "symbol": "RushOrder.fee", "lines": [18]},
         {"path": "shop/order.py", "symbol": "Order.describe", "lines": [10]},
         {"path": "tests/test_order.py", "symbol": "test_total", "lines": [4]},
     ]
-    assert data["reads_total"] == 4
+    assert data["reads_total"] == 5
+    assert data["reads_also_defined_in"] == ["shop/invoice.py::Invoice"]
 
 
 def test_a_method_handed_on_is_read(root):
     data = impact(root, "shop/order.py::Order.describe")
     assert data["reads"] == [{"path": "shop/order.py", "symbol": "Order.later", "lines": [13]}]
+    assert data["reads_also_defined_in"] == []
 
 
 def test_no_reads_asked_for_a_file_a_function_or_a_dunder(root):
@@ -99,7 +122,8 @@ def test_no_reads_asked_for_a_file_a_function_or_a_dunder(root):
 def test_the_text_answer_says_they_are_found_by_name(root):
     done = cli("impact", "shop/order.py::Order.total", "--workspace", str(root))
     assert done.returncode == 0, done.stderr
-    assert "read as `.total` by 4 functions (found by name" in done.stdout
+    assert "read as `.total` by 5 functions (found by name" in done.stdout
+    assert "other classes too, whose readers may be among these: shop/invoice.py::Invoice)" in done.stdout
     assert "  shop/billing.py::bill  (line 4)" in done.stdout
 
 
@@ -109,8 +133,8 @@ def test_readers_cut_at_the_shown_number(root, monkeypatch):
     monkeypatch.setattr(attribute_reads, "READS_SHOWN", 2)
     ws = Workspace.open(root)
     try:
-        shown, total = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total")
+        shown, total, _ = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total")
     finally:
         ws.close()
     assert [(p, q) for p, q, _ in shown] == [("shop/billing.py", "bill"), ("shop/billing.py", "report.line")]
-    assert total == 4
+    assert total == 5

@@ -181,6 +181,9 @@ def render_impact(args, result) -> int:
                   f"{', '.join(map(str, r['lines']))})" for r in result["reads"]]
         if result["reads_total"] > len(result["reads"]):
             lines.append(f"  ... {result['reads_total'] - len(result['reads'])} more")
+        if result.get("reads_also_defined_in"):
+            lines.append(f"  (`.{leaf}` is a method of other classes too, whose readers may be among these: "
+                         f"{', '.join(result['reads_also_defined_in'])})")
     emit(args, result, "\n".join(lines))
     return 0
 

@@ -72,7 +72,7 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
     # every symbol on the answer's paths: an unresolved call of one of them may hide more
     # dependents (and for a file, every symbol defined in it)
     symbols = [d.node for d in deps if d.symbol] + ([node] if symbol else [])
-    reads, read_total = _reads(snap, path, symbol)
+    reads = _reads(snap, path, symbol)
     return {
         "target": node,
         "depth": depth,
@@ -86,18 +86,19 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
         # resolves (nor a known type): each may reach the answer and hide more dependents
         "unresolved": graph.unresolved(symbols, None if symbol else path, min_confidence),
         # a method read as an attribute (a property, a callback handed on) has no edge from its readers
-        "reads": [{"path": p, "symbol": q, "lines": lines} for p, q, lines in reads],
-        "reads_total": read_total,
+        "reads": [{"path": p, "symbol": q, "lines": lines} for p, q, lines in reads.shown],
+        "reads_total": reads.total,
+        "reads_also_defined_in": reads.others,  # other classes with a method of the name: found by name
     }
 
 
-def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[list, int]:
+def _reads(snap: Snapshot, path: str, symbol: str) -> attribute_reads.Reads:
     """The reads of a method's name as an attribute (store/attribute_reads.py); none for a file, a
     function or class, or a dunder (Python's operators run those)."""
     leaf = symbol.rsplit(".", 1)[-1]
     kinds = {s.qualname: s.kind for s in snap.symbols(path)} if symbol else {}
     if kinds.get(symbol) != "method" or (leaf.startswith("__") and leaf.endswith("__")):
-        return [], 0
+        return attribute_reads.Reads([], 0, [])
     return attribute_reads.readers(snap.store.cursor(), leaf, path, symbol)
 
 

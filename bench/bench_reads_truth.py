@@ -1,0 +1,132 @@
+"""Benchmark: the readers `impact` lists for a property (store/attribute_reads.py: `.name` found in the
+code's text, untyped) against jedi's references to it.
+
+For each property of a package's src/ (a method under `@property`, `@cached_property` or
+`@functools.cached_property`, found by `ast`), jedi's `get_references` at its name gives the places
+that use it; those that are not its definition and not called (`x.name(`) are reads, each given to the
+function or class around it (its qualified name; module-level reads to the file). Ours: `readers` for
+the same property. Reported per package: properties, readers by jedi and by us, precision and recall
+over (property, reader) pairs, and a sample of each side's misses.
+
+    python bench/bench_reads_truth.py [--packages werkzeug==3.0.4 flask==3.0.3 ...] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import corpora  # noqa: E402
+import truth_corpus  # noqa: E402
+
+from memory_lsp.store import attribute_reads  # noqa: E402
+from memory_lsp.workspace import Workspace  # noqa: E402
+
+DEFAULT = ["werkzeug==3.0.4", "flask==3.0.3", "requests==2.32.3", "jinja2==3.1.4", "click==8.1.8"]
+PROPERTY = {"property", "cached_property"}
+
+
+def properties(ws: Path) -> list[tuple[str, str, int, int]]:
+    """(path, Class.method, line, column of its name) of every property in the package's sources."""
+    found = []
+    for rel in truth_corpus.py_files(ws):
+        if rel.startswith("tests/"):
+            continue
+        source = (ws / rel).read_text(encoding="utf-8", errors="replace")
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+
+        def visit(node, scope):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.ClassDef):
+                    visit(child, scope + [child.name])
+                elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and scope:
+                    names = {d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else None
+                             for d in child.decorator_list}
+                    if names & PROPERTY:
+                        col = source.splitlines()[child.lineno - 1].index(child.name)
+                        found.append((rel, ".".join(scope + [child.name]), child.lineno, col))
+
+        visit(tree, [])
+    return found
+
+
+def _qualname(name) -> str | None:
+    """The function or class around a jedi Name, as the index names it (a lambda is its function's;
+    None: module level)."""
+    parts, scope = [], name.parent()
+    while scope is not None and scope.type in ("function", "class"):
+        if scope.name != "<lambda>":
+            parts.append(scope.name)
+        scope = scope.parent()
+    return ".".join(reversed(parts)) or None
+
+
+def jedi_readers(ws: Path, project, prop: tuple) -> set[tuple[str, str]]:
+    import jedi
+
+    rel, _, line, col = prop
+    script = jedi.Script(path=str(ws / rel), project=project)
+    try:
+        refs = script.get_references(line, col, scope="project")
+    except Exception:  # jedi's own failures: no answer for this property
+        return set()
+    out = set()
+    for n in refs:
+        mp = n.module_path
+        if n.is_definition() or mp is None or not str(mp).startswith(str(ws) + os.sep):
+            continue
+        text = Path(mp).read_text(encoding="utf-8", errors="replace").splitlines()[n.line - 1]
+        if text[n.column + len(n.name):].lstrip().startswith("(") or text.lstrip().startswith("@"):
+            continue  # called: an edge's business; `@name.setter`: the property's own setter
+        where = str(Path(mp).relative_to(ws))
+        out.add((where, _qualname(n) or "<module>"))
+    return out
+
+
+def measure(spec: str) -> dict:
+    ws_path = truth_corpus.workspace(spec)
+    ws = Workspace.open(ws_path, db=corpora.fresh_db("reads-" + spec.split("==")[0]))
+    ws.index()
+    project = truth_corpus._project(ws_path)
+    attribute_reads.READS_SHOWN = 10**9  # every reader, for the score
+    props = properties(ws_path)
+    tp = fp = fn = 0
+    wrong, missed = [], []
+    for prop in props:
+        rel, qual, _, _ = prop
+        ours = attribute_reads.readers(ws.store.cursor(), qual.rsplit(".", 1)[-1], rel, qual).shown
+        got = {(p, q) for p, q, _ in ours}
+        truth = jedi_readers(ws_path, project, prop) - {(rel, qual)}
+        tp, fp, fn = tp + len(got & truth), fp + len(got - truth), fn + len(truth - got)
+        wrong += [(f"{rel}::{qual}", *r) for r in sorted(got - truth)]
+        missed += [(f"{rel}::{qual}", *r) for r in sorted(truth - got)]
+    ws.close()
+    return {"package": spec, "properties": len(props), "pairs_jedi": tp + fn, "pairs_ours": tp + fp,
+            "precision": round(tp / (tp + fp), 3) if tp + fp else None,
+            "recall": round(tp / (tp + fn), 3) if tp + fn else None,
+            "ours_not_jedi": wrong, "jedi_not_ours": missed[:15],
+            "jedi_not_ours_module_level": sum(1 for m in missed if m[2] == "<module>")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--packages", nargs="+", default=DEFAULT)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    results = [measure(spec) for spec in args.packages]
+    for r in results:
+        print(json.dumps(r, indent=1))
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
