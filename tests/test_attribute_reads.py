@@ -138,3 +138,22 @@ def test_readers_cut_at_the_shown_number(root, monkeypatch):
         ws.close()
     assert [(p, q) for p, q, _ in shown] == [("shop/billing.py", "bill"), ("shop/billing.py", "report.line")]
     assert total == 5
+
+
+def test_the_chunks_are_searched_a_slice_at_a_time(root, monkeypatch):
+    """DuckDB keeps the text a statement read cached: the search goes slice by slice, handing it back
+    after each, and finds what one statement over the whole table finds."""
+    from memory_lsp.workspace import Workspace
+
+    ws = Workspace.open(root)
+    try:
+        whole = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total")
+        monkeypatch.setattr(attribute_reads, "SLICE_ROWS", 3)
+        released = []
+        sliced = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total",
+                                         release=lambda: released.append(1))
+        chunks = ws.store.cursor().execute("SELECT count(*) FROM chunks").fetchone()[0]
+    finally:
+        ws.close()
+    assert sliced == whole and whole.total == 5
+    assert len(released) == -(-chunks // 3) > 1

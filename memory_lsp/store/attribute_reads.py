@@ -8,10 +8,13 @@ name on another class matches too, so the answer says "by name" (workspace/queri
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 READS_SHOWN = 50  # readers listed per answer; the rest counted
 OTHERS_SHOWN = 10  # other classes named that define the name too
+# chunks searched per statement: DuckDB keeps the text it read cached up to its limit (RSS +195 MB for all of it
+# at 11,282 files), so the search goes a slice of the table at a time, the cache handed back after each (+70 MB)
+SLICE_ROWS = 65_536
 
 
 class Reads(NamedTuple):
@@ -23,42 +26,60 @@ class Reads(NamedTuple):
 
 
 def _read_at(name: str) -> re.Pattern:
-    """`.name` not followed by more of a name or by a call's parenthesis (a call is an edge already);
-    group 1: the dotted name it is read from, when it is one (`ds` in `ds.name`)."""
-    return re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)?\." + re.escape(name) + r"(?![\w(])")
+    """`.name` not followed by more of a name or by a call's parenthesis (a call is an edge already)."""
+    return re.compile(r"\." + re.escape(name) + r"(?![\w(])")
 
 
-def _written_about(line: str, read: re.Match) -> bool:
+def _reads_in(text: str, name_at: re.Pattern):
+    """Per read of `name_at` in `text`: its line's index, its line's text before it, and the dotted
+    name it is read from (`self` in `self.name`, `a.b` in `a.b.name`; "" after a call or a subscript)."""
+    line, last = 0, 0
+    for m in name_at.finditer(text):
+        line, last = line + text.count("\n", last, m.start()), m.start()
+        before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        i = len(before)
+        while i and (before[i - 1].isalnum() or before[i - 1] in "_."):
+            i -= 1
+        chain = before[i:]
+        yield line, before, "" if chain[:1] in (".", "") or chain[0].isdigit() else chain
+
+
+def _written_about(before: str, chain: str) -> bool:
     """A read only written about: a dotted name in a string or a reference (`"django.db.models"`,
     :meth:`Response.stream`; an f-string's `{x.name}` is a read), in a comment, or a doctest's line."""
-    before = line[:read.start()]
-    return (bool(read.group(1)) and before[-1:] in "\"'`") or "#" in before or line.lstrip().startswith((">>>", "..."))
+    quoted = bool(chain) and before[:len(before) - len(chain)][-1:] in "\"'`"
+    return quoted or "#" in before or before.lstrip().startswith((">>>", "..."))
 
 
-def readers(cur, name: str, path: str, qualname: str) -> Reads:
+def readers(cur, name: str, path: str, qualname: str, release: Callable[[], object] | None = None) -> Reads:
     """The functions, methods and classes reading `.name` in the files of `path`'s language, each read
     given to the innermost chunk around it, by path and first line. `path::qualname` (the method
-    asked about) is no reader of its own."""
+    asked about) is no reader of its own. `release` hands DuckDB's cache back after each slice."""
     after = r"\." + re.escape(name) + r"([^\w(]|$)"  # RE2 has no look-ahead: what may follow the name, spelled out
-    rows = cur.execute("""
-        SELECT c.path, c.name, c.start_line, c.end_line, c.text FROM chunks c JOIN files f ON f.path = c.path
-        WHERE f.lang = (SELECT lang FROM files WHERE path = ?) AND c.kind <> 'section' AND contains(c.text, ?)
-          AND regexp_matches(c.text, ?)
-        ORDER BY c.path, c.start_line, c.end_line DESC""", [path, "." + name, after]).fetchall()
+    rows = []
+    for low, high in _slices(cur):
+        rows += cur.execute("""
+            SELECT c.path, c.name, c.start_line, c.end_line, c.text FROM chunks c JOIN files f ON f.path = c.path
+            WHERE c.rowid > ? AND c.rowid <= ? AND f.lang = (SELECT lang FROM files WHERE path = ?)
+              AND c.kind <> 'section' AND contains(c.text, ?) AND regexp_matches(c.text, ?)""",
+                            [low, high, path, "." + name, after]).fetchall()
+        if release is not None:
+            release()
+    rows.sort(key=lambda r: (r[0], r[2], -r[3]))  # by file and line, a chunk before those nested in it
     pattern, modules = _read_at(name), _module_names(cur, {r[0] for r in rows})
     family = _family(cur, f"{path}::{qualname.rpartition('.')[0]}")
     other = _other_classes(cur, family, {(r[0], r[1]) for r in rows})
     found: dict[tuple[str, int], tuple[int, str]] = {}  # (path, line) -> (the chunk's span, its qualname)
     for at, inside, start, end, text in rows:
-        for i, line in enumerate(text.split("\n")):
+        for i, before, chain in _reads_in(text, pattern):
             # `ds.name` with `ds` a module the file imports: a submodule or a module's value, no attribute;
             # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's
-            if any(m.group(1) not in modules.get(at, ()) and not _written_about(line, m)
-                   and not (m.group(1) in ("self", "cls") and (at, inside) in other)
-                   for m in pattern.finditer(line)):
-                key, span = (at, start + i), end - start
-                if key not in found or span < found[key][0]:  # a nested function's read is its own
-                    found[key] = (span, inside)
+            if chain in modules.get(at, ()) or _written_about(before, chain) or \
+                    (chain in ("self", "cls") and (at, inside) in other):
+                continue
+            key, span = (at, start + i), end - start
+            if key not in found or span < found[key][0]:  # a nested function's read is its own
+                found[key] = (span, inside)
     lines: dict[tuple[str, str], list[int]] = {}
     for (at, line), (_, inside) in sorted(found.items()):
         lines.setdefault((at, inside), []).append(line)
@@ -69,6 +90,17 @@ def readers(cur, name: str, path: str, qualname: str) -> Reads:
         WHERE s.name = ? AND s.kind = 'method' AND f.lang = (SELECT lang FROM files WHERE path = ?)
         ORDER BY 1""", [name, path]).fetchall() if r[0] not in family]
     return Reads(reads[:READS_SHOWN], len(reads), others[:OTHERS_SHOWN])
+
+
+def _slices(cur) -> list[tuple[int, int]]:
+    """(after, up to) row ids cutting the chunks into slices of about SLICE_ROWS rows (row ids have gaps
+    where edits deleted rows: the cuts are quantiles)."""
+    rows, top = cur.execute("SELECT count(*), coalesce(max(rowid), 0) FROM chunks").fetchone()
+    parts = max(1, -(-rows // SLICE_ROWS))
+    cuts = cur.execute(f"SELECT quantile_disc(rowid, [{', '.join(str(i / parts) for i in range(1, parts))}]) "
+                       "FROM chunks").fetchone()[0] if parts > 1 else []
+    bounds = [-1, *cuts, top]
+    return list(zip(bounds, bounds[1:]))
 
 
 def _module_names(cur, paths: set[str]) -> dict[str, set[str]]:

@@ -99,7 +99,8 @@ def _reads(snap: Snapshot, path: str, symbol: str) -> attribute_reads.Reads:
     kinds = {s.qualname: s.kind for s in snap.symbols(path)} if symbol else {}
     if kinds.get(symbol) != "method" or (leaf.startswith("__") and leaf.endswith("__")):
         return attribute_reads.Reads([], 0, [])
-    return attribute_reads.readers(snap.store.cursor(), leaf, path, symbol)
+    store = snap.store  # the text it reads leaves DuckDB's cache slice by slice (a write under way keeps it)
+    return attribute_reads.readers(store.cursor(), leaf, path, symbol, release=lambda: store.drop_cache(wait=False))
 
 
 def summary(snap: Snapshot, top: int = 10) -> dict:
