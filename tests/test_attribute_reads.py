@@ -65,6 +65,11 @@ FILES = {
         "        \"\"\"\n"
         "        # was order.total\n"
         "        return self.total * 2\n"  # a subclass's self is an Order
+        "\n"
+        "def audit():\n"
+        "    inv = Invoice()\n"
+        "    inv.check()\n"
+        "    return inv.total\n"  # its calls through `inv` are typed Invoice's: no reader of Order.total
     ),
     "web/app.js": "function show(o) { return o.total; }\n",  # another language
     "tests/test_order.py": (
@@ -105,6 +110,13 @@ def test_a_property_lists_its_readers(root):
     ]
     assert data["reads_total"] == 5
     assert data["reads_also_defined_in"] == ["shop/invoice.py::Invoice"]
+
+
+def test_a_receiver_typed_by_its_calls_reads_its_own_class(root):
+    data = impact(root, "shop/invoice.py::Invoice.total")
+    assert {(r["path"], r["symbol"]) for r in data["reads"]} >= {("shop/invoice.py", "audit"),
+                                                                  ("shop/invoice.py", "Invoice.check")}
+    assert ("shop/invoice.py", "RushOrder.fee") not in {(r["path"], r["symbol"]) for r in data["reads"]}
 
 
 def test_a_method_handed_on_is_read(root):

@@ -69,13 +69,16 @@ def readers(cur, name: str, path: str, qualname: str, release: Callable[[], obje
     pattern, modules = _read_at(name), _module_names(cur, {r[0] for r in rows})
     family = _family(cur, f"{path}::{qualname.rpartition('.')[0]}")
     other = _other_classes(cur, family, {(r[0], r[1]) for r in rows})
+    typed = _typed_receivers(cur, {f"{r[0]}::{r[1]}" for r in rows})
     found: dict[tuple[str, int], tuple[int, str]] = {}  # (path, line) -> (the chunk's span, its qualname)
     for at, inside, start, end, text in rows:
         for i, before, chain in _reads_in(text, pattern):
             # `ds.name` with `ds` a module the file imports: a submodule or a module's value, no attribute;
-            # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's
+            # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's,
+            # as is `x.name` where the function's calls through `x` are typed to other classes only
+            classes = typed.get((f"{at}::{inside}", chain))
             if chain in modules.get(at, ()) or _written_about(before, chain) or \
-                    (chain in ("self", "cls") and (at, inside) in other):
+                    (chain in ("self", "cls") and (at, inside) in other) or (classes and not classes & family):
                 continue
             key, span = (at, start + i), end - start
             if key not in found or span < found[key][0]:  # a nested function's read is its own
@@ -101,6 +104,26 @@ def _slices(cur) -> list[tuple[int, int]]:
                        "FROM chunks").fetchone()[0] if parts > 1 else []
     bounds = [-1, *cuts, top]
     return list(zip(bounds, bounds[1:]))
+
+
+# how a call's receiver was typed (graph/resolution.py): its class is the callee's (self's have their own rule)
+TYPED = ("typed", "typed_inherited", "returned", "returned_inherited", "class_attr", "class_attr_inherited")
+
+
+def _typed_receivers(cur, ids: set[str]) -> dict[tuple[str, str], set[str]]:
+    """(function id, receiver) -> the classes its calls through that receiver resolve into by its type."""
+    if not ids:
+        return {}
+    found: dict[tuple[str, str], set[str]] = {}
+    for src, receiver, owner in cur.execute(f"""
+            SELECT r.src, r.receiver, s.path || '::' || s.parent FROM refs r
+            JOIN edges e ON e.kind = 'CALLS' AND e.src = r.src AND e.line = r.line AND e.name = r.name
+            JOIN symbols s ON s.id = e.dst
+            WHERE r.kind = 'call' AND r.receiver IS NOT NULL AND s.parent IS NOT NULL
+              AND e.strategy IN ({', '.join('?' * len(TYPED))}) AND r.src IN ({', '.join('?' * len(ids))})""",
+                                            [*TYPED, *sorted(ids)]).fetchall():
+        found.setdefault((src, receiver), set()).add(owner)
+    return found
 
 
 def _module_names(cur, paths: set[str]) -> dict[str, set[str]]:
