@@ -168,4 +168,4 @@ def test_the_chunks_are_searched_a_slice_at_a_time(root, monkeypatch):
     finally:
         ws.close()
     assert sliced == whole and whole.total == 5
-    assert len(released) == -(-chunks // 3) > 1
+    assert len(released) == -(-chunks // 3) + 1 > 2  # after each slice, and after the statements that follow

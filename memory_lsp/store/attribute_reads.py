@@ -69,30 +69,35 @@ def readers(cur, name: str, path: str, qualname: str, release: Callable[[], obje
     pattern, modules = _read_at(name), _module_names(cur, {r[0] for r in rows})
     family = _family(cur, f"{path}::{qualname.rpartition('.')[0]}")
     other = _other_classes(cur, family, {(r[0], r[1]) for r in rows})
-    typed = _typed_receivers(cur, {f"{r[0]}::{r[1]}" for r in rows})
-    found: dict[tuple[str, int], tuple[int, str]] = {}  # (path, line) -> (the chunk's span, its qualname)
+    reads = []  # (path, qualname, the chunk's span, line, the dotted name read from)
     for at, inside, start, end, text in rows:
         for i, before, chain in _reads_in(text, pattern):
             # `ds.name` with `ds` a module the file imports: a submodule or a module's value, no attribute;
-            # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's,
-            # as is `x.name` where the function's calls through `x` are typed to other classes only
-            classes = typed.get((f"{at}::{inside}", chain))
-            if chain in modules.get(at, ()) or _written_about(before, chain) or \
-                    (chain in ("self", "cls") and (at, inside) in other) or (classes and not classes & family):
-                continue
-            key, span = (at, start + i), end - start
-            if key not in found or span < found[key][0]:  # a nested function's read is its own
-                found[key] = (span, inside)
+            # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's
+            if not (chain in modules.get(at, ()) or _written_about(before, chain)
+                    or (chain in ("self", "cls") and (at, inside) in other)):
+                reads.append((at, inside, end - start, start + i, chain))
+    # as is `x.name` where the function's calls through `x` are typed to other classes only
+    typed = _typed_receivers(cur, {(f"{r[0]}::{r[1]}", r[4]) for r in reads if r[4] not in ("", "self", "cls")})
+    found: dict[tuple[str, int], tuple[int, str]] = {}  # (path, line) -> (the chunk's span, its qualname)
+    for at, inside, span, line, chain in reads:
+        classes = typed.get((f"{at}::{inside}", chain))
+        if classes and not classes & family:
+            continue
+        if (at, line) not in found or span < found[at, line][0]:  # a nested function's read is its own
+            found[at, line] = (span, inside)
     lines: dict[tuple[str, str], list[int]] = {}
     for (at, line), (_, inside) in sorted(found.items()):
         lines.setdefault((at, inside), []).append(line)
     lines.pop((path, qualname), None)
-    reads = sorted(((at, inside, found) for (at, inside), found in lines.items()), key=lambda r: (r[0], r[2][0]))
+    shown = sorted(((at, inside, found) for (at, inside), found in lines.items()), key=lambda r: (r[0], r[2][0]))
     others = [r[0] for r in cur.execute("""
         SELECT DISTINCT s.path || '::' || s.parent FROM symbols s JOIN files f ON f.path = s.path
         WHERE s.name = ? AND s.kind = 'method' AND f.lang = (SELECT lang FROM files WHERE path = ?)
         ORDER BY 1""", [name, path]).fetchall() if r[0] not in family]
-    return Reads(reads[:READS_SHOWN], len(reads), others[:OTHERS_SHOWN])
+    if release is not None:  # what the last statements read (refs, edges, symbols)
+        release()
+    return Reads(shown[:READS_SHOWN], len(shown), others[:OTHERS_SHOWN])
 
 
 def _slices(cur) -> list[tuple[int, int]]:
@@ -110,19 +115,22 @@ def _slices(cur) -> list[tuple[int, int]]:
 TYPED = ("typed", "typed_inherited", "returned", "returned_inherited", "class_attr", "class_attr_inherited")
 
 
-def _typed_receivers(cur, ids: set[str]) -> dict[tuple[str, str], set[str]]:
-    """(function id, receiver) -> the classes its calls through that receiver resolve into by its type."""
-    if not ids:
+def _typed_receivers(cur, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], set[str]]:
+    """(function id, receiver) -> the classes its calls through that receiver resolve into by its type,
+    for the `wanted` pairs."""
+    if not wanted:
         return {}
+    ids, receivers = sorted({w[0] for w in wanted}), sorted({w[1] for w in wanted})
     found: dict[tuple[str, str], set[str]] = {}
     for src, receiver, owner in cur.execute(f"""
             SELECT r.src, r.receiver, s.path || '::' || s.parent FROM refs r
             JOIN edges e ON e.kind = 'CALLS' AND e.src = r.src AND e.line = r.line AND e.name = r.name
             JOIN symbols s ON s.id = e.dst
-            WHERE r.kind = 'call' AND r.receiver IS NOT NULL AND s.parent IS NOT NULL
-              AND e.strategy IN ({', '.join('?' * len(TYPED))}) AND r.src IN ({', '.join('?' * len(ids))})""",
-                                            [*TYPED, *sorted(ids)]).fetchall():
-        found.setdefault((src, receiver), set()).add(owner)
+            WHERE r.kind = 'call' AND s.parent IS NOT NULL AND e.strategy IN ({', '.join('?' * len(TYPED))})
+              AND r.src IN ({', '.join('?' * len(ids))}) AND r.receiver IN ({', '.join('?' * len(receivers))})""",
+                                            [*TYPED, *ids, *receivers]).fetchall():
+        if (src, receiver) in wanted:
+            found.setdefault((src, receiver), set()).add(owner)
     return found
 
 
