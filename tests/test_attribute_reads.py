@@ -72,6 +72,19 @@ FILES = {
         "    return inv.total\n"  # its calls through `inv` are typed Invoice's: no reader of Order.total
     ),
     "web/app.js": "function show(o) { return o.total; }\n",  # another language
+    "web/order.ts": (
+        "export class Cart {\n"
+        "  get total(): number { return 1; }\n"
+        "}\n"
+        "export class Till {\n"
+        "  total = 0;\n"
+        "  check(): number { return this.total; }\n"  # a Till's own field
+        "}\n"
+        "export function bill(cart: Cart): number {\n"
+        "  // cart.total in a comment\n"
+        "  return cart.total * 2;\n"
+        "}\n"
+    ),
     "tests/test_order.py": (
         "from shop.order import Order\n"
         "\n"
@@ -117,6 +130,11 @@ def test_a_receiver_typed_by_its_calls_reads_its_own_class(root):
     assert {(r["path"], r["symbol"]) for r in data["reads"]} >= {("shop/invoice.py", "audit"),
                                                                   ("shop/invoice.py", "Invoice.check")}
     assert ("shop/invoice.py", "RushOrder.fee") not in {(r["path"], r["symbol"]) for r in data["reads"]}
+
+
+def test_a_typescript_accessor_read_outside_comments_and_other_classes(root):
+    data = impact(root, "web/order.ts::Cart.total")
+    assert data["reads"] == [{"path": "web/order.ts", "symbol": "bill", "lines": [10]}]
 
 
 def test_a_method_handed_on_is_read(root):

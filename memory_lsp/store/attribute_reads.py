@@ -44,11 +44,16 @@ def _reads_in(text: str, name_at: re.Pattern):
         yield line, before, "" if chain[:1] in (".", "") or chain[0].isdigit() else chain
 
 
-def _written_about(before: str, chain: str) -> bool:
+# a language's line comment and the names its methods call their instance by (else `//` and `this`)
+COMMENTS = {"python": "#", "ruby": "#"}
+INSTANCE = {"python": ("self", "cls"), "ruby": ("self",), "rust": ("self",)}
+
+
+def _written_about(before: str, chain: str, comment: str) -> bool:
     """A read only written about: a dotted name in a string or a reference (`"django.db.models"`,
     :meth:`Response.stream`; an f-string's `{x.name}` is a read), in a comment, or a doctest's line."""
     quoted = bool(chain) and before[:len(before) - len(chain)][-1:] in "\"'`"
-    return quoted or "#" in before or before.lstrip().startswith((">>>", "..."))
+    return quoted or comment in before or before.lstrip().startswith((">>>", "..."))
 
 
 def readers(cur, name: str, path: str, qualname: str, release: Callable[[], object] | None = None) -> Reads:
@@ -66,6 +71,8 @@ def readers(cur, name: str, path: str, qualname: str, release: Callable[[], obje
         if release is not None:
             release()
     rows.sort(key=lambda r: (r[0], r[2], -r[3]))  # by file and line, a chunk before those nested in it
+    lang = (cur.execute("SELECT lang FROM files WHERE path = ?", [path]).fetchone() or ("",))[0]
+    comment, instance = COMMENTS.get(lang, "//"), INSTANCE.get(lang, ("this",))
     pattern, modules = _read_at(name), _module_names(cur, {r[0] for r in rows})
     family = _family(cur, f"{path}::{qualname.rpartition('.')[0]}")
     other = _other_classes(cur, family, {(r[0], r[1]) for r in rows})
@@ -74,11 +81,11 @@ def readers(cur, name: str, path: str, qualname: str, release: Callable[[], obje
         for i, before, chain in _reads_in(text, pattern):
             # `ds.name` with `ds` a module the file imports: a submodule or a module's value, no attribute;
             # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's
-            if not (chain in modules.get(at, ()) or _written_about(before, chain)
-                    or (chain in ("self", "cls") and (at, inside) in other)):
+            if not (chain in modules.get(at, ()) or _written_about(before, chain, comment)
+                    or (chain in instance and (at, inside) in other)):
                 reads.append((at, inside, end - start, start + i, chain))
     # as is `x.name` where the function's calls through `x` are typed to other classes only
-    typed = _typed_receivers(cur, {(f"{r[0]}::{r[1]}", r[4]) for r in reads if r[4] not in ("", "self", "cls")})
+    typed = _typed_receivers(cur, {(f"{r[0]}::{r[1]}", r[4]) for r in reads if r[4] and r[4] not in instance})
     found: dict[tuple[str, int], tuple[int, str]] = {}  # (path, line) -> (the chunk's span, its qualname)
     for at, inside, span, line, chain in reads:
         classes = typed.get((f"{at}::{inside}", chain))
