@@ -8,7 +8,10 @@ function or class around it (its qualified name; module-level reads to the file)
 the same property. Reported per package: properties, readers by jedi and by us, precision and recall
 over (property, reader) pairs, and a sample of each side's misses.
 
-    python bench/bench_reads_truth.py [--packages werkzeug==3.0.4 flask==3.0.3 ...] [--out FILE]
+`--values N`: N module-level functions and classes per package instead, their uses without a call where they
+are imported (store/value_uses.py) against jedi's references that are not calls, imports, bases or decorators.
+
+    python bench/bench_reads_truth.py [--packages werkzeug==3.0.4 flask==3.0.3 ...] [--values N] [--out FILE]
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import corpora  # noqa: E402
 import truth_corpus  # noqa: E402
 
-from memory_lsp.store import attribute_reads  # noqa: E402
+from memory_lsp.store import attribute_reads, value_uses  # noqa: E402
 from memory_lsp.workspace import Workspace  # noqa: E402
 
 DEFAULT = ["werkzeug==3.0.4", "flask==3.0.3", "requests==2.32.3", "jinja2==3.1.4", "click==8.1.8"]
@@ -58,6 +61,28 @@ def properties(ws: Path) -> list[tuple[str, str, int, int]]:
     return found
 
 
+def module_defs(ws: Path, limit: int, seed: int = 7) -> list[tuple[str, str, int, int]]:
+    """(path, name, line, column of its name) of up to `limit` module-level functions and classes of the
+    package's sources, drawn at random (jedi's references take about a second each)."""
+    import random
+
+    found = []
+    for rel in truth_corpus.py_files(ws):
+        if rel.startswith("tests/"):
+            continue
+        source = (ws / rel).read_text(encoding="utf-8", errors="replace")
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                col = source.splitlines()[node.lineno - 1].index(node.name)
+                found.append((rel, node.name, node.lineno, col))
+    random.Random(seed).shuffle(found)
+    return sorted(found[:limit])
+
+
 def _qualname(name) -> str | None:
     """The function or class around a jedi Name, as the index names it (a lambda is its function's;
     None: module level)."""
@@ -85,31 +110,35 @@ def jedi_readers(ws: Path, project, prop: tuple) -> set[tuple[str, str]]:
             continue
         text = Path(mp).read_text(encoding="utf-8", errors="replace").splitlines()[n.line - 1]
         if text[n.column + len(n.name):].lstrip().startswith("(") or text.lstrip().startswith("@"):
-            continue  # called: an edge's business; `@name.setter`: the property's own setter
+            continue  # called: an edge's business; `@name.setter`: the property's own setter; a decorator: a call
+        if text.lstrip().startswith(("from ", "import ", "class ")):
+            continue  # an import, a class's bases (INHERITS edges)
         where = str(Path(mp).relative_to(ws))
         out.add((where, _qualname(n) or "<module>"))
     return out
 
 
-def measure(spec: str) -> dict:
+def measure(spec: str, values: int = 0) -> dict:
     ws_path = truth_corpus.workspace(spec)
     ws = Workspace.open(ws_path, db=corpora.fresh_db("reads-" + spec.split("==")[0]))
     ws.index()
     project = truth_corpus._project(ws_path)
     attribute_reads.READS_SHOWN = 10**9  # every reader, for the score
-    props = properties(ws_path)
+    props = module_defs(ws_path, values) if values else properties(ws_path)
     tp = fp = fn = 0
     wrong, missed = [], []
     for prop in props:
         rel, qual, _, _ = prop
-        ours = attribute_reads.readers(ws.store.cursor(), qual.rsplit(".", 1)[-1], rel, qual).shown
+        ours = value_uses.users(ws.store.cursor(), qual, rel).shown if values else \
+            attribute_reads.readers(ws.store.cursor(), qual.rsplit(".", 1)[-1], rel, qual).shown
         got = {(p, q) for p, q, _ in ours}
         truth = jedi_readers(ws_path, project, prop) - {(rel, qual)}
         tp, fp, fn = tp + len(got & truth), fp + len(got - truth), fn + len(truth - got)
         wrong += [(f"{rel}::{qual}", *r) for r in sorted(got - truth)]
         missed += [(f"{rel}::{qual}", *r) for r in sorted(truth - got)]
     ws.close()
-    return {"package": spec, "properties": len(props), "pairs_jedi": tp + fn, "pairs_ours": tp + fp,
+    return {"package": spec, "properties" if not values else "module_defs": len(props),
+            "pairs_jedi": tp + fn, "pairs_ours": tp + fp,
             "precision": round(tp / (tp + fp), 3) if tp + fp else None,
             "recall": round(tp / (tp + fn), 3) if tp + fn else None,
             "ours_not_jedi": wrong, "jedi_not_ours": missed[:15],
@@ -120,8 +149,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--packages", nargs="+", default=DEFAULT)
     ap.add_argument("--out")
+    ap.add_argument("--values", type=int, default=0, help="instead of properties: this many module-level functions "
+                    "and classes per package, their uses without a call where imported (store/value_uses.py)")
     args = ap.parse_args()
-    results = [measure(spec) for spec in args.packages]
+    results = [measure(spec, args.values) for spec in args.packages]
     for r in results:
         print(json.dumps(r, indent=1))
     if args.out:

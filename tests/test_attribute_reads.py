@@ -71,6 +71,27 @@ FILES = {
         "    inv.check()\n"
         "    return inv.total\n"  # its calls through `inv` are typed Invoice's: no reader of Order.total
     ),
+    "shop/hooks.py": (
+        "from shop.order import Order\n"
+        "from shop import order as order_module\n"
+        "\n"
+        "def on_save(order):\n"
+        "    return order\n"
+        "\n"
+        "def register(bus):\n"
+        "    bus.connect(on_save)\n"  # handed on
+        "    return isinstance(bus, Order)\n"  # checked against
+        "\n"
+        "def describe(x):\n"
+        "    \"\"\"Hands the bus\n"
+        "    on_save when it fires.\"\"\"\n"  # prose
+        "    # on_save is called elsewhere\n"
+        "    on_save = None\n"  # a rebinding, no use
+        "    return 'on_save' + str(order_module.Order)\n"  # a string, then the module's value
+    ),
+    "pkg/__init__.py": "from pkg.core import make\n",  # re-exported by the package
+    "pkg/core.py": "def make():\n    return 1\n",
+    "app/use.py": "from pkg import make\n\ndef wire(registry):\n    registry.add(make)\n",
     "web/app.js": "function show(o) { return o.total; }\n",  # another language
     "web/order.ts": (
         "export class Cart {\n"
@@ -123,6 +144,7 @@ def test_a_property_lists_its_readers(root):
     ]
     assert data["reads_total"] == 5
     assert data["reads_also_defined_in"] == ["shop/invoice.py::Invoice"]
+    assert data["reads_kind"] == "attribute"
 
 
 def test_a_receiver_typed_by_its_calls_reads_its_own_class(root):
@@ -143,8 +165,27 @@ def test_a_method_handed_on_is_read(root):
     assert data["reads_also_defined_in"] == []
 
 
-def test_no_reads_asked_for_a_file_a_function_or_a_dunder(root):
-    for target in ("shop/order.py", "shop/billing.py::bill", "shop/order.py::Order.__init__"):
+def test_a_function_or_class_used_as_a_value_where_it_is_imported(root):
+    data = impact(root, "shop/hooks.py::on_save")
+    assert data["reads"] == [{"path": "shop/hooks.py", "symbol": "register", "lines": [8]}]
+    # an import, a class's bases (an INHERITS edge), a call (`Order([1, 2])`) are no uses without a call
+    data = impact(root, "shop/order.py::Order")
+    assert data["reads"] == [{"path": "shop/hooks.py", "symbol": "register", "lines": [9]},
+                             {"path": "shop/hooks.py", "symbol": "describe", "lines": [16]}]
+
+
+def test_a_function_used_through_the_package_re_exporting_it(root):
+    data = impact(root, "pkg/core.py::make")
+    assert data["reads"] == [{"path": "app/use.py", "symbol": "wire", "lines": [4]}]
+    assert data["reads_kind"] == "value"
+    done = cli("impact", "pkg/core.py::make", "--workspace", str(root))
+    assert "used without a call (handed on, checked against, annotated) by 1 function where it is imported" \
+        in done.stdout
+    assert "  app/use.py::wire  (line 4)" in done.stdout
+
+
+def test_no_reads_asked_for_a_file_a_nested_function_or_a_dunder(root):
+    for target in ("shop/order.py", "shop/billing.py::report.line", "shop/order.py::Order.__init__"):
         data = impact(root, target)
         assert (data["reads"], data["reads_total"]) == ([], 0), target
 

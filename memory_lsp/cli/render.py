@@ -175,8 +175,13 @@ def render_impact(args, result) -> int:
     if result.get("reads_total"):
         leaf = result["target"].rsplit(".", 1)[-1]
         n = result["reads_total"]
-        lines.append(f"read as `.{leaf}` by {n} function{'s' if n != 1 else ''} (found by name, untyped: "
-                     "the graph has no edge for a read):")
+        functions = f"{n} function{'s' if n != 1 else ''}"
+        if result.get("reads_kind") == "value":
+            lines.append(f"used without a call (handed on, checked against, annotated) by {functions} where it is "
+                         "imported (the graph has no edge for these):")
+        else:
+            lines.append(f"read as `.{leaf}` by {functions} (found by name, untyped: "
+                         "the graph has no edge for a read):")
         lines += [f"  {r['path']}::{r['symbol']}  (line{'s' if len(r['lines']) > 1 else ''} "
                   f"{', '.join(map(str, r['lines']))})" for r in result["reads"]]
         if result["reads_total"] > len(result["reads"]):

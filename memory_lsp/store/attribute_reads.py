@@ -49,7 +49,7 @@ COMMENTS = {"python": "#", "ruby": "#"}
 INSTANCE = {"python": ("self", "cls"), "ruby": ("self",), "rust": ("self",)}
 
 
-def _written_about(before: str, chain: str, comment: str) -> bool:
+def written_about(before: str, chain: str, comment: str) -> bool:
     """A read only written about: a dotted name in a string or a reference (`"django.db.models"`,
     :meth:`Response.stream`; an f-string's `{x.name}` is a read), in a comment, or a doctest's line."""
     quoted = bool(chain) and before[:len(before) - len(chain)][-1:] in "\"'`"
@@ -81,30 +81,40 @@ def readers(cur, name: str, path: str, qualname: str, release: Callable[[], obje
         for i, before, chain in _reads_in(text, pattern):
             # `ds.name` with `ds` a module the file imports: a submodule or a module's value, no attribute;
             # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's
-            if not (chain in modules.get(at, ()) or _written_about(before, chain, comment)
+            if not (chain in modules.get(at, ()) or written_about(before, chain, comment)
                     or (chain in instance and (at, inside) in other)):
                 reads.append((at, inside, end - start, start + i, chain))
     # as is `x.name` where the function's calls through `x` are typed to other classes only
     typed = _typed_receivers(cur, {(f"{r[0]}::{r[1]}", r[4]) for r in reads if r[4] and r[4] not in instance})
-    found: dict[tuple[str, int], tuple[int, str]] = {}  # (path, line) -> (the chunk's span, its qualname)
+    kept = []
     for at, inside, span, line, chain in reads:
         classes = typed.get((f"{at}::{inside}", chain))
-        if classes and not classes & family:
-            continue
-        if (at, line) not in found or span < found[at, line][0]:  # a nested function's read is its own
-            found[at, line] = (span, inside)
-    lines: dict[tuple[str, str], list[int]] = {}
-    for (at, line), (_, inside) in sorted(found.items()):
-        lines.setdefault((at, inside), []).append(line)
-    lines.pop((path, qualname), None)
-    shown = sorted(((at, inside, found) for (at, inside), found in lines.items()), key=lambda r: (r[0], r[2][0]))
+        if not classes or classes & family:
+            kept.append((at, inside, span, line))
+    shown, total = by_reader(kept, (path, qualname))
     others = [r[0] for r in cur.execute("""
         SELECT DISTINCT s.path || '::' || s.parent FROM symbols s JOIN files f ON f.path = s.path
         WHERE s.name = ? AND s.kind = 'method' AND f.lang = (SELECT lang FROM files WHERE path = ?)
         ORDER BY 1""", [name, path]).fetchall() if r[0] not in family]
     if release is not None:  # what the last statements read (refs, edges, symbols)
         release()
-    return Reads(shown[:READS_SHOWN], len(shown), others[:OTHERS_SHOWN])
+    return Reads(shown, total, others[:OTHERS_SHOWN])
+
+
+def by_reader(reads: list[tuple[str, str, int, int]], asked: tuple[str, str]) -> tuple[list, int]:
+    """(path, qualname, the chunk's span, line) per read -> (path, qualname, lines) per reader, each read
+    given to the innermost chunk around it (a nested function's read is its own), the symbol `asked`
+    about (path, qualname) no reader of its own: the first READS_SHOWN by path and first line, and how many."""
+    found: dict[tuple[str, int], tuple[int, str]] = {}  # (path, line) -> (the chunk's span, its qualname)
+    for at, inside, span, line in reads:
+        if (at, line) not in found or span < found[at, line][0]:
+            found[at, line] = (span, inside)
+    lines: dict[tuple[str, str], list[int]] = {}
+    for (at, line), (_, inside) in sorted(found.items()):
+        lines.setdefault((at, inside), []).append(line)
+    lines.pop(asked, None)
+    shown = sorted(((at, inside, found) for (at, inside), found in lines.items()), key=lambda r: (r[0], r[2][0]))
+    return shown[:READS_SHOWN], len(shown)
 
 
 def _slices(cur) -> list[tuple[int, int]]:

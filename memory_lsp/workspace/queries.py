@@ -4,6 +4,8 @@ doctor, context and expand. None of them writes; the host keeps the snapshot cur
 
 from __future__ import annotations
 
+import functools
+
 from memory_lsp.errors import UserError
 from memory_lsp.graph.impact import DEFAULT_MIN_CONFIDENCE
 from memory_lsp.memory import citations as cites
@@ -11,7 +13,7 @@ from memory_lsp.memory.book import select
 from memory_lsp.memory.model import Memory, iso, parse_time
 from memory_lsp.memory.ranking import file_order
 from memory_lsp.store import SCHEMA_VERSION
-from memory_lsp.store import attribute_reads, code, fulltext, reports
+from memory_lsp.store import attribute_reads, code, fulltext, reports, value_uses
 from memory_lsp.workspace.snapshot import Snapshot
 
 SEARCH_KINDS = ("memory", "code", "all")
@@ -72,7 +74,7 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
     # every symbol on the answer's paths: an unresolved call of one of them may hide more
     # dependents (and for a file, every symbol defined in it)
     symbols = [d.node for d in deps if d.symbol] + ([node] if symbol else [])
-    reads = _reads(snap, path, symbol)
+    reads, reads_kind = _reads(snap, path, symbol)
     return {
         "target": node,
         "depth": depth,
@@ -88,19 +90,25 @@ def impact(snap: Snapshot, target: str, depth: int = 3, min_confidence: float | 
         # a method read as an attribute (a property, a callback handed on) has no edge from its readers
         "reads": [{"path": p, "symbol": q, "lines": lines} for p, q, lines in reads.shown],
         "reads_total": reads.total,
+        "reads_kind": reads_kind,  # "attribute": `.name` found by name; "value": the name used where it is imported
         "reads_also_defined_in": reads.others,  # other classes with a method of the name: found by name
     }
 
 
-def _reads(snap: Snapshot, path: str, symbol: str) -> attribute_reads.Reads:
-    """The reads of a method's name as an attribute (store/attribute_reads.py); none for a file, a
-    function or class, or a dunder (Python's operators run those)."""
+def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[attribute_reads.Reads, str | None]:
+    """The uses without a call the graph has no edge for: a method's name read as an attribute
+    (store/attribute_reads.py), a module's function or class used as a value where it is imported
+    (store/value_uses.py); none for a file, a nested function or a dunder (Python's operators run those)."""
     leaf = symbol.rsplit(".", 1)[-1]
-    kinds = {s.qualname: s.kind for s in snap.symbols(path)} if symbol else {}
-    if kinds.get(symbol) != "method" or (leaf.startswith("__") and leaf.endswith("__")):
-        return attribute_reads.Reads([], 0, [])
-    store = snap.store  # the text it reads leaves DuckDB's cache slice by slice (a write under way keeps it)
-    return attribute_reads.readers(store.cursor(), leaf, path, symbol, release=lambda: store.drop_cache(wait=False))
+    kind = {s.qualname: s.kind for s in snap.symbols(path)}.get(symbol) if symbol else None
+    store = snap.store
+    # the text read leaves DuckDB's cache (not beside a write under way)
+    release = functools.partial(store.drop_cache, wait=False)
+    if kind in ("function", "class") and symbol == leaf:
+        return value_uses.users(store.cursor(), symbol, path, release=release), "value"
+    if kind != "method" or (leaf.startswith("__") and leaf.endswith("__")):
+        return attribute_reads.Reads([], 0, []), None
+    return attribute_reads.readers(store.cursor(), leaf, path, symbol, release=release), "attribute"
 
 
 def summary(snap: Snapshot, top: int = 10) -> dict:

@@ -1,0 +1,69 @@
+"""Where a module's function or class is used without being called, in the files that import it:
+handed on (`post_migrate.connect(create_contenttypes)`, `sorted(key=path_level)`), checked against
+(`isinstance(x, Foo)`, `except FooError:`), annotated with, read (`mod.CONST`-like `mod.func`). The
+graph has edges for calls, so such a use had none and `impact` missed it: Django runs
+`create_contenttypes` after every migration through that `connect`. Unlike a method's reads
+(store/attribute_reads.py) these are typed by the import: only files binding the name to this
+symbol (directly, or through one module re-exporting it), the module's own file, and `m.name` with `m`
+bound to the module are searched, so the answer is small and its text read is the importers' only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from memory_lsp.store.attribute_reads import COMMENTS, Reads, by_reader, written_about
+
+_STATEMENT = re.compile(r"\s*(from|import|class)\s")  # an import, or a class's bases (INHERITS edges already)
+_TRIPLE = re.compile(r'("""|\'\'\')(.*?)\1', re.S)  # Python's docstrings and other long strings: prose
+
+
+def users(cur, name: str, path: str, release: Callable[[], object] | None = None) -> Reads:
+    """The functions, methods and classes using `path::name` (a module-level function or class) as a
+    value in its own file and in the files that import it. `release` hands DuckDB's cache back after."""
+    bindings: dict[str, set[str]] = {path: {name}}  # file -> the names it is bound to there
+    modules: dict[str, set[str]] = {}  # file -> the names the module itself is bound to there
+    for at, binding, is_module in cur.execute("""
+            WITH hop AS (SELECT DISTINCT path FROM imports WHERE name = ? AND target = ?)
+            SELECT path, binding, is_module FROM imports
+            WHERE (name = ? AND (target = ? OR target IN (SELECT path FROM hop)) AND NOT is_module)
+               OR (is_module AND target = ?)""", [name, path, name, path, path]).fetchall():
+        (modules if is_module else bindings).setdefault(at, set()).add(binding)
+    files = sorted(bindings.keys() | modules.keys())
+    rows = cur.execute(f"""
+        SELECT path, name, start_line, end_line, text FROM chunks
+        WHERE path IN ({', '.join('?' * len(files))}) AND kind <> 'section'""", files).fetchall()
+    lang = (cur.execute("SELECT lang FROM files WHERE path = ?", [path]).fetchone() or ("",))[0]
+    comment = COMMENTS.get(lang, "//")
+    reads = []  # (path, qualname, the chunk's span, line)
+    for at, inside, start, end, text in rows:
+        pattern = _used_at(bindings.get(at, set()), modules.get(at, set()), name)
+        if pattern is None:
+            continue
+        prose = [m.span() for m in _TRIPLE.finditer(text)] if lang == "python" else []  # docstrings
+        for m in pattern.finditer(text):
+            begin = text.rfind("\n", 0, m.start()) + 1
+            if not _STATEMENT.match(text, begin) and _used(text[begin:m.start()], comment) and \
+                    not any(a <= m.start() < b for a, b in prose):
+                reads.append((at, inside, end - start, start + text.count("\n", 0, m.start())))
+    if release is not None:  # the importers' text it read
+        release()
+    shown, total = by_reader(reads, (path, name))
+    return Reads(shown, total, [])
+
+
+def _used_at(bare: set[str], modules: set[str], name: str) -> re.Pattern | None:
+    """A bound name, or `m.name` with `m` bound to the module, not called, not assigned to, not a
+    keyword argument's name, not a decorator (a decorator is a call), not another object's attribute."""
+    names = [re.escape(b) for b in sorted(bare)] + [re.escape(m) + r"\." + re.escape(name) for m in sorted(modules)]
+    if not names:
+        return None
+    return re.compile(r"(?<![\w.@])(?:" + "|".join(names) + r")(?![\w(])(?!\s*=[^=])")
+
+
+def _used(before: str, comment: str) -> bool:
+    """Not only written (`before`: its line up to it): not in a comment or a doctest, not inside a string
+    on its line (an odd number of quotes before it), not the name a `def` or `class` defines."""
+    return not (written_about(before, "", comment) or before.count('"') % 2 or before.count("'") % 2
+                or before.rstrip().endswith(("def", "class")))
