@@ -140,10 +140,13 @@ Interactively, the symbol at point by default."
                                        (format "%s (depth %s; %s)" (or (plist-get d :symbol) (plist-get d :path))
                                                (plist-get d :depth)
                                                (mapconcat #'identity (plist-get d :edge_kinds) ", "))))
-                ;; a method read as an attribute (a property, a callback): readers found by name, no edge
-                (cl-loop for r across (or (plist-get result :reads) [])
-                         collect (list (plist-get r :path) (memory-lsp--first-line (plist-get r :lines))
-                                       (format "%s (reads it; found by name)" (plist-get r :symbol)))))))
+                ;; uses the graph has no edge for: a method read as an attribute (found by name), a
+                ;; function or class used without a call where it is imported
+                (let ((how (if (equal (plist-get result :reads_kind) "value") "uses it without a call"
+                             "reads it; found by name")))
+                  (cl-loop for r across (or (plist-get result :reads) [])
+                           collect (list (plist-get r :path) (memory-lsp--first-line (plist-get r :lines))
+                                         (format "%s (%s)" (plist-get r :symbol) how)))))))
     (memory-lsp--show (format "memory impact: %s" (plist-get result :target))
                       (memory-lsp--root (memory-lsp--conn)) rows)))
 

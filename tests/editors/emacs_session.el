@@ -42,7 +42,8 @@
         (session-put 'still_eglot (eglot-managed-p)))
       (session-put 'impact (session-wait 30 (lambda () (let ((rows (memory-lsp-impact (memory-lsp--target-at-point))))
                                                          (and (>= (length rows) 2) (mapcar #'vconcat rows))))))
-      (session-put 'reads (mapcar #'vconcat (memory-lsp-impact "app/hooks.py::Hooks.on_add")))
+      (session-put 'reads (mapcar #'vconcat (append (memory-lsp-impact "app/hooks.py::Hooks.on_add")
+                                                    (memory-lsp-impact "app/hooks.py::log_row"))))
       (session-put 'prompted (plist-get (memory-lsp-teach (getenv "PROMPT_TEXT") "dead_end"
                                                           (point) (save-excursion (forward-line 2) (point)))
                                         :id))

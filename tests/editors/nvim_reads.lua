@@ -52,6 +52,14 @@ dofile(vim.env.HARNESS).run(function(out, wait)
   end
   vim.cmd("cclose")
   vim.api.nvim_set_current_buf(core)
+  vim.fn.setqflist({}, "r")
+  vim.cmd("MemoryImpact app/hooks.py::log_row")  -- a function handed on
+  wait(10000, function() return #vim.fn.getqflist() > 0 end)
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(out.reads, { file = vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ":p"), lnum = item.lnum, text = item.text })
+  end
+  vim.cmd("cclose")
+  vim.api.nvim_set_current_buf(core)
   -- lenses: refreshed on attach and BufEnter by the package, resolved lazily by Neovim
   wait(20000, function()
     for _, lens in ipairs(vim.lsp.codelens.get(core)) do

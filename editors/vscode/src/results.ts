@@ -88,7 +88,13 @@ interface Read {
   lines: number[];
 }
 
-export function impactItems(result: { dependents?: Dependent[]; tests?: string[]; reads?: Read[]; reads_total?: number }): Item[] {
+export function impactItems(result: {
+  dependents?: Dependent[];
+  tests?: string[];
+  reads?: Read[];
+  reads_total?: number;
+  reads_kind?: string;
+}): Item[] {
   const items: Item[] = (result.dependents ?? []).map((d) => {
     const line = (d.lines ?? [])[0] ?? 0;
     const target = { path: d.path, start: line, end: line };
@@ -100,10 +106,11 @@ export function impactItems(result: { dependents?: Dependent[]; tests?: string[]
       target,
     };
   });
-  // the graph has no edge for a read: these come after the dependents, marked as found by name
+  // the graph has no edge for a read or a use without a call: these come after the dependents, marked
+  const how = result.reads_kind === "value" ? "uses it without a call" : "reads it (found by name)";
   for (const r of result.reads ?? []) {
     const target = { path: r.path, start: r.lines[0] ?? 0, end: r.lines[0] ?? 0 };
-    items.push({ label: `$(eye) ${r.symbol}`, description: `${where(target)} · reads it (found by name)`, target });
+    items.push({ label: `$(eye) ${r.symbol}`, description: `${where(target)} · ${how}`, target });
   }
   const unlisted = (result.reads_total ?? 0) - (result.reads ?? []).length;
   if (unlisted > 0) {

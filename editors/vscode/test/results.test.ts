@@ -58,6 +58,11 @@ test("impact results: the functions reading a method come after its dependents, 
   ]);
 });
 
+test("impact results: a function's uses without a call are marked so", () => {
+  const items = impactItems({ reads: [{ path: "app/use.py", symbol: "wire", lines: [4] }], reads_total: 1, reads_kind: "value" });
+  assert.deepEqual(items.map((i) => i.description), ["app/use.py:4 · uses it without a call"]);
+});
+
 test("1-based lines become VS Code's 0-based range; no line is the top of the file", () => {
   assert.deepEqual(range0({ path: "a", start: 10, end: 12 }), [9, 11]);
   assert.deepEqual(range0({ path: "a", start: 7, end: 7 }), [6, 6]);

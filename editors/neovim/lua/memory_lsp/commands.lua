@@ -164,10 +164,12 @@ function C.impact(opts)
           text = string.format("%s (depth %d%s)", d.symbol or d.path, d.depth or 1,
                                via ~= "" and ("; " .. via) or "") })
       end
-      -- a method read as an attribute (a property, a callback): readers found by name, no edge of the graph
+      -- uses the graph has no edge for: a method read as an attribute (found by name), a function or
+      -- class used without a call where it is imported
+      local how = result.reads_kind == "value" and "uses it without a call" or "reads it; found by name"
       for _, r in ipairs(result.reads or {}) do
         table.insert(items, { filename = root .. "/" .. r.path, lnum = first_line(r.lines),
-          text = string.format("%s (reads it; found by name)", r.symbol) })
+          text = string.format("%s (%s)", r.symbol, how) })
       end
       to_quickfix("memory impact: " .. result.target, root, items)
     end, bufnr)
