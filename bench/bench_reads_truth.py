@@ -4,7 +4,7 @@ code's text, untyped) against jedi's references to it.
 For each property of a package's src/ (a method under `@property`, `@cached_property` or
 `@functools.cached_property`, found by `ast`), jedi's `get_references` at its name gives the places
 that use it; those that are not its definition and not called (`x.name(`) are reads, each given to the
-function or class around it (its qualified name; module-level reads to the file). Ours: `readers` for
+function, method or class of the index around it (`<module>` outside all). Ours: `readers` for
 the same property. Reported per package: properties, readers by jedi and by us, precision and recall
 over (property, reader) pairs, and a sample of each side's misses.
 
@@ -83,18 +83,14 @@ def module_defs(ws: Path, limit: int, seed: int = 7) -> list[tuple[str, str, int
     return sorted(found[:limit])
 
 
-def _qualname(name) -> str | None:
-    """The function or class around a jedi Name, as the index names it (a lambda is its function's;
-    None: module level)."""
-    parts, scope = [], name.parent()
-    while scope is not None and scope.type in ("function", "class"):
-        if scope.name != "<lambda>":
-            parts.append(scope.name)
-        scope = scope.parent()
-    return ".".join(reversed(parts)) or None
+def _innermost(chunks: dict, rel: str, line: int) -> str:
+    """The innermost function, method or class of the index around a line (`<module>` outside all): each
+    side's reads are given to the same place, whatever scope jedi names (a signature's is its class's)."""
+    around = [(end - start, name) for name, start, end in chunks.get(rel, ()) if start <= line <= end]
+    return min(around)[1] if around else "<module>"
 
 
-def jedi_readers(ws: Path, project, prop: tuple) -> set[tuple[str, str]]:
+def jedi_readers(ws: Path, project, prop: tuple, chunks: dict) -> set[tuple[str, str]]:
     import jedi
 
     rel, _, line, col = prop
@@ -114,7 +110,7 @@ def jedi_readers(ws: Path, project, prop: tuple) -> set[tuple[str, str]]:
         if text.lstrip().startswith(("from ", "import ", "class ")):
             continue  # an import, a class's bases (INHERITS edges)
         where = str(Path(mp).relative_to(ws))
-        out.add((where, _qualname(n) or "<module>"))
+        out.add((where, _innermost(chunks, where, n.line)))
     return out
 
 
@@ -125,6 +121,10 @@ def measure(spec: str, values: int = 0) -> dict:
     project = truth_corpus._project(ws_path)
     attribute_reads.READS_SHOWN = 10**9  # every reader, for the score
     props = module_defs(ws_path, values) if values else properties(ws_path)
+    chunks: dict[str, list] = {}
+    for rel, name, start, end in ws.store.cursor().execute(
+            "SELECT path, name, start_line, end_line FROM chunks WHERE kind <> 'section'").fetchall():
+        chunks.setdefault(rel, []).append((name, start, end))
     tp = fp = fn = 0
     wrong, missed = [], []
     for prop in props:
@@ -132,7 +132,7 @@ def measure(spec: str, values: int = 0) -> dict:
         ours = value_uses.users(ws.store.cursor(), qual, rel).shown if values else \
             attribute_reads.readers(ws.store.cursor(), qual.rsplit(".", 1)[-1], rel, qual).shown
         got = {(p, q) for p, q, _ in ours}
-        truth = jedi_readers(ws_path, project, prop) - {(rel, qual)}
+        truth = jedi_readers(ws_path, project, prop, chunks) - {(rel, qual)}
         tp, fp, fn = tp + len(got & truth), fp + len(got - truth), fn + len(truth - got)
         wrong += [(f"{rel}::{qual}", *r) for r in sorted(got - truth)]
         missed += [(f"{rel}::{qual}", *r) for r in sorted(truth - got)]

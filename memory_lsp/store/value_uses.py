@@ -23,13 +23,24 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
     """The functions, methods and classes using `path::name` (a module-level function or class) as a
     value in its own file and in the files that import it. `release` hands DuckDB's cache back after."""
     bindings: dict[str, set[str]] = {path: {name}}  # file -> the names it is bound to there
-    modules: dict[str, set[str]] = {}  # file -> the names the module itself is bound to there
-    for at, binding, is_module in cur.execute("""
-            WITH hop AS (SELECT DISTINCT path FROM imports WHERE name = ? AND target = ?)
-            SELECT path, binding, is_module FROM imports
-            WHERE (name = ? AND (target = ? OR target IN (SELECT path FROM hop)) AND NOT is_module)
-               OR (is_module AND target = ?)""", [name, path, name, path, path]).fetchall():
-        (modules if is_module else bindings).setdefault(at, set()).add(binding)
+    modules: dict[str, set[str]] = {}  # file -> the dotted names the module is reached by there
+    hops = {path} | {r[0] for r in cur.execute("SELECT DISTINCT path FROM imports WHERE name = ? AND target = ?",
+                                                [name, path]).fetchall()}  # it and the modules re-exporting it
+    # a package above it, bound whole (`import requests`: `requests.cookies.CookieConflictError`)
+    packages = {f"{path[:i]}/__init__.py": path[i + 1:].rsplit(".", 1)[0].replace("/", ".")
+                for i in range(len(path)) if path[i] == "/"}
+    packages.pop(path, None)
+    wanted = sorted(hops | packages.keys())
+    for at, binding, is_module, target in cur.execute(f"""
+            SELECT path, binding, is_module, target FROM imports
+            WHERE target IN ({', '.join('?' * len(wanted))}) AND (is_module OR name = ?)""",
+                                                      [*wanted, name]).fetchall():
+        if not is_module and target in hops:
+            bindings.setdefault(at, set()).add(binding)
+        elif is_module and target in hops:
+            modules.setdefault(at, set()).add(binding)
+        elif is_module:  # the package: the rest of the way to the module is written out
+            modules.setdefault(at, set()).add(f"{binding}.{packages[target]}")
     files = sorted(bindings.keys() | modules.keys())
     rows = cur.execute(f"""
         SELECT path, name, start_line, end_line, text FROM chunks
