@@ -35,11 +35,12 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
             SELECT path, binding, is_module, target FROM imports
             WHERE target IN ({', '.join('?' * len(wanted))}) AND (is_module OR name = ?)""",
                                                       [*wanted, name]).fetchall():
-        if not is_module and target in hops:
+        if not is_module:
             bindings.setdefault(at, set()).add(binding)
-        elif is_module and target in hops:
+            continue
+        if target in hops:
             modules.setdefault(at, set()).add(binding)
-        elif is_module:  # the package: the rest of the way to the module is written out
+        if target in packages:  # the package: the rest of the way to the module is written out
             modules.setdefault(at, set()).add(f"{binding}.{packages[target]}")
     files = sorted(bindings.keys() | modules.keys())
     rows = cur.execute(f"""
