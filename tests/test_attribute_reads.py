@@ -91,6 +91,7 @@ FILES = {
     ),
     "pkg/__init__.py": "from pkg.core import make\n",  # re-exported by the package
     "pkg/core.py": "def make():\n    return 1\n",
+    "pkg/core.pyi": "def make() -> int: ...\n\nclass Maker:\n    def default(self, f=make) -> int: ...\n",  # its stub
     "app/use.py": "from pkg import make\n\ndef wire(registry):\n    registry.add(make)\n",
     "app/whole.py": (  # the package bound whole
         "import pkg\n"
@@ -184,10 +185,11 @@ def test_a_function_or_class_used_as_a_value_where_it_is_imported(root):
 def test_a_function_used_through_the_package_re_exporting_it(root):
     data = impact(root, "pkg/core.py::make")
     assert data["reads"] == [{"path": "app/use.py", "symbol": "wire", "lines": [4]},
-                             {"path": "app/whole.py", "symbol": "wire_all", "lines": [4, 5]}]
+                             {"path": "app/whole.py", "symbol": "wire_all", "lines": [4, 5]},
+                             {"path": "pkg/core.pyi", "symbol": "Maker.default", "lines": [4]}]
     assert data["reads_kind"] == "value"
     done = cli("impact", "pkg/core.py::make", "--workspace", str(root))
-    assert "used without a call (handed on, checked against, annotated) by 2 functions where it is imported" \
+    assert "used without a call (handed on, checked against, annotated) by 3 functions where it is imported" \
         in done.stdout
     assert "  app/use.py::wire  (line 4)" in done.stdout
 

@@ -22,7 +22,8 @@ _TRIPLE = re.compile(r'("""|\'\'\')(.*?)\1', re.S)  # Python's docstrings and ot
 def users(cur, name: str, path: str, release: Callable[[], object] | None = None) -> Reads:
     """The functions, methods and classes using `path::name` (a module-level function or class) as a
     value in its own file and in the files that import it. `release` hands DuckDB's cache back after."""
-    bindings: dict[str, set[str]] = {path: {name}}  # file -> the names it is bound to there
+    # file -> the names it is bound to there: its own file's and its stub's beside it (`x.pyi` by `x.py`)
+    bindings: dict[str, set[str]] = {path: {name}, **({path + "i": {name}} if path.endswith(".py") else {})}
     modules: dict[str, set[str]] = {}  # file -> the dotted names the module is reached by there
     hops = {path} | {r[0] for r in cur.execute("SELECT DISTINCT path FROM imports WHERE name = ? AND target = ?",
                                                 [name, path]).fetchall()}  # it and the modules re-exporting it
