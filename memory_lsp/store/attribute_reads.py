@@ -62,7 +62,7 @@ def readers(cur, name: str, path: str, qualname: str, release: Callable[[], obje
     asked about) is no reader of its own. `release` hands DuckDB's cache back after each slice."""
     after = r"\." + re.escape(name) + r"([^\w(]|$)"  # RE2 has no look-ahead: what may follow the name, spelled out
     rows = []
-    for low, high in _slices(cur):
+    for low, high in slices(cur):
         rows += cur.execute("""
             SELECT c.path, c.name, c.start_line, c.end_line, c.text FROM chunks c JOIN files f ON f.path = c.path
             WHERE c.rowid > ? AND c.rowid <= ? AND f.lang = (SELECT lang FROM files WHERE path = ?)
@@ -117,7 +117,7 @@ def by_reader(reads: list[tuple[str, str, int, int]], asked: tuple[str, str]) ->
     return shown[:READS_SHOWN], len(shown)
 
 
-def _slices(cur) -> list[tuple[int, int]]:
+def slices(cur) -> list[tuple[int, int]]:
     """(after, up to) row ids cutting the chunks into slices of about SLICE_ROWS rows (row ids have gaps
     where edits deleted rows: the cuts are quantiles)."""
     rows, top = cur.execute("SELECT count(*), coalesce(max(rowid), 0) FROM chunks").fetchone()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from memory_lsp.store.attribute_reads import COMMENTS, Reads, by_reader, written_about
+from memory_lsp.store.attribute_reads import COMMENTS, Reads, by_reader, slices, written_about
 
 _STATEMENT = re.compile(r"\s*(from|import|class)\s")  # an import, or a class's bases (INHERITS edges already)
 _TRIPLE = re.compile(r'("""|\'\'\')(.*?)\1', re.S)  # Python's docstrings and other long strings: prose
@@ -44,9 +44,15 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
         if target in packages:  # the package: the rest of the way to the module is written out
             modules.setdefault(at, set()).add(f"{binding}.{packages[target]}")
     files = sorted(bindings.keys() | modules.keys())
-    rows = cur.execute(f"""
-        SELECT path, name, start_line, end_line, text FROM chunks
-        WHERE path IN ({', '.join('?' * len(files))}) AND kind <> 'section'""", files).fetchall()
+    words = sorted({b for found in bindings.values() for b in found} | {name})  # what a use must hold
+    rows = []
+    for low, high in slices(cur):  # a slice at a time, the text read handed back after each
+        rows += cur.execute(f"""
+            SELECT path, name, start_line, end_line, text FROM chunks
+            WHERE rowid > ? AND rowid <= ? AND kind <> 'section' AND path IN ({', '.join('?' * len(files))})
+              AND ({' OR '.join(['contains(text, ?)'] * len(words))})""", [low, high, *files, *words]).fetchall()
+        if release is not None:
+            release()
     lang = (cur.execute("SELECT lang FROM files WHERE path = ?", [path]).fetchone() or ("",))[0]
     comment = COMMENTS.get(lang, "//")
     reads = []  # (path, qualname, the chunk's span, line)
@@ -60,8 +66,6 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
             if not _STATEMENT.match(text, begin) and _used(text[begin:m.start()], comment) and \
                     not any(a <= m.start() < b for a, b in prose):
                 reads.append((at, inside, end - start, start + text.count("\n", 0, m.start())))
-    if release is not None:  # the importers' text it read
-        release()
     shown, total = by_reader(reads, (path, name))
     return Reads(shown, total, [])
 
