@@ -34,18 +34,27 @@ DEFAULT = ["werkzeug==3.0.4", "flask==3.0.3", "requests==2.32.3", "jinja2==3.1.4
 PROPERTY = {"property", "cached_property"}
 
 
-def properties(ws: Path) -> list[tuple[str, str, int, int]]:
-    """(path, Class.method, line, column of its name) of every property in the package's sources."""
-    found = []
+def _sources(ws: Path):
+    """(path, source, tree) of each Python file of the package's sources (not its tests) that parses."""
     for rel in truth_corpus.py_files(ws):
         if rel.startswith("tests/"):
             continue
         source = (ws / rel).read_text(encoding="utf-8", errors="replace")
         try:
-            tree = ast.parse(source)
+            yield rel, source, ast.parse(source)
         except SyntaxError:
             continue
 
+
+def _at(source: str, node) -> tuple[int, int]:
+    """The line of a definition and the column of its name there (where jedi is asked)."""
+    return node.lineno, source.splitlines()[node.lineno - 1].index(node.name)
+
+
+def properties(ws: Path) -> list[tuple[str, str, int, int]]:
+    """(path, Class.method, line, column of its name) of every property in the package's sources."""
+    found = []
+    for rel, source, tree in _sources(ws):
         def visit(node, scope):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.ClassDef):
@@ -54,8 +63,7 @@ def properties(ws: Path) -> list[tuple[str, str, int, int]]:
                     names = {d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else None
                              for d in child.decorator_list}
                     if names & PROPERTY:
-                        col = source.splitlines()[child.lineno - 1].index(child.name)
-                        found.append((rel, ".".join(scope + [child.name]), child.lineno, col))
+                        found.append((rel, ".".join(scope + [child.name]), *_at(source, child)))
 
         visit(tree, [])
     return found
@@ -66,19 +74,8 @@ def module_defs(ws: Path, limit: int, seed: int = 7) -> list[tuple[str, str, int
     package's sources, drawn at random (jedi's references take about a second each)."""
     import random
 
-    found = []
-    for rel in truth_corpus.py_files(ws):
-        if rel.startswith("tests/"):
-            continue
-        source = (ws / rel).read_text(encoding="utf-8", errors="replace")
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                col = source.splitlines()[node.lineno - 1].index(node.name)
-                found.append((rel, node.name, node.lineno, col))
+    found = [(rel, node.name, *_at(source, node)) for rel, source, tree in _sources(ws) for node in tree.body
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     random.Random(seed).shuffle(found)
     return sorted(found[:limit])
 
