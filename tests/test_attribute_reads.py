@@ -203,6 +203,7 @@ def test_no_reads_asked_for_a_file_a_nested_function_or_a_dunder(root):
 def test_the_text_answer_says_they_are_found_by_name(root):
     done = cli("impact", "shop/order.py::Order.total", "--workspace", str(root))
     assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].endswith("tests, used without a call by 5 more (below)")
     assert "read as `.total` by 5 functions (found by name" in done.stdout
     assert "other classes too, whose readers may be among these: shop/invoice.py::Invoice)" in done.stdout
     assert "  shop/billing.py::bill  (line 4)" in done.stdout

@@ -158,8 +158,10 @@ def render_expand(args, out) -> int:
 
 
 def render_impact(args, result) -> int:
+    uncalled = f", used without a call by {result['reads_total']} more (below)" if result.get("reads_total") else ""
     lines = [f"impact of {result['target']} (depth {result['depth']}, min confidence "
-             f"{result.get('min_confidence', 0)}): {len(result['dependents'])} dependents, {len(result['tests'])} tests"]
+             f"{result.get('min_confidence', 0)}): {len(result['dependents'])} dependents, {len(result['tests'])} tests"
+             + uncalled]
     for d in result["dependents"][:50]:
         name = f"{d['path']}::{d['symbol']}" if d["symbol"] else d["path"]
         chain = " <- ".join(f"{k}" for k in d["edge_kinds"])
