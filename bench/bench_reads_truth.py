@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import corpora  # noqa: E402
 import truth_corpus  # noqa: E402
 
-from memory_lsp.store import attribute_reads, value_uses  # noqa: E402
+from memory_lsp.store import attribute_reads  # noqa: E402
 from memory_lsp.workspace import Workspace  # noqa: E402
 
 DEFAULT = ["werkzeug==3.0.4", "flask==3.0.3", "requests==2.32.3", "jinja2==3.1.4", "click==8.1.8"]
@@ -126,9 +126,8 @@ def measure(spec: str, values: int = 0) -> dict:
     wrong, missed = [], []
     for prop in props:
         rel, qual, _, _ = prop
-        ours = value_uses.users(ws.store.cursor(), qual, rel).shown if values else \
-            attribute_reads.readers(ws.store.cursor(), qual.rsplit(".", 1)[-1], rel, qual).shown
-        got = {(p, q) for p, q, _ in ours}
+        # the answer `impact` gives (a value's module-level uses read from the files, as indexed)
+        got = {(r["path"], r["symbol"] or "<module>") for r in ws.impact(f"{rel}::{qual}")["reads"]}
         truth = jedi_readers(ws_path, project, prop, chunks) - {(rel, qual)}
         tp, fp, fn = tp + len(got & truth), fp + len(got - truth), fn + len(truth - got)
         wrong += [(f"{rel}::{qual}", *r) for r in sorted(got - truth)]

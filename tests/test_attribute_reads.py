@@ -78,6 +78,8 @@ FILES = {
         "def on_save(order):\n"
         "    return order\n"
         "\n"
+        "HANDLERS = [on_save]\n"  # module-level code: the file's own use
+        "\n"
         "def register(bus):\n"
         "    bus.connect(on_save)\n"  # handed on
         "    return isinstance(bus, Order)\n"  # checked against
@@ -175,11 +177,12 @@ def test_a_method_handed_on_is_read(root):
 
 def test_a_function_or_class_used_as_a_value_where_it_is_imported(root):
     data = impact(root, "shop/hooks.py::on_save")
-    assert data["reads"] == [{"path": "shop/hooks.py", "symbol": "register", "lines": [8]}]
+    assert data["reads"] == [{"path": "shop/hooks.py", "symbol": None, "lines": [7]},
+                             {"path": "shop/hooks.py", "symbol": "register", "lines": [10]}]
     # an import, a class's bases (an INHERITS edge), a call (`Order([1, 2])`) are no uses without a call
     data = impact(root, "shop/order.py::Order")
-    assert data["reads"] == [{"path": "shop/hooks.py", "symbol": "register", "lines": [9]},
-                             {"path": "shop/hooks.py", "symbol": "describe", "lines": [16]}]
+    assert data["reads"] == [{"path": "shop/hooks.py", "symbol": "register", "lines": [11]},
+                             {"path": "shop/hooks.py", "symbol": "describe", "lines": [18]}]
 
 
 def test_a_function_used_through_the_package_re_exporting_it(root):
@@ -239,3 +242,17 @@ def test_the_chunks_are_searched_a_slice_at_a_time(root, monkeypatch):
         ws.close()
     assert sliced == whole and whole.total == 5
     assert len(released) == -(-chunks // 3) + 1 > 2  # after each slice, and after the statements that follow
+
+
+def test_module_level_code_is_read_only_as_indexed(tmp_path, index_files):
+    """A file's module-level code is read from the disk: only while it is the text the index has (after
+    an edit not indexed yet its lines would not be the index's), else its module-level uses are left out."""
+    ws = index_files(tmp_path, {"a.py": "def hook():\n    return 1\n\nHOOKS = [hook]\n",
+                                "b.py": "from a import hook\n\nREGISTRY = {'h': hook}\n"})
+    try:
+        assert ws.impact("a.py::hook")["reads"] == [{"path": "a.py", "symbol": None, "lines": [4]},
+                                                    {"path": "b.py", "symbol": None, "lines": [3]}]
+        (tmp_path / "b.py").write_text("from a import hook\n\n\nREGISTRY = {'h': hook}\n", encoding="utf-8")
+        assert ws.impact("a.py::hook")["reads"] == [{"path": "a.py", "symbol": None, "lines": [4]}]
+    finally:
+        ws.close()

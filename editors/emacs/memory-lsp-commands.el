@@ -145,8 +145,11 @@ Interactively, the symbol at point by default."
                 (let ((how (if (equal (plist-get result :reads_kind) "value") "uses it without a call"
                              "reads it; found by name")))
                   (cl-loop for r across (or (plist-get result :reads) [])
-                           collect (list (plist-get r :path) (memory-lsp--first-line (plist-get r :lines))
-                                         (format "%s (%s)" (plist-get r :symbol) how)))))))
+                           collect (let ((who (plist-get r :symbol)))  ; none: the file's module-level code
+                                     (list (plist-get r :path) (memory-lsp--first-line (plist-get r :lines))
+                                           (format "%s (%s)" (if (stringp who) who
+                                                               (concat (plist-get r :path) " module level"))
+                                                   how))))))))
     (memory-lsp--show (format "memory impact: %s" (plist-get result :target))
                       (memory-lsp--root (memory-lsp--conn)) rows)))
 

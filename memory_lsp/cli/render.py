@@ -184,8 +184,9 @@ def render_impact(args, result) -> int:
         else:
             lines.append(f"read as `.{leaf}` by {functions} (found by name, untyped: "
                          "the graph has no edge for a read):")
-        lines += [f"  {r['path']}::{r['symbol']}  (line{'s' if len(r['lines']) > 1 else ''} "
-                  f"{', '.join(map(str, r['lines']))})" for r in result["reads"]]
+        for r in result["reads"]:
+            where = f"{r['path']}::{r['symbol']}" if r["symbol"] else f"{r['path']} (module level)"
+            lines.append(f"  {where}  (line{'s' if len(r['lines']) > 1 else ''} {', '.join(map(str, r['lines']))})")
         if result["reads_total"] > len(result["reads"]):
             lines.append(f"  ... {result['reads_total'] - len(result['reads'])} more")
         if result.get("reads_also_defined_in"):

@@ -19,9 +19,15 @@ _STATEMENT = re.compile(r"\s*(from|import|class)\s")  # an import, or a class's 
 _TRIPLE = re.compile(r'("""|\'\'\')(.*?)\1', re.S)  # Python's docstrings and other long strings: prose
 
 
-def users(cur, name: str, path: str, release: Callable[[], object] | None = None) -> Reads:
+MODULE_LEVEL = 2**31  # a use outside every chunk: the file's own, wider than any chunk
+
+
+def users(cur, name: str, path: str, release: Callable[[], object] | None = None,
+          module_text: Callable[[str], str | None] | None = None) -> Reads:
     """The functions, methods and classes using `path::name` (a module-level function or class) as a
-    value in its own file and in the files that import it. `release` hands DuckDB's cache back after."""
+    value in its own file and in the files that import it; with `module_text` (a file's text when it is
+    the indexed one, else None: the caller reads the disk) their module-level code too, as the file's
+    own uses (qualname None). `release` hands DuckDB's cache back after each slice of chunks read."""
     # file -> the names it is bound to there: its own file's and its stub's beside it (`x.pyi` by `x.py`)
     bindings: dict[str, set[str]] = {path: {name}, **({path + "i": {name}} if path.endswith(".py") else {})}
     modules: dict[str, set[str]] = {}  # file -> the dotted names the module is reached by there
@@ -55,19 +61,34 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
             release()
     lang = (cur.execute("SELECT lang FROM files WHERE path = ?", [path]).fetchone() or ("",))[0]
     comment = COMMENTS.get(lang, "//")
+    patterns = {at: _used_at(bindings.get(at, set()), modules.get(at, set()), name) for at in files}
     reads = []  # (path, qualname, the chunk's span, line)
     for at, inside, start, end, text in rows:
-        pattern = _used_at(bindings.get(at, set()), modules.get(at, set()), name)
-        if pattern is None:
-            continue
-        prose = [m.span() for m in _TRIPLE.finditer(text)] if lang == "python" else []  # docstrings
-        for m in pattern.finditer(text):
-            begin = text.rfind("\n", 0, m.start()) + 1
-            if not _STATEMENT.match(text, begin) and _used(text[begin:m.start()], comment) and \
-                    not any(a <= m.start() < b for a, b in prose):
-                reads.append((at, inside, end - start, start + text.count("\n", 0, m.start())))
+        reads += [(at, inside, end - start, start + i) for i in _uses_in(text, patterns[at], comment, lang)]
+    if module_text is not None:  # module-level code is in no chunk (a decorator's arguments, an assignment)
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for at, start, end in cur.execute(f"""SELECT path, start_line, end_line FROM chunks WHERE kind <> 'section'
+                                               AND path IN ({', '.join('?' * len(files))})""", files).fetchall():
+            spans.setdefault(at, []).append((start, end))
+        for at in files:
+            text = module_text(at) if patterns[at] is not None else None
+            if text is not None and any(w in text for w in words):
+                reads += [(at, None, MODULE_LEVEL, i + 1) for i in _uses_in(text, patterns[at], comment, lang)
+                          if not any(a <= i + 1 <= b for a, b in spans.get(at, ()))]
     shown, total = by_reader(reads, (path, name))
     return Reads(shown, total, [])
+
+
+def _uses_in(text: str, pattern: re.Pattern | None, comment: str, lang: str):
+    """The lines (from 0) of `text` holding a use `pattern` finds that is no import, base, prose or string."""
+    if pattern is None:
+        return
+    prose = [m.span() for m in _TRIPLE.finditer(text)] if lang == "python" else []  # docstrings
+    for m in pattern.finditer(text):
+        begin = text.rfind("\n", 0, m.start()) + 1
+        if not _STATEMENT.match(text, begin) and _used(text[begin:m.start()], comment) and \
+                not any(a <= m.start() < b for a, b in prose):
+            yield text.count("\n", 0, m.start())
 
 
 def _used_at(bare: set[str], modules: set[str], name: str) -> re.Pattern | None:

@@ -8,12 +8,13 @@ import functools
 
 from memory_lsp.errors import UserError
 from memory_lsp.graph.impact import DEFAULT_MIN_CONFIDENCE
+from memory_lsp.index import extract
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory.book import select
 from memory_lsp.memory.model import Memory, iso, parse_time
 from memory_lsp.memory.ranking import file_order
 from memory_lsp.store import SCHEMA_VERSION
-from memory_lsp.store import attribute_reads, code, fulltext, reports, value_uses
+from memory_lsp.store import attribute_reads, code, fulltext, lookup, reports, value_uses
 from memory_lsp.workspace.snapshot import Snapshot
 
 SEARCH_KINDS = ("memory", "code", "all")
@@ -105,10 +106,23 @@ def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[attribute_reads.Read
     # the text read leaves DuckDB's cache (not beside a write under way)
     release = functools.partial(store.drop_cache, wait=False)
     if kind in ("function", "class") and symbol == leaf:
-        return value_uses.users(store.cursor(), symbol, path, release=release), "value"
+        return value_uses.users(store.cursor(), symbol, path, release=release,
+                                module_text=functools.partial(_indexed_text, snap)), "value"
     if kind != "method" or (leaf.startswith("__") and leaf.endswith("__")):
         return attribute_reads.Reads([], 0, []), None
     return attribute_reads.readers(store.cursor(), leaf, path, symbol, release=release), "attribute"
+
+
+def _indexed_text(snap: Snapshot, path: str) -> str | None:
+    """The file's text on disk when it is the one indexed (an editor's unsaved buffer or a later edit
+    would put its lines elsewhere than the index's), else None."""
+    try:
+        data = (snap.root / path).read_bytes()
+    except OSError:
+        return None
+    if extract.content_hash(data) != lookup.file_hash(snap.store.cursor(), path):
+        return None
+    return data.decode("utf-8", "replace")
 
 
 def summary(snap: Snapshot, top: int = 10) -> dict:

@@ -40,6 +40,9 @@ def handle(request):
 
 def log_row(row):
     return row
+
+
+DEFAULT_HOOKS = [log_row]
 ''',
 }
 MEMORY = "parse() splits on every comma, even inside quotes: use csv for quoted input"

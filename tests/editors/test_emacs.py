@@ -57,7 +57,8 @@ def test_hover_diagnostics_impact_and_teach_beside_eglot(tmp_path, write_files):
     assert sorted(map(tuple, seen["impact"])) == [("app/api.py", 7, "handle (depth 1; CALLS)"),
                                                   ("app/core.py", 14, "Store.add (depth 1; CALLS)")]
     assert seen["reads"] == [["app/hooks.py", 6, "Hooks.wire (reads it; found by name)"],
-                             ["app/hooks.py", 6, "Hooks.wire (uses it without a call)"]]
+                             ["app/hooks.py", 6, "Hooks.wire (uses it without a call)"],
+                             ["app/hooks.py", 13, "app/hooks.py module level (uses it without a call)"]]
     assert "Teach a memory about Store.add" in seen["actions"] and seen["opened"] == "showDocument"
     draft = Path(seen["draft"])
     assert draft.parent == proj / ".memory" / "drafts" and seen["draft_mode"]

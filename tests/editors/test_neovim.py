@@ -31,7 +31,8 @@ def test_hover_impact_lens_search_and_context(tmp_path, write_files):
     assert impact == {("app/core.py", 14, "Store.add (depth 1; CALLS)"), ("app/api.py", 7, "handle (depth 1; CALLS)")}
     reads = [(Path(i["file"]).relative_to(proj).as_posix(), i["lnum"], i["text"]) for i in seen["reads"]]
     assert reads == [("app/hooks.py", 6, "Hooks.wire (reads it; found by name)"),
-                     ("app/hooks.py", 6, "Hooks.wire (uses it without a call)")]
+                     ("app/hooks.py", 6, "Hooks.wire (uses it without a call)"),
+                     ("app/hooks.py", 13, "app/hooks.py module level (uses it without a call)")]
     assert "1 memory" in seen["lens"]  # on `parse`, resolved
     assert any(MEMORY in line for line in seen["search"])
     assert MEMORY in seen["context"] and seen["context_floating"]

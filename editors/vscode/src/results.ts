@@ -84,7 +84,7 @@ export function searchItems(result: { results?: SearchHit[] }): Item[] {
 /** A function reading a method as an attribute (a property, a callback handed on), found by name. */
 interface Read {
   path: string;
-  symbol: string;
+  symbol: string | null; // null: the file's module-level code
   lines: number[];
 }
 
@@ -110,7 +110,7 @@ export function impactItems(result: {
   const how = result.reads_kind === "value" ? "uses it without a call" : "reads it (found by name)";
   for (const r of result.reads ?? []) {
     const target = { path: r.path, start: r.lines[0] ?? 0, end: r.lines[0] ?? 0 };
-    items.push({ label: `$(eye) ${r.symbol}`, description: `${where(target)} · ${how}`, target });
+    items.push({ label: `$(eye) ${r.symbol ?? `${r.path} (module level)`}`, description: `${where(target)} · ${how}`, target });
   }
   const unlisted = (result.reads_total ?? 0) - (result.reads ?? []).length;
   if (unlisted > 0) {

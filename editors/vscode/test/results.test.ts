@@ -59,8 +59,15 @@ test("impact results: the functions reading a method come after its dependents, 
 });
 
 test("impact results: a function's uses without a call are marked so", () => {
-  const items = impactItems({ reads: [{ path: "app/use.py", symbol: "wire", lines: [4] }], reads_total: 1, reads_kind: "value" });
-  assert.deepEqual(items.map((i) => i.description), ["app/use.py:4 · uses it without a call"]);
+  const items = impactItems({
+    reads: [{ path: "app/use.py", symbol: null, lines: [2] }, { path: "app/use.py", symbol: "wire", lines: [4] }],
+    reads_total: 2,
+    reads_kind: "value",
+  });
+  assert.deepEqual(items.map((i) => [i.label, i.description]), [
+    ["$(eye) app/use.py (module level)", "app/use.py:2 · uses it without a call"],
+    ["$(eye) wire", "app/use.py:4 · uses it without a call"],
+  ]);
 });
 
 test("1-based lines become VS Code's 0-based range; no line is the top of the file", () => {

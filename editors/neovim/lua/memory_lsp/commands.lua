@@ -168,8 +168,9 @@ function C.impact(opts)
       -- class used without a call where it is imported
       local how = result.reads_kind == "value" and "uses it without a call" or "reads it; found by name"
       for _, r in ipairs(result.reads or {}) do
+        local who = (r.symbol and r.symbol ~= vim.NIL) and r.symbol or (r.path .. " module level")
         table.insert(items, { filename = root .. "/" .. r.path, lnum = first_line(r.lines),
-          text = string.format("%s (%s)", r.symbol, how) })
+          text = string.format("%s (%s)", who, how) })
       end
       to_quickfix("memory impact: " .. result.target, root, items)
     end, bufnr)
