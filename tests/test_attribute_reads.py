@@ -248,7 +248,8 @@ def test_module_level_code_is_read_only_as_indexed(tmp_path, index_files):
     """A file's module-level code is read from the disk: only while it is the text the index has (after
     an edit not indexed yet its lines would not be the index's), else its module-level uses are left out."""
     ws = index_files(tmp_path, {"a.py": "def hook():\n    return 1\n\nHOOKS = [hook]\n",
-                                "b.py": "from a import hook\n\nREGISTRY = {'h': hook}\n"})
+                                "b.py": "from a import hook\n\nREGISTRY = {'h': hook}\n",
+                                "c.py": "from a import (\n    hook,\n)\n"})  # an import on lines of its own
     try:
         assert ws.impact("a.py::hook")["reads"] == [{"path": "a.py", "symbol": None, "lines": [4]},
                                                     {"path": "b.py", "symbol": None, "lines": [3]}]

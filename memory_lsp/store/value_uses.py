@@ -17,6 +17,7 @@ from memory_lsp.store.attribute_reads import COMMENTS, Reads, by_reader, slices,
 
 _STATEMENT = re.compile(r"\s*(from|import|class)\s")  # an import, or a class's bases (INHERITS edges already)
 _TRIPLE = re.compile(r'("""|\'\'\')(.*?)\1', re.S)  # Python's docstrings and other long strings: prose
+_IMPORTS = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]*\([^)]*\)", re.M)  # `from m import (\n a,\n)`
 
 
 MODULE_LEVEL = 2**31  # a use outside every chunk: the file's own, wider than any chunk
@@ -83,7 +84,8 @@ def _uses_in(text: str, pattern: re.Pattern | None, comment: str, lang: str):
     """The lines (from 0) of `text` holding a use `pattern` finds that is no import, base, prose or string."""
     if pattern is None:
         return
-    prose = [m.span() for m in _TRIPLE.finditer(text)] if lang == "python" else []  # docstrings
+    # docstrings, and the names an import in parentheses lists on lines of their own
+    prose = [m.span() for r in (_TRIPLE, _IMPORTS) for m in r.finditer(text)] if lang == "python" else []
     for m in pattern.finditer(text):
         begin = text.rfind("\n", 0, m.start()) + 1
         if not _STATEMENT.match(text, begin) and _used(text[begin:m.start()], comment) and \
