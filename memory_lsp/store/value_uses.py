@@ -24,11 +24,12 @@ MODULE_LEVEL = 2**31  # a use outside every chunk: the file's own, wider than an
 
 
 def users(cur, name: str, path: str, release: Callable[[], object] | None = None,
-          module_text: Callable[[str], str | None] | None = None) -> Reads:
+          module_text: Callable[[str, list[str]], str | None] | None = None) -> Reads:
     """The functions, methods and classes using `path::name` (a module-level function or class) as a
-    value in its own file and in the files that import it; with `module_text` (a file's text when it is
-    the indexed one, else None: the caller reads the disk) their module-level code too, as the file's
-    own uses (qualname None). `release` hands DuckDB's cache back after each slice of chunks read."""
+    value in its own file and in the files that import it; with `module_text` (a file's text when it holds
+    one of the words given and is the text indexed, else None: the caller reads the disk) their module-level
+    code too, as the file's own uses (qualname None). `release` hands DuckDB's cache back after each slice
+    of chunks read."""
     # file -> the names it is bound to there: its own file's and its stub's beside it (`x.pyi` by `x.py`)
     bindings: dict[str, set[str]] = {path: {name}, **({path + "i": {name}} if path.endswith(".py") else {})}
     modules: dict[str, set[str]] = {}  # file -> the dotted names the module is reached by there
@@ -72,8 +73,8 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
                                                AND path IN ({', '.join('?' * len(files))})""", files).fetchall():
             spans.setdefault(at, []).append((start, end))
         for at in files:
-            text = module_text(at) if patterns[at] is not None else None
-            if text is not None and any(w in text for w in words):
+            text = module_text(at, words) if patterns[at] is not None else None
+            if text is not None:
                 reads += [(at, None, MODULE_LEVEL, i + 1) for i in _uses_in(text, patterns[at], comment, lang)
                           if not any(a <= i + 1 <= b for a, b in spans.get(at, ()))]
     shown, total = by_reader(reads, (path, name))

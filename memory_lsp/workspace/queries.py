@@ -113,14 +113,15 @@ def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[attribute_reads.Read
     return attribute_reads.readers(store.cursor(), leaf, path, symbol, release=release), "attribute"
 
 
-def _indexed_text(snap: Snapshot, path: str) -> str | None:
-    """The file's text on disk when it is the one indexed (an editor's unsaved buffer or a later edit
-    would put its lines elsewhere than the index's), else None."""
+def _indexed_text(snap: Snapshot, path: str, words: list[str]) -> str | None:
+    """The file's text on disk when it holds one of `words` and is the text indexed (an editor's unsaved
+    buffer or a later edit would put its lines elsewhere than the index's), else None."""
     try:
         data = (snap.root / path).read_bytes()
     except OSError:
         return None
-    if extract.content_hash(data) != lookup.file_hash(snap.store.cursor(), path):
+    if not any(w.encode() in data for w in words) or \
+            extract.content_hash(data) != lookup.file_hash(snap.store.cursor(), path):
         return None
     return data.decode("utf-8", "replace")
 
