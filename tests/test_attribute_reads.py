@@ -249,11 +249,14 @@ def test_module_level_code_is_read_only_as_indexed(tmp_path, index_files):
     an edit not indexed yet its lines would not be the index's), else its module-level uses are left out."""
     ws = index_files(tmp_path, {"a.py": "def hook():\n    return 1\n\nHOOKS = [hook]\n",
                                 "b.py": "from a import hook\n\nREGISTRY = {'h': hook}\n",
-                                "c.py": "from a import (\n    hook,\n)\n"})  # an import on lines of its own
+                                "c.py": "from a import (\n    hook,\n)\n",  # an import on lines of its own
+                                "d.py": "from a import *\n\nLATER = [hook]\n"})  # a star import binds it too
     try:
         assert ws.impact("a.py::hook")["reads"] == [{"path": "a.py", "symbol": None, "lines": [4]},
-                                                    {"path": "b.py", "symbol": None, "lines": [3]}]
+                                                    {"path": "b.py", "symbol": None, "lines": [3]},
+                                                    {"path": "d.py", "symbol": None, "lines": [3]}]
         (tmp_path / "b.py").write_text("from a import hook\n\n\nREGISTRY = {'h': hook}\n", encoding="utf-8")
-        assert ws.impact("a.py::hook")["reads"] == [{"path": "a.py", "symbol": None, "lines": [4]}]
+        assert ws.impact("a.py::hook")["reads"] == [{"path": "a.py", "symbol": None, "lines": [4]},
+                                                    {"path": "d.py", "symbol": None, "lines": [3]}]
     finally:
         ws.close()

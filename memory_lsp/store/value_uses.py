@@ -44,6 +44,10 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
             SELECT path, binding, is_module, target FROM imports
             WHERE target IN ({', '.join('?' * len(wanted))}) AND (is_module OR name = ?)""",
                                                       [*wanted, name]).fetchall():
+        if binding is None:  # `from m import *`: every name m offers, this one too where m has it
+            if target in hops:
+                bindings.setdefault(at, set()).add(name)
+            continue
         if not is_module:
             bindings.setdefault(at, set()).add(binding)
             continue
