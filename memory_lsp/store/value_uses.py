@@ -24,12 +24,12 @@ MODULE_LEVEL = 2**31  # a use outside every chunk: the file's own, wider than an
 
 
 def users(cur, name: str, path: str, release: Callable[[], object] | None = None,
-          module_text: Callable[[str, list[str]], str | None] | None = None) -> Reads:
+          module_text: Callable[[str, list[str], str], str | None] | None = None) -> Reads:
     """The functions, methods and classes using `path::name` (a module-level function or class) as a
-    value in its own file and in the files that import it; with `module_text` (a file's text when it holds
-    one of the words given and is the text indexed, else None: the caller reads the disk) their module-level
-    code too, as the file's own uses (qualname None). `release` hands DuckDB's cache back after each slice
-    of chunks read."""
+    value in its own file and in the files that import it. With `module_text` (a file's text when it holds
+    one of the words given and its content hash is the one given, the index's, else None: the caller reads
+    the disk), their module-level code too, as the file's own uses (qualname None). `release` hands
+    DuckDB's cache back after each slice of chunks read."""
     # file -> the names it is bound to there: its own file's and its stub's beside it (`x.pyi` by `x.py`)
     bindings: dict[str, set[str]] = {path: {name}, **({path + "i": {name}} if path.endswith(".py") else {})}
     modules: dict[str, set[str]] = {}  # file -> the dotted names the module is reached by there
@@ -61,8 +61,8 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
     for low, high in slices(cur):  # a slice at a time, the text read handed back after each
         rows += cur.execute(f"""
             SELECT path, name, start_line, end_line, text FROM chunks
-            WHERE rowid > ? AND rowid <= ? AND kind <> 'section' AND path IN ({', '.join('?' * len(files))})
-              AND ({' OR '.join(['contains(text, ?)'] * len(words))})""", [low, high, *files, *words]).fetchall()
+            WHERE rowid > ? AND rowid <= ? AND kind <> 'section' AND path = ANY(?::VARCHAR[])
+              AND ({' OR '.join(['contains(text, ?)'] * len(words))})""", [low, high, files, *words]).fetchall()
         if release is not None:
             release()
     lang = (cur.execute("SELECT lang FROM files WHERE path = ?", [path]).fetchone() or ("",))[0]
@@ -73,11 +73,12 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
         reads += [(at, inside, end - start, start + i) for i in _uses_in(text, patterns[at], comment, lang)]
     if module_text is not None:  # module-level code is in no chunk (a decorator's arguments, an assignment)
         spans: dict[str, list[tuple[int, int]]] = {}
-        for at, start, end in cur.execute(f"""SELECT path, start_line, end_line FROM chunks WHERE kind <> 'section'
-                                               AND path IN ({', '.join('?' * len(files))})""", files).fetchall():
+        for at, start, end in cur.execute("""SELECT path, start_line, end_line FROM chunks WHERE kind <> 'section'
+                                              AND path = ANY(?::VARCHAR[])""", [files]).fetchall():
             spans.setdefault(at, []).append((start, end))
+        hashes = dict(cur.execute("SELECT path, hash FROM files WHERE path = ANY(?::VARCHAR[])", [files]).fetchall())
         for at in files:
-            text = module_text(at, words) if patterns[at] is not None else None
+            text = module_text(at, words, hashes[at]) if patterns[at] is not None and at in hashes else None
             if text is not None:
                 reads += [(at, None, MODULE_LEVEL, i + 1) for i in _uses_in(text, patterns[at], comment, lang)
                           if not any(a <= i + 1 <= b for a, b in spans.get(at, ()))]
@@ -87,11 +88,12 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
 
 def _uses_in(text: str, pattern: re.Pattern | None, comment: str, lang: str):
     """The lines (from 0) of `text` holding a use `pattern` finds that is no import, base, prose or string."""
-    if pattern is None:
+    found = list(pattern.finditer(text)) if pattern is not None else []
+    if not found:
         return
     # docstrings, and the names an import in parentheses lists on lines of their own
     prose = [m.span() for r in (_TRIPLE, _IMPORTS) for m in r.finditer(text)] if lang == "python" else []
-    for m in pattern.finditer(text):
+    for m in found:
         begin = text.rfind("\n", 0, m.start()) + 1
         if not _STATEMENT.match(text, begin) and _used(text[begin:m.start()], comment) and \
                 not any(a <= m.start() < b for a, b in prose):

@@ -14,7 +14,7 @@ from memory_lsp.memory.book import select
 from memory_lsp.memory.model import Memory, iso, parse_time
 from memory_lsp.memory.ranking import file_order
 from memory_lsp.store import SCHEMA_VERSION
-from memory_lsp.store import attribute_reads, code, fulltext, lookup, reports, value_uses
+from memory_lsp.store import attribute_reads, code, fulltext, reports, value_uses
 from memory_lsp.workspace.snapshot import Snapshot
 
 SEARCH_KINDS = ("memory", "code", "all")
@@ -113,15 +113,14 @@ def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[attribute_reads.Read
     return attribute_reads.readers(store.cursor(), leaf, path, symbol, release=release), "attribute"
 
 
-def _indexed_text(snap: Snapshot, path: str, words: list[str]) -> str | None:
-    """The file's text on disk when it holds one of `words` and is the text indexed (an editor's unsaved
-    buffer or a later edit would put its lines elsewhere than the index's), else None."""
+def _indexed_text(snap: Snapshot, path: str, words: list[str], indexed: str) -> str | None:
+    """The file's text on disk when it holds one of `words` and its hash is `indexed`, the index's (an
+    editor's unsaved buffer or a later edit would put its lines elsewhere than the index's), else None."""
     try:
         data = (snap.root / path).read_bytes()
     except OSError:
         return None
-    if not any(w.encode() in data for w in words) or \
-            extract.content_hash(data) != lookup.file_hash(snap.store.cursor(), path):
+    if not any(w.encode() in data for w in words) or extract.content_hash(data) != indexed:
         return None
     return data.decode("utf-8", "replace")
 
