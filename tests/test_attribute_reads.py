@@ -8,7 +8,11 @@ import sys
 
 import pytest
 
+from memory_lsp.index import languages
 from memory_lsp.store import attribute_reads
+
+_PY = languages.registry()["python"]
+PYTHON = attribute_reads.Syntax(_PY.name, _PY.line_comment, _PY.self_names)
 
 FILES = {
     "shop/__init__.py": "",
@@ -218,7 +222,7 @@ def test_readers_cut_at_the_shown_number(root, monkeypatch):
     monkeypatch.setattr(attribute_reads, "READS_SHOWN", 2)
     ws = Workspace.open(root)
     try:
-        shown, total, _ = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total")
+        shown, total, _ = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total", PYTHON)
     finally:
         ws.close()
     assert [(p, q) for p, q, _ in shown] == [("shop/billing.py", "bill"), ("shop/billing.py", "report.line")]
@@ -232,10 +236,10 @@ def test_the_chunks_are_searched_a_slice_at_a_time(root, monkeypatch):
 
     ws = Workspace.open(root)
     try:
-        whole = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total")
+        whole = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total", PYTHON)
         monkeypatch.setattr(attribute_reads, "SLICE_ROWS", 3)
         released = []
-        sliced = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total",
+        sliced = attribute_reads.readers(ws.store.cursor(), "total", "shop/order.py", "Order.total", PYTHON,
                                          release=lambda: released.append(1))
         chunks = ws.store.cursor().execute("SELECT count(*) FROM chunks").fetchone()[0]
     finally:

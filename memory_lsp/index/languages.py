@@ -33,6 +33,7 @@ class Language:
     resolver: str
     class_kinds: tuple[str, ...] = ("class",)
     self_names: tuple[str, ...] = ()
+    line_comment: str = "//"  # what starts a comment to the end of the line
     test_files: tuple[str, ...] = ()
     side_effects: dict = field(default_factory=dict, hash=False, compare=False)
     test_asserts_same_dir: bool = False

@@ -17,6 +17,14 @@ OTHERS_SHOWN = 10  # other classes named that define the name too
 SLICE_ROWS = 65_536
 
 
+class Syntax(NamedTuple):
+    """What the search needs of the target's language (index/languages.py's registry, handed in)."""
+
+    lang: str
+    comment: str  # what starts a comment to the end of the line
+    self_names: tuple[str, ...]  # the names a method calls its instance by
+
+
 class Reads(NamedTuple):
     shown: list[tuple[str, str, list[int]]]  # (path, qualname, lines) of the first READS_SHOWN readers
     total: int  # readers in all
@@ -30,23 +38,22 @@ def _read_at(name: str) -> re.Pattern:
     return re.compile(r"\." + re.escape(name) + r"(?![\w(])")
 
 
-def _reads_in(text: str, name_at: re.Pattern):
-    """Per read of `name_at` in `text`: its line's index, its line's text before it, and the dotted
-    name it is read from (`self` in `self.name`, `a.b` in `a.b.name`; "" after a call or a subscript)."""
+def matches(text: str, pattern: re.Pattern):
+    """Per match of `pattern` in `text`: its line's index (from 0), its line's text before it, and where it starts."""
     line, last = 0, 0
-    for m in name_at.finditer(text):
+    for m in pattern.finditer(text):
         line, last = line + text.count("\n", last, m.start()), m.start()
-        before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
-        i = len(before)
-        while i and (before[i - 1].isalnum() or before[i - 1] in "_."):
-            i -= 1
-        chain = before[i:]
-        yield line, before, "" if chain[:1] in (".", "") or chain[0].isdigit() else chain
+        yield line, text[text.rfind("\n", 0, m.start()) + 1:m.start()], m.start()
 
 
-# a language's line comment and the names its methods call their instance by (else `//` and `this`)
-COMMENTS = {"python": "#", "ruby": "#"}
-INSTANCE = {"python": ("self", "cls"), "ruby": ("self",), "rust": ("self",)}
+def _read_from(before: str) -> str:
+    """The dotted name a read is from (`self` in `self.name`, `a.b` in `a.b.name`; "" after a call or a
+    subscript), `before`: its line up to the read."""
+    i = len(before)
+    while i and (before[i - 1].isalnum() or before[i - 1] in "_."):
+        i -= 1
+    chain = before[i:]
+    return "" if chain[:1] in (".", "") or chain[0].isdigit() else chain
 
 
 def written_about(before: str, chain: str, comment: str) -> bool:
@@ -56,36 +63,36 @@ def written_about(before: str, chain: str, comment: str) -> bool:
     return quoted or comment in before or before.lstrip().startswith((">>>", "..."))
 
 
-def readers(cur, name: str, path: str, qualname: str, release: Callable[[], object] | None = None) -> Reads:
-    """The functions, methods and classes reading `.name` in the files of `path`'s language, each read
-    given to the innermost chunk around it, by path and first line. `path::qualname` (the method
-    asked about) is no reader of its own. `release` hands DuckDB's cache back after each slice."""
+def readers(cur, name: str, path: str, qualname: str, syntax: Syntax,
+            release: Callable[[], object] | None = None) -> Reads:
+    """The functions, methods and classes reading `.name` in the files of `path`'s language (`syntax`),
+    each read given to the innermost chunk around it, by path and first line. `path::qualname` (the
+    method asked about) is no reader of its own. `release` hands DuckDB's cache back after each slice."""
     after = r"\." + re.escape(name) + r"([^\w(]|$)"  # RE2 has no look-ahead: what may follow the name, spelled out
     rows = []
     for low, high in slices(cur):
         rows += cur.execute("""
             SELECT c.path, c.name, c.start_line, c.end_line, c.text FROM chunks c JOIN files f ON f.path = c.path
-            WHERE c.rowid > ? AND c.rowid <= ? AND f.lang = (SELECT lang FROM files WHERE path = ?)
+            WHERE c.rowid > ? AND c.rowid <= ? AND f.lang = ?
               AND c.kind <> 'section' AND contains(c.text, ?) AND regexp_matches(c.text, ?)""",
-                            [low, high, path, "." + name, after]).fetchall()
+                            [low, high, syntax.lang, "." + name, after]).fetchall()
         if release is not None:
             release()
     rows.sort(key=lambda r: (r[0], r[2], -r[3]))  # by file and line, a chunk before those nested in it
-    lang = (cur.execute("SELECT lang FROM files WHERE path = ?", [path]).fetchone() or ("",))[0]
-    comment, instance = COMMENTS.get(lang, "//"), INSTANCE.get(lang, ("this",))
     pattern, modules = _read_at(name), _module_names(cur, {r[0] for r in rows})
     family = _family(cur, f"{path}::{qualname.rpartition('.')[0]}")
     other = _other_classes(cur, family, {(r[0], r[1]) for r in rows})
     reads = []  # (path, qualname, the chunk's span, line, the dotted name read from)
     for at, inside, start, end, text in rows:
-        for i, before, chain in _reads_in(text, pattern):
+        for i, before, _ in matches(text, pattern):
+            chain = _read_from(before)
             # `ds.name` with `ds` a module the file imports: a submodule or a module's value, no attribute;
             # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's
-            if not (chain in modules.get(at, ()) or written_about(before, chain, comment)
-                    or (chain in instance and (at, inside) in other)):
+            if not (chain in modules.get(at, ()) or written_about(before, chain, syntax.comment)
+                    or (chain in syntax.self_names and (at, inside) in other)):
                 reads.append((at, inside, end - start, start + i, chain))
     # as is `x.name` where the function's calls through `x` are typed to other classes only
-    typed = _typed_receivers(cur, {(f"{r[0]}::{r[1]}", r[4]) for r in reads if r[4] and r[4] not in instance})
+    typed = _typed_receivers(cur, {(f"{r[0]}::{r[1]}", r[4]) for r in reads if r[4] and r[4] not in syntax.self_names})
     kept = []
     for at, inside, span, line, chain in reads:
         classes = typed.get((f"{at}::{inside}", chain))
@@ -94,8 +101,8 @@ def readers(cur, name: str, path: str, qualname: str, release: Callable[[], obje
     shown, total = by_reader(kept, (path, qualname))
     others = [r[0] for r in cur.execute("""
         SELECT DISTINCT s.path || '::' || s.parent FROM symbols s JOIN files f ON f.path = s.path
-        WHERE s.name = ? AND s.kind = 'method' AND f.lang = (SELECT lang FROM files WHERE path = ?)
-        ORDER BY 1""", [name, path]).fetchall() if r[0] not in family]
+        WHERE s.name = ? AND s.kind = 'method' AND f.lang = ?
+        ORDER BY 1""", [name, syntax.lang]).fetchall() if r[0] not in family]
     if release is not None:  # what the last statements read (refs, edges, symbols)
         release()
     return Reads(shown, total, others[:OTHERS_SHOWN])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from memory_lsp.store.attribute_reads import COMMENTS, Reads, by_reader, slices, written_about
+from memory_lsp.store.attribute_reads import Reads, Syntax, by_reader, matches, slices, written_about
 
 _STATEMENT = re.compile(r"\s*(from|import|class)\s")  # an import, or a class's bases (INHERITS edges already)
 _TRIPLE = re.compile(r'("""|\'\'\')(.*?)\1', re.S)  # Python's docstrings and other long strings: prose
@@ -23,7 +23,7 @@ _IMPORTS = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]*\([^)]*\)", r
 MODULE_LEVEL = 2**31  # a use outside every chunk: the file's own, wider than any chunk
 
 
-def users(cur, name: str, path: str, release: Callable[[], object] | None = None,
+def users(cur, name: str, path: str, syntax: Syntax, release: Callable[[], object] | None = None,
           module_text: Callable[[str, list[str], str], str | None] | None = None) -> Reads:
     """The functions, methods and classes using `path::name` (a module-level function or class) as a
     value in its own file and in the files that import it. With `module_text` (a file's text when it holds
@@ -65,12 +65,10 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
               AND ({' OR '.join(['contains(text, ?)'] * len(words))})""", [low, high, files, *words]).fetchall()
         if release is not None:
             release()
-    lang = (cur.execute("SELECT lang FROM files WHERE path = ?", [path]).fetchone() or ("",))[0]
-    comment = COMMENTS.get(lang, "//")
     patterns = {at: _used_at(bindings.get(at, set()), modules.get(at, set()), name) for at in files}
     reads = []  # (path, qualname, the chunk's span, line)
     for at, inside, start, end, text in rows:
-        reads += [(at, inside, end - start, start + i) for i in _uses_in(text, patterns[at], comment, lang)]
+        reads += [(at, inside, end - start, start + i) for i in _uses_in(text, patterns[at], syntax)]
     if module_text is not None:  # module-level code is in no chunk (a decorator's arguments, an assignment)
         spans: dict[str, list[tuple[int, int]]] = {}
         for at, start, end in cur.execute("""SELECT path, start_line, end_line FROM chunks WHERE kind <> 'section'
@@ -80,24 +78,23 @@ def users(cur, name: str, path: str, release: Callable[[], object] | None = None
         for at in files:
             text = module_text(at, words, hashes[at]) if patterns[at] is not None and at in hashes else None
             if text is not None:
-                reads += [(at, None, MODULE_LEVEL, i + 1) for i in _uses_in(text, patterns[at], comment, lang)
+                reads += [(at, None, MODULE_LEVEL, i + 1) for i in _uses_in(text, patterns[at], syntax)
                           if not any(a <= i + 1 <= b for a, b in spans.get(at, ()))]
     shown, total = by_reader(reads, (path, name))
     return Reads(shown, total, [])
 
 
-def _uses_in(text: str, pattern: re.Pattern | None, comment: str, lang: str):
+def _uses_in(text: str, pattern: re.Pattern | None, syntax: Syntax):
     """The lines (from 0) of `text` holding a use `pattern` finds that is no import, base, prose or string."""
-    found = list(pattern.finditer(text)) if pattern is not None else []
+    found = list(matches(text, pattern)) if pattern is not None else []
     if not found:
         return
     # docstrings, and the names an import in parentheses lists on lines of their own
-    prose = [m.span() for r in (_TRIPLE, _IMPORTS) for m in r.finditer(text)] if lang == "python" else []
-    for m in found:
-        begin = text.rfind("\n", 0, m.start()) + 1
-        if not _STATEMENT.match(text, begin) and _used(text[begin:m.start()], comment) and \
-                not any(a <= m.start() < b for a, b in prose):
-            yield text.count("\n", 0, m.start())
+    prose = [m.span() for r in (_TRIPLE, _IMPORTS) for m in r.finditer(text)] if syntax.lang == "python" else []
+    for line, before, start in found:
+        if not _STATEMENT.match(before) and _used(before, syntax.comment) and \
+                not any(a <= start < b for a, b in prose):
+            yield line
 
 
 def _used_at(bare: set[str], modules: set[str], name: str) -> re.Pattern | None:

@@ -8,7 +8,7 @@ import functools
 
 from memory_lsp.errors import UserError
 from memory_lsp.graph.impact import DEFAULT_MIN_CONFIDENCE
-from memory_lsp.index import extract
+from memory_lsp.index import extract, languages
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory.book import select
 from memory_lsp.memory.model import Memory, iso, parse_time
@@ -101,16 +101,20 @@ def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[attribute_reads.Read
     (store/attribute_reads.py), a module's function or class used as a value where it is imported
     (store/value_uses.py); none for a file, a nested function or a dunder (Python's operators run those)."""
     leaf = symbol.rsplit(".", 1)[-1]
-    kind = {s.qualname: s.kind for s in snap.symbols(path)}.get(symbol) if symbol else None
+    kind = next((s.kind for s in snap.symbols(path) if s.qualname == symbol), None) if symbol else None
+    language = languages.language_for(path)
+    if kind is None or language is None:
+        return attribute_reads.Reads([], 0, []), None
+    syntax = attribute_reads.Syntax(language.name, language.line_comment, language.self_names)
     store = snap.store
     # the text read leaves DuckDB's cache (not beside a write under way)
     release = functools.partial(store.drop_cache, wait=False)
     if kind in ("function", "class") and symbol == leaf:
-        return value_uses.users(store.cursor(), symbol, path, release=release,
+        return value_uses.users(store.cursor(), symbol, path, syntax, release=release,
                                 module_text=functools.partial(_indexed_text, snap)), "value"
     if kind != "method" or (leaf.startswith("__") and leaf.endswith("__")):
         return attribute_reads.Reads([], 0, []), None
-    return attribute_reads.readers(store.cursor(), leaf, path, symbol, release=release), "attribute"
+    return attribute_reads.readers(store.cursor(), leaf, path, symbol, syntax, release=release), "attribute"
 
 
 def _indexed_text(snap: Snapshot, path: str, words: list[str], indexed: str) -> str | None:

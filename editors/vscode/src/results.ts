@@ -81,7 +81,8 @@ export function searchItems(result: { results?: SearchHit[] }): Item[] {
   });
 }
 
-/** A function reading a method as an attribute (a property, a callback handed on), found by name. */
+/** A function using the target without a call: reading a method as an attribute (found by name), or
+ * handing on, checking against or annotating with a function or class where it is imported. */
 interface Read {
   path: string;
   symbol: string | null; // null: the file's module-level code
