@@ -83,7 +83,7 @@ EDITS = [
         "tests/test_core.py": FILES["tests/test_core.py"] + "\n\ndef _helper_typed():\n    return 1\n"}, "grown"),
     ("a test file's only test renamed to a helper: it holds no test now", {
         "tests/test_new.py": "def _x():\n    pass\n"}, "grown"),
-    ("a function typed where an attribute holding a class may run it (tests_reach._dispatch)", {
+    ("a function typed where an attribute holding a class may run it (tests_through.dispatch)", {
         "pkg/fns.py": FILES["pkg/fns.py"] + "\n\ndef f2():\n    return 2\n"}, "built"),
     ("an __init__ typed in a raised class: its raiser's step goes to it now (graph/tests_raised.py)", {
         "pkg/errors.py": FILES["pkg/errors.py"].replace("    pass\n", "    def __init__(self):\n        self.n = 1\n")},

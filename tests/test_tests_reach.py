@@ -248,12 +248,12 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     """The module docstring of graph/tests_reach.py, in sets and dicts straight from the tables."""
     tests = {p for p, in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
     symbols = {i: p for i, p in cur.execute("SELECT id, path FROM symbols").fetchall()}
-    callers, has_caller, known = defaultdict(set), set(), set()
+    callers, has_caller, known, module_level = defaultdict(set), set(), set(), []
     held = _READINGS.get(id(cur))
     if held is None:  # the tables do not change within a test: read once per cursor
         held = _READINGS[id(cur)] = HeldReading(cur, symbols, tests)
-    for src, dst, src_path, dst_path, line, strategy in cur.execute(
-            "SELECT src, dst, src_path, dst_path, line, coalesce(strategy, '') FROM edges "
+    for src, dst, src_path, dst_path, line, strategy, kind in cur.execute(
+            "SELECT src, dst, src_path, dst_path, line, coalesce(strategy, ''), kind FROM edges "
             "WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE')").fetchall():
         if src in symbols and dst in symbols:
             if strategy not in GUESSES or held.walks_guess(src, dst, line):
@@ -261,6 +261,11 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
                 has_caller.add(dst)
             if src_path in tests and dst_path not in tests:
                 known.add(src_path)
+        elif kind == 'CALLS' and src == src_path != dst_path and src not in tests and dst in symbols \
+                and strategy not in GUESSES:
+            module_level.append((src, dst))  # a non-test file's module-level call or held value, of another file
+    for path, dst in module_level:  # runs whenever the file's code does: every symbol of the file reaches it
+        callers[dst] |= {s for s, p in symbols.items() if p == path}
     # a call through an attribute of self named like nothing defined: may run any file its file imports
     dispatch = test_reads.unresolved_calls(cur)["dispatch"]
     makers = defaultdict(set)

@@ -74,7 +74,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
             continue
         f, p = int(g.path_of[d]), int(holders.holder_of(np.array([d]), g.n)[0])
         if walk.ptr[f + 1] > walk.ptr[f]:
-            return None  # its file is run through an attribute holding a class (tests_reach._dispatch)
+            return None  # its file is run through an attribute holding a class (tests_through.dispatch)
         if raising and g.names[d].rsplit(".", 1)[-1] in tests_raised.CONSTRUCTION:
             return None  # a raised class's construction: the raisers' steps to it (graph/tests_raised.py)
         if p >= 0 and (_held_by_callers(g, holders, is_class, d, p) or p > d and p in is_changed):

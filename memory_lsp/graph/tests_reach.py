@@ -12,7 +12,8 @@ function to the function around it and from some methods to their class (graph/t
 dunders, properties, methods called through an untyped receiver by a caller holding an instance,
 overrides of a base's method called on self; not every method: bench/BENCHMARKS.md ad), and from
 a file's symbols to the code that calls through an attribute of self named like nothing defined
-(`self.config_class(...)`: a class held in an attribute) in the files importing it. No depth limit: a test runs its callees however deep
+(`self.config_class(...)`: a class held in an attribute) in the files importing it, and from what a
+file's module-level code calls or holds (a list of processors) to every symbol of the file. No depth limit: a test runs its callees however deep
 (at depth 3, recall fell to 0.64-0.77 on requests: bench/BENCHMARKS.md aa). A Python test file
 with no function or class named test* (helpers, conftest.py, type-check files) holds no tests.
 
@@ -32,7 +33,7 @@ import bisect
 
 import numpy as np
 
-from memory_lsp.graph import tests_held, tests_raised
+from memory_lsp.graph import tests_held, tests_raised, tests_through
 from memory_lsp.graph.steps import csr
 
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
@@ -75,14 +76,15 @@ class TestReach:
         kinds = [g.kinds.index(k) for k in REACH_KINDS if k in g.kinds]
         keep = np.isin(step_kind, kinds) & g.is_symbol[rows] & g.is_symbol[g.step_node]
         guessed = np.isin(g.e["strategy"][g.step_edge], [g.strategies.index(s) for s in GUESSES if s in g.strategies])
-        dispatch = self._dispatch(g, rows, step_kind, unresolved.get("dispatch"), unresolved.get("reexports"))
+        dispatch = tests_through.dispatch(g, rows, step_kind, unresolved.get("dispatch"), unresolved.get("reexports"))
         # an instance made only to be raised: its construction runs, nothing its class holds (graph/tests_raised.py)
         is_class = tests_held.classes_of(g, unresolved)
         raising = tests_raised.raise_steps(g, rows, step_kind, keep & ~guessed, is_class, unresolved.get("raised"))
         sure = keep & ~guessed & ~raising
         parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, is_class, memo)
         made = tests_raised.construction_steps(g, rows, raising, holds)
-        dispatch = (np.concatenate([dispatch[0], made[0]]), np.concatenate([dispatch[1], made[1]]))
+        held = tests_through.module_held(g, rows, step_kind, guessed)
+        dispatch = tuple(np.concatenate([dispatch[k], made[k], held[k]]) for k in (0, 1))
         walked = sure | tests_held.guesses(g, rows, keep & guessed, holds)
         self.memo = holds.memo()
         del holds, made, sure, raising  # what the walk does not need goes before it is built (the build's peak)
@@ -128,41 +130,6 @@ class TestReach:
         for f in np.flatnonzero(g.is_test).tolist():
             holds[f] = holds_tests_in(g, f, inherits)
         return holds
-
-    @staticmethod
-    def _dispatch(g, rows: np.ndarray, step_kind: np.ndarray, dispatch: dict | None,
-                  reexports: dict | None) -> tuple[np.ndarray, np.ndarray]:
-        """Steps for calls through an attribute holding a class or function (`self.config_class(...)`,
-        named like nothing defined): the symbol making one may run any file its own file imports,
-        or takes a name from through modules re-exporting it (`reexports`: jinja2's filters, whose
-        FILTERS environment.py takes from defaults.py). As steps (callee, caller): each symbol of
-        such a file -> that file's node -> the symbols making such calls in the files importing it."""
-        empty = np.zeros(0, dtype=np.int64)
-        if dispatch is None or not len(dispatch["src"]) or "IMPORTS" not in g.kinds:
-            return empty, empty
-        makers: dict[int, list[int]] = {}
-        for src, path in zip(dispatch["src"].tolist(), dispatch["path"].tolist()):
-            i, f = _node(g, src), _node(g, path)
-            if i is not None and f is not None and g.is_symbol[i]:
-                makers.setdefault(f, []).append(i)
-        imports = (step_kind == g.kinds.index("IMPORTS")) & g.is_file[rows]
-        pairs = list(zip(rows[imports].tolist(), g.step_node[imports].tolist()))  # (imported, importer)
-        for importer, imported in zip(*(reexports[c].tolist() for c in ("path", "target"))) if reexports else ():
-            pair = (_node(g, imported), _node(g, importer))
-            if None not in pair:
-                pairs.append(pair)
-        callee, caller = [], []
-        for imported, importer in pairs:
-            for maker in makers.get(importer, ()):
-                callee.append(imported)
-                caller.append(maker)
-        files = np.unique(np.array(callee, dtype=np.int64))
-        held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]] for f in files.tolist()]
-        symbols = np.concatenate(held) if held else empty
-        owners = np.repeat(files, [len(h) for h in held]) if held else empty
-        return (np.concatenate([np.array(callee, dtype=np.int64), symbols]),
-                np.concatenate([np.array(caller, dtype=np.int64), owners]))
-
 
 def holds_tests_in(g, f: int, inherits: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
     """Whether test file `f` holds a test (`TestReach._holds_tests`): a function or class named test*,

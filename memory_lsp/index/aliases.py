@@ -93,3 +93,46 @@ def alias_imports(path: str, assignments: list, imports: list[Import], top_level
         if target is not None:
             out.append(Import(line, target[0], target[1], name))
     return out
+
+
+# what a module-level value holds for its module's code to call later: structlog's `_BUILTIN_DEFAULT_PROCESSORS
+# = [merge_contextvars, add_log_level, ...]`, a dict of handlers; not an alias (`s = attrs`: an import, above)
+_HOLDING = {"list", "tuple", "set", "dictionary", "pair", "argument_list", "keyword_argument", "call",
+            "parenthesized_expression", "expression_list", "conditional_expression", "boolean_operator"}
+
+
+def held_values(assignments: list, known: set[str]) -> list[tuple]:
+    """The functions and classes module-level `assignments` hold inside a container or a call's
+    arguments, as call references of the module (start byte, "call", name, receiver, line, receiver):
+    whatever the module's code later takes from the value runs them. Only names `known` (the file's
+    top-level definitions and import bindings) or attributes of them: a plain variable is no reference."""
+    out: list[tuple] = []
+    for node in assignments:
+        value = node
+        while value is not None and value.type == "assignment":
+            value = value.child_by_field_name("right")
+        if value is None or value.type not in _HOLDING:
+            continue
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if item.type == "call":  # the call is a reference already: what it is handed is held
+                stack += [a for a in (item.child_by_field_name("arguments"),) if a is not None]
+            elif item.type == "pair" or item.type == "keyword_argument":
+                stack += [v for v in (item.child_by_field_name("value"),) if v is not None]
+            elif item.type in _HOLDING:
+                stack += item.named_children
+            elif item.type in ("identifier", "attribute"):
+                named = _held_name(item)
+                if named is not None and (named[0] or named[1]).split(".")[0] in known:
+                    out.append((item.start_byte, "call", named[1], named[0], item.start_point[0] + 1, named[0]))
+    return out
+
+
+def _held_name(node) -> tuple[str | None, str] | None:
+    """(receiver, name) of a dotted name that is no dunder and no constant-looking name."""
+    text = _text(node)
+    receiver, _, name = text.rpartition(".")
+    if not all(p.isidentifier() for p in text.split(".")) or name.startswith("__") or name.isupper():
+        return None
+    return receiver or None, name

@@ -160,14 +160,14 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             makers.setdefault(_text(caps["maker.name"][0]), []).extend(_text(b) for b in bases)
 
     for node in assignments:  # classes made by type(), directly or by a maker above
-        made = made_classes.made_class(node, makers)
-        if made is not None:
+        if (made := made_classes.made_class(node, makers)) is not None:
             defs.append((node.start_byte, node.end_byte, made[0], "class", node, None))
             inherits += made[1]
     _nest_definitions(facts, lang, data, defs)
     if assignments:
         top_level = {s.name for s in facts.symbols if s.parent is None}
         facts.imports += aliases.alias_imports(facts.path, assignments, facts.imports, top_level)
+        refs += aliases.held_values(assignments, top_level | {i.alias or i.name or i.module.split('.')[0] for i in facts.imports})
     _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, raised, makers)
     facts.side_effects = effects.side_effects(lang, facts.imports, called)
 

@@ -1,0 +1,64 @@
+"""Steps test selection walks where the graph has no edge (graph/tests_reach.py), as (callee, caller)
+arrays: calls through an attribute holding a class, and what a module's own code holds or made at
+import and runs later.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Steps (callee, caller) from every symbol of a non-test file to what its module-level code calls
+    or holds in another file (index/aliases.py `held_values`): structlog's `_config.py` holds its default processors and
+    makes its logger factory at import, and they run when its `get_logger` is used, in the tests
+    (coverage counts no import-time line: the call alone would select nothing). Sure edges only."""
+    empty = np.zeros(0, dtype=np.int64)
+    if "CALLS" not in g.kinds:
+        return empty, empty
+    src = g.step_node
+    at = (step_kind == g.kinds.index("CALLS")) & g.is_file[src] & g.is_symbol[rows] & ~guessed
+    # another file's only: the file's own are run by its tests anyway, and a file whose tests reach only protocol
+    # methods (`repr(Infinity)` of `Infinity = InfinityType()`) keeps the file-level rule (tests_reach.py)
+    at &= ~g.is_test[np.maximum(src, 0)] & (g.path_of[rows] != src)
+    callee, files = rows[at].astype(np.int64), src[at].astype(np.int64)
+    # straight from each symbol of the file to each callee: through the file's node, the steps
+    # `dispatch` makes from a file to all its symbols would join every symbol of the file to every other
+    held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].astype(np.int64) for f in files.tolist()]
+    if not held:
+        return empty, empty
+    return np.repeat(callee, [len(h) for h in held]), np.concatenate(held)
+
+
+def dispatch(g, rows: np.ndarray, step_kind: np.ndarray, found: dict | None,
+             reexports: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    """Steps for calls through an attribute holding a class or function (`self.config_class(...)`,
+    named like nothing defined; `found`: the unresolved `dispatch` rows): the symbol making one may run any file its own file imports,
+    or takes a name from through modules re-exporting it (`reexports`: jinja2's filters, whose
+    FILTERS environment.py takes from defaults.py). As steps (callee, caller): each symbol of
+    such a file -> that file's node -> the symbols making such calls in the files importing it."""
+    empty = np.zeros(0, dtype=np.int64)
+    if found is None or not len(found["src"]) or "IMPORTS" not in g.kinds:
+        return empty, empty
+    makers: dict[int, list[int]] = {}
+    for src, path in zip(found["src"].tolist(), found["path"].tolist()):
+        i, f = g.node_id(src), g.node_id(path)
+        if i is not None and f is not None and g.is_symbol[i]:
+            makers.setdefault(f, []).append(i)
+    imports = (step_kind == g.kinds.index("IMPORTS")) & g.is_file[rows]
+    pairs = list(zip(rows[imports].tolist(), g.step_node[imports].tolist()))  # (imported, importer)
+    for importer, imported in zip(*(reexports[c].tolist() for c in ("path", "target"))) if reexports else ():
+        pair = (g.node_id(imported), g.node_id(importer))
+        if None not in pair:
+            pairs.append(pair)
+    callee, caller = [], []
+    for imported, importer in pairs:
+        for maker in makers.get(importer, ()):
+            callee.append(imported)
+            caller.append(maker)
+    files = np.unique(np.array(callee, dtype=np.int64))
+    held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]] for f in files.tolist()]
+    symbols = np.concatenate(held) if held else empty
+    owners = np.repeat(files, [len(h) for h in held]) if held else empty
+    return (np.concatenate([np.array(callee, dtype=np.int64), symbols]),
+            np.concatenate([np.array(caller, dtype=np.int64), owners]))

@@ -1,0 +1,91 @@
+"""Test selection through what a module's own code holds: structlog's `_config.py` keeps its default
+processors in a module-level list and makes its logger factory at import; they run in every test that
+logs through `get_logger`, though no function of the package calls them by name (graph/tests_through.py,
+index/aliases.py `held_values`)."""
+
+from __future__ import annotations
+
+import tree_sitter_python
+from tree_sitter import Language, Parser
+
+from memory_lsp.index import aliases
+
+CONFIGURED = {
+    "pkg/__init__.py": "",
+    "pkg/processors.py": "def add_level(event):\n    event['level'] = 'info'\n    return event\n",
+    "pkg/render.py": "class Renderer:\n    def __call__(self, event):\n        return str(event)\n",
+    "pkg/factory.py": "class Printer:\n    def msg(self, text):\n        print(text)\n"
+                      "class PrinterFactory:\n    def __call__(self):\n        return Printer()\n",
+    "pkg/config.py": (
+        "from pkg.processors import add_level\n"
+        "from pkg.render import Renderer\n"
+        "from pkg.factory import PrinterFactory\n"
+        "DEFAULTS = [add_level, Renderer()]\n"
+        "FACTORY = PrinterFactory()\n"
+        "class Config:\n"
+        "    processors = DEFAULTS\n"
+        "    factory = FACTORY\n"
+        "CONFIG = Config()\n"
+        "def get_logger():\n"
+        "    return BoundLogger(CONFIG.factory(), CONFIG.processors)\n"
+        "class BoundLogger:\n"
+        "    def __init__(self, out, processors):\n"
+        "        self.out, self.processors = out, processors\n"
+        "    def info(self, text):\n"
+        "        event = {'event': text}\n"
+        "        for p in self.processors:\n"
+        "            event = p(event)\n"
+        "        self.out.msg(event)\n"
+    ),
+    "pkg/other.py": "def plain():\n    return 1\n",
+    "tests/__init__.py": "",
+    "tests/test_log.py": "from pkg.config import get_logger\ndef test_info():\n    get_logger().info('hi')\n",
+    "tests/test_other.py": "from pkg.other import plain\ndef test_plain():\n    assert plain() == 1\n",
+    # each held file has a test of its own: some test runs it, so no file-level rule stands in for the step
+    "tests/test_parts.py": (
+        "from pkg.processors import add_level\nfrom pkg.render import Renderer\nfrom pkg.factory import PrinterFactory\n"
+        "def test_parts():\n    assert Renderer()(add_level({}))\n    PrinterFactory()().msg('x')\n"
+    ),
+}
+
+
+def test_what_a_module_level_value_holds_runs_in_the_tests_reaching_the_module(tmp_path, index_files):
+    ws = index_files(tmp_path, CONFIGURED)
+    try:
+        for held in ("pkg/processors.py", "pkg/render.py", "pkg/factory.py"):
+            assert ws.impact(held, depth=3)["tests"] == ["tests/test_log.py", "tests/test_parts.py"], held
+        assert ws.impact("pkg/other.py", depth=3)["tests"] == ["tests/test_other.py"]
+        # the held function is the module's reference: a CALLS edge from the file, resolved through its import
+        rows = ws.store.cursor().execute(
+            "SELECT src, dst, line FROM edges WHERE kind = 'CALLS' AND src = 'pkg/config.py' ORDER BY line, dst").fetchall()
+        assert rows == [("pkg/config.py", "pkg/processors.py::add_level", 4),
+                        ("pkg/config.py", "pkg/render.py::Renderer", 4),
+                        ("pkg/config.py", "pkg/factory.py::PrinterFactory", 5),
+                        ("pkg/config.py", "pkg/config.py::Config", 9)]
+    finally:
+        ws.close()
+
+
+def _held(source: str, known: set[str]) -> list[tuple]:
+    root = Parser(Language(tree_sitter_python.language())).parse(source.encode()).root_node
+    assignments = [n.named_children[0] for n in root.named_children
+                   if n.type == "expression_statement" and n.named_children[0].type == "assignment"]
+    return [(name, receiver, line) for _, _, name, receiver, line, _ in sorted(aliases.held_values(assignments, known))]
+
+
+def test_held_values_are_the_known_names_inside_containers_and_arguments():
+    source = (
+        "s = attrs\n"                                    # an alias: an import row, no reference
+        "PROCS = [merge, mod.render, 1, 'add', local]\n"   # `local` is no import nor definition here
+        "HANDLERS: dict = {'a': on_a, on_b: 'key'}\n"      # a dict's values, not its keys
+        "wrapped = partial(run, key=on_a)\n"             # a call's arguments (the call is a reference already)
+        "pair = first = (merge, Helper.__init__, CONST)\n"  # no dunder, no constant
+        "doubled = [f(x) for x in merge]\n"              # a comprehension runs now: nothing held
+    )
+    known = {"attrs", "merge", "mod", "on_a", "on_b", "partial", "run", "Helper", "CONST", "f"}
+    assert _held(source, known) == [
+        ("merge", None, 2), ("render", "mod", 2),
+        ("on_a", None, 3),
+        ("run", None, 4), ("on_a", None, 4),
+        ("merge", None, 5),
+    ]
