@@ -82,7 +82,7 @@ FILES = {
         "def on_save(order):\n"
         "    return order\n"
         "\n"
-        "HANDLERS = [on_save]\n"  # module-level code: the file's own use
+        "signals.connect(on_save)\n"  # module-level code: the file's own use (a value held is an edge instead)
         "\n"
         "def register(bus):\n"
         "    bus.connect(on_save)\n"  # handed on
@@ -251,15 +251,16 @@ def test_the_chunks_are_searched_a_slice_at_a_time(root, monkeypatch):
 def test_module_level_code_is_read_only_as_indexed(tmp_path, index_files):
     """A file's module-level code is read from the disk: only while it is the text the index has (after
     an edit not indexed yet its lines would not be the index's), else its module-level uses are left out."""
-    ws = index_files(tmp_path, {"a.py": "def hook():\n    return 1\n\nHOOKS = [hook]\n",
-                                "b.py": "from a import hook\n\nREGISTRY = {'h': hook}\n",
+    # handed to a call at module level (a value an assignment holds is a CALLS edge of the module instead)
+    ws = index_files(tmp_path, {"a.py": "def hook():\n    return 1\n\nregister(hook)\n",
+                                "b.py": "from a import hook\n\nregister(h=hook)\n",
                                 "c.py": "from a import (\n    hook,\n)\n",  # an import on lines of its own
                                 "d.py": "from a import *\n\nLATER = [hook]\n"})  # a star import binds it too
     try:
         assert ws.impact("a.py::hook")["reads"] == [{"path": "a.py", "symbol": None, "lines": [4]},
                                                     {"path": "b.py", "symbol": None, "lines": [3]},
                                                     {"path": "d.py", "symbol": None, "lines": [3]}]
-        (tmp_path / "b.py").write_text("from a import hook\n\n\nREGISTRY = {'h': hook}\n", encoding="utf-8")
+        (tmp_path / "b.py").write_text("from a import hook\n\n\nregister(h=hook)\n", encoding="utf-8")
         assert ws.impact("a.py::hook")["reads"] == [{"path": "a.py", "symbol": None, "lines": [4]},
                                                     {"path": "d.py", "symbol": None, "lines": [3]}]
     finally:

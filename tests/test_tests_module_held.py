@@ -62,6 +62,11 @@ def test_what_a_module_level_value_holds_runs_in_the_tests_reaching_the_module(t
                         ("pkg/config.py", "pkg/render.py::Renderer", 4),
                         ("pkg/config.py", "pkg/factory.py::PrinterFactory", 5),
                         ("pkg/config.py", "pkg/config.py::Config", 9)]
+        # so impact lists the module as a dependent, and not again as a use without a call
+        answer = ws.impact("pkg/processors.py::add_level", depth=3)
+        assert [(d["path"], d["symbol"], d["lines"]) for d in answer["dependents"] if d["path"] == "pkg/config.py"] \
+            == [("pkg/config.py", None, [4])]
+        assert answer["reads"] == [] and answer["reads_total"] == 0
     finally:
         ws.close()
 

@@ -75,11 +75,15 @@ def users(cur, name: str, path: str, syntax: Syntax, release: Callable[[], objec
                                               AND path = ANY(?::VARCHAR[])""", [files]).fetchall():
             spans.setdefault(at, []).append((start, end))
         hashes = dict(cur.execute("SELECT path, hash FROM files WHERE path = ANY(?::VARCHAR[])", [files]).fetchall())
+        # a value a module-level container holds is the module's reference already (index/aliases.py
+        # `held_values`), a dependent in the graph's answer: another file's (its own file is no dependent)
+        held = set(cur.execute("SELECT src, line FROM edges WHERE kind = 'CALLS' AND dst = ? AND src = src_path "
+                               "AND src <> ?", [f"{path}::{name}", path]).fetchall())
         for at in files:
             text = module_text(at, words, hashes[at]) if patterns[at] is not None and at in hashes else None
             if text is not None:
                 reads += [(at, None, MODULE_LEVEL, i + 1) for i in _uses_in(text, patterns[at], syntax)
-                          if not any(a <= i + 1 <= b for a, b in spans.get(at, ()))]
+                          if not any(a <= i + 1 <= b for a, b in spans.get(at, ())) and (at, i + 1) not in held]
     shown, total = by_reader(reads, (path, name))
     return Reads(shown, total, [])
 
