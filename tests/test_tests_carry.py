@@ -37,6 +37,14 @@ FILES = {
     "tests/test_checked.py": "from pkg.checks import Checks\n\n\nclass Checked(Checks):\n    pass\n",
     "tests/test_mixed.py": ("import unittest\n\nfrom tests.mixins import CacheTestMixin\n\n\n"
                             "class CacheTest(unittest.TestCase, CacheTestMixin):\n    pass\n"),
+    # a module-level value holding another file's function (graph/tests_through.py module_held)
+    "pkg/handlers.py": "def handle():\n    return 1\n",
+    "pkg/registry.py": "from pkg.handlers import handle\n\nHANDLERS = [handle]\n\n\ndef dispatch():\n    return HANDLERS\n",
+    "tests/test_registry.py": "from pkg.registry import dispatch\n\n\ndef test_dispatch():\n    assert dispatch()\n",
+    # a function its own file's module-level value holds, and another file's too
+    "pkg/local.py": "def f():\n    return 1\n\n\nHOOKS = [f]\n\n\ndef g():\n    return HOOKS\n",
+    "pkg/holder.py": "from pkg.local import f\n\nMORE = [f]\n\n\ndef use():\n    return MORE\n",
+    "tests/test_holder.py": "from pkg.holder import use\n\n\ndef test_use():\n    assert use()\n",
 }
 
 # (what, the files written, what the graph's selection must be: the last one "carried" (nothing it
@@ -93,6 +101,13 @@ EDITS = [
      {True: "built", False: "grown"}),  # with bits: its file's first entry, a bit column more
     ("a test method given to a package's mixin: the test file whose class inherits it holds a test now", {
         "pkg/checks.py": FILES["pkg/checks.py"] + "\n    def test_checked(self):\n        assert True\n"}, "grown"),
+    ("a function typed in a file holding a module-level value: it steps to the value too (tests_through.py)", {
+        "pkg/registry.py": FILES["pkg/registry.py"] + "\n\ndef more():\n    return 2\n"}, "built"),
+    ("the held value's line moved right above a definition, lines alone: a decorator's line now (tests_through.py)", {
+        "pkg/registry.py": FILES["pkg/registry.py"].replace("]\n\n\ndef", "]\ndef") + "\n\ndef more():\n    return 2\n"},
+     "built"),
+    ("a function typed right below a held value: its line is a decorator's now, in another file too", {
+        "pkg/local.py": FILES["pkg/local.py"].replace("[f]\n", "[f]\ndef h():\n    return 2\n")}, "built"),
 ]
 
 
@@ -133,7 +148,7 @@ def test_the_carried_selection_equals_a_fresh_one_after_every_edit(tmp_path, ind
             fresh = tests_reach.TestReach(graph, graph.unresolved_calls)
             assert _selection(graph, now) == _selection(graph, fresh), what
             assert _reached(graph, now) == _reached(graph, fresh), what
-            for part in ("live", "has_caller"):
+            for part in ("live", "has_caller", "live_plain"):
                 assert np.array_equal(getattr(now.walk, part), getattr(fresh.walk, part)), (what, part)
             symbols = graph.is_symbol
             assert np.array_equal(now.walk.parent[symbols], fresh.walk.parent[symbols]), what

@@ -83,14 +83,57 @@ def test_held_values_are_the_known_names_inside_containers_and_arguments():
         "s = attrs\n"                                    # an alias: an import row, no reference
         "PROCS = [merge, mod.render, 1, 'add', local]\n"   # `local` is no import nor definition here
         "HANDLERS: dict = {'a': on_a, on_b: 'key'}\n"      # a dict's values, not its keys
-        "wrapped = partial(run, key=on_a)\n"             # a call's arguments (the call is a reference already)
+        "wrapped = partial(run, key=on_a)\n"             # an alias of run (aliases.py): its calls are run's
+        "hooks = register(run, key=on_a)\n"             # a call's arguments (the call is a reference already)
         "pair = first = (merge, Helper.__init__, CONST)\n"  # no dunder, no constant
         "doubled = [f(x) for x in merge]\n"              # a comprehension runs now: nothing held
     )
-    known = {"attrs", "merge", "mod", "on_a", "on_b", "partial", "run", "Helper", "CONST", "f"}
+    known = {"attrs", "merge", "mod", "on_a", "on_b", "partial", "register", "run", "Helper", "CONST", "f"}
     assert _held(source, known) == [
         ("merge", None, 2), ("render", "mod", 2),
         ("on_a", None, 3),
-        ("run", None, 4), ("on_a", None, 4),
-        ("merge", None, 5),
+        ("run", None, 5), ("on_a", None, 5),
+        ("merge", None, 6),
     ]
+
+
+PROTOCOL_ONLY = {
+    "pkg/__init__.py": "",
+    "pkg/structures.py": (
+        "class InfinityType:\n"
+        "    def __repr__(self):\n"
+        "        return 'Infinity'\n"
+        "    def __lt__(self, other):\n"
+        "        return False\n"
+        "    def describe(self):\n"
+        "        return 'the largest'\n"
+        "Infinity = InfinityType()\n"
+    ),
+    "pkg/version.py": (
+        "from pkg.structures import Infinity\n"
+        "class Version:\n"
+        "    def __init__(self, v):\n"
+        "        self._key = (v, Infinity)\n"
+        "    def __lt__(self, other):\n"
+        "        return self._key < other._key\n"
+    ),
+    "pkg/names.py": "from pkg.structures import InfinityType\n\nDESCRIBERS = [InfinityType.describe]\n\n"
+                    "def describers():\n    return DESCRIBERS\n",
+    "tests/__init__.py": "",
+    "tests/test_version.py": "from pkg.version import Version\ndef test_sort():\n    assert sorted([Version(2), Version(1)])\n",
+    "tests/test_structures.py": "from pkg.structures import Infinity\ndef test_repr():\n    assert repr(Infinity) == 'Infinity'\n",
+    "tests/test_names.py": "from pkg.names import describers\ndef test_describers():\n    assert describers()\n",
+}
+
+
+def test_a_held_value_only_adds_tests(tmp_path, index_files):
+    # test_version.py runs structures.py's `__lt__` unseen (a sort key's comparison), so the file keeps the
+    # file-level rule while its tests reach only protocol methods (tests/test_protocol_calls.py); names.py's
+    # held `InfinityType.describe` makes a test reach another method of it: that adds test_names.py and
+    # drops nothing
+    ws = index_files(tmp_path, PROTOCOL_ONLY)
+    try:
+        assert ws.impact("pkg/structures.py", depth=3)["tests"] == \
+            ["tests/test_names.py", "tests/test_structures.py", "tests/test_version.py"]
+    finally:
+        ws.close()

@@ -264,8 +264,14 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
         elif kind == 'CALLS' and src == src_path != dst_path and src not in tests and dst in symbols \
                 and strategy not in GUESSES:
             module_level.append((src, dst))  # a non-test file's module-level call or held value, of another file
+    # no decorator's: a callee some module-level line right above a definition of its file calls
+    defined_at = set(cur.execute("SELECT path, start_line FROM symbols").fetchall())
+    decorators = {d for s, d, line in cur.execute("SELECT src, dst, line FROM edges WHERE kind = 'CALLS' AND src = src_path")
+                  .fetchall() if (s, line + 1) in defined_at}
+    held_callers = defaultdict(set)  # walked, but no test's reach through them drops the file-level rule
     for path, dst in module_level:  # runs whenever the file's code does: every symbol of the file reaches it
-        callers[dst] |= {s for s, p in symbols.items() if p == path}
+        if dst not in decorators:
+            held_callers[dst] |= {s for s, p in symbols.items() if p == path}
     # a call through an attribute of self named like nothing defined: may run any file its file imports
     dispatch = test_reads.unresolved_calls(cur)["dispatch"]
     makers = defaultdict(set)
@@ -293,7 +299,7 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     starts |= {s for s, modules in blind.items() if modules & files and s in symbols}
     seen, frontier = set(starts), set(starts)
     while frontier:
-        frontier = {c for f in frontier for c in callers[f]} - seen
+        frontier = {c for f in frontier for c in callers[f] | held_callers[f]} - seen
         seen |= frontier
     found = {symbols[s] for s in seen if s in symbols and s not in has_caller and symbols[s] in tests}
     direct = {s for s, d in cur.execute(

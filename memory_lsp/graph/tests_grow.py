@@ -22,7 +22,7 @@ import copy
 
 import numpy as np
 
-from memory_lsp.graph import tests_held, tests_raised, tests_reach
+from memory_lsp.graph import tests_held, tests_raised, tests_reach, tests_through
 
 
 class Before:
@@ -30,13 +30,14 @@ class Before:
     graph's arrays are never written once built)."""
 
     __slots__ = ("n", "digest", "kinds", "strategies", "is_symbol", "is_file", "is_test", "path_of", "sites",
-                 "step_sums")
+                 "step_sums", "decorators")
 
     def __init__(self, g, digest: bytes, step_sums: np.ndarray):
         self.n, self.digest, self.kinds, self.strategies = g.n, digest, list(g.kinds), list(g.strategies)
         self.is_symbol, self.is_file, self.is_test, self.path_of = g.is_symbol, g.is_file, g.is_test, g.path_of
         self.sites = called_names(g)
         self.step_sums = step_sums
+        self.decorators = tests_through.decorators(g)
 
 
 def called_names(g) -> np.ndarray:
@@ -51,7 +52,8 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
             or not np.array_equal(before.step_sums, step_sums) or not np.array_equal(before.sites, called_names(g))
             or not np.array_equal(before.is_file, g.is_file[:n0]) or g.is_file[n0:].any()
             or not np.array_equal(before.is_test, g.is_test[:n0])
-            or not np.array_equal(before.path_of, g.path_of[:n0])):
+            or not np.array_equal(before.path_of, g.path_of[:n0])
+            or not np.array_equal(before.decorators, tests_through.decorators(g))):
         return None
     changed = np.concatenate([np.flatnonzero(before.is_symbol != g.is_symbol[:n0]), np.arange(n0, g.n)])
     walk = reach.walk
@@ -59,6 +61,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
     if np.isin(np.delete(parent, changed), changed).any():
         return None  # a node that stays is held by one that changed: its answer may move
     live = np.r_[walk.live, np.zeros(added, dtype=bool)]
+    plain = None if walk.live_plain is None else np.r_[walk.live_plain, np.zeros(added, dtype=bool)]
     bits = walk.bits
     bit_row = None if bits is None else np.r_[walk.bit_row, np.full(added, walk.zero_row, dtype=np.int32)]
     new_rows: list[np.ndarray] = []
@@ -68,13 +71,15 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
     raising = len((g.unresolved_calls or {}).get("raised", {}).get("src", ()))
     for d in changed.tolist():
         parent[d], live[d] = -1, False
+        if plain is not None:
+            plain[d] = False
         if bits is not None:
             bit_row[d] = walk.zero_row
         if not g.is_symbol[d]:
             continue
         f, p = int(g.path_of[d]), int(holders.holder_of(np.array([d]), g.n)[0])
-        if walk.ptr[f + 1] > walk.ptr[f]:
-            return None  # its file is run through an attribute holding a class (tests_through.dispatch)
+        if walk.ptr[f + 1] > walk.ptr[f] or f in reach.holding_files:
+            return None  # its file is run through an attribute holding a class, or holds values (tests_through.py)
         if raising and g.names[d].rsplit(".", 1)[-1] in tests_raised.CONSTRUCTION:
             return None  # a raised class's construction: the raisers' steps to it (graph/tests_raised.py)
         if p >= 0 and (_held_by_callers(g, holders, is_class, d, p) or p > d and p in is_changed):
@@ -82,6 +87,8 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
         in_test = bool(g.is_test[f])
         parent[d] = p
         live[d] = in_test or (p >= 0 and bool(live[p]))
+        if plain is not None:
+            plain[d] = in_test or (p >= 0 and bool(plain[p]))
         if in_test:
             test_files.add(f)
         if bits is None or not live[d]:
@@ -101,7 +108,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
         holds_tests[f] = tests_reach.holds_tests_in(g, f)
     grown = copy.copy(reach)
     grown.walk = w = copy.copy(walk)
-    w.parent, w.live = parent, live
+    w.parent, w.live, w.live_plain = parent, live, plain
     w.has_caller = np.r_[walk.has_caller, np.zeros(added, dtype=bool)]
     w.ptr = np.r_[walk.ptr, np.full(added, walk.ptr[-1], dtype=walk.ptr.dtype)]
     if bits is not None:

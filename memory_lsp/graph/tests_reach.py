@@ -84,11 +84,12 @@ class TestReach:
         parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, is_class, memo)
         made = tests_raised.construction_steps(g, rows, raising, holds)
         held = tests_through.module_held(g, rows, step_kind, guessed)
+        self.holding_files = held[2]  # a symbol added to one of these has steps a grown walk would not give it
         dispatch = tuple(np.concatenate([dispatch[k], made[k], held[k]]) for k in (0, 1))
         walked = sure | tests_held.guesses(g, rows, keep & guessed, holds)
         self.memo = holds.memo()
         del holds, made, sure, raising  # what the walk does not need goes before it is built (the build's peak)
-        self.walk = _Walk(g, rows, g.step_node, walked, dispatch, parent)
+        self.walk = _Walk(g, rows, g.step_node, walked, dispatch, parent, len(held[0]))
         del walked, dispatch
         # test files that call into non-test code through a resolved edge: the symbol graph knows them
         callee, caller = rows[keep], g.step_node[keep]
@@ -112,6 +113,11 @@ class TestReach:
     @property
     def live(self) -> np.ndarray:
         return self.walk.live
+
+    @property
+    def plain(self) -> np.ndarray:
+        """`live` but through a module's held values."""
+        return self.walk.live if self.walk.live_plain is None else self.walk.live_plain
 
     @property
     def bits(self):
@@ -186,15 +192,19 @@ class _Walk:
     what some test runs, and each node's test files as bits."""
 
     def __init__(self, g, rows: np.ndarray, step_node: np.ndarray, keep: np.ndarray,
-                 extra: tuple[np.ndarray, np.ndarray], parent: np.ndarray):
+                 extra: tuple[np.ndarray, np.ndarray], parent: np.ndarray, held: int = 0):
         n = g.n
         self.has_caller = np.bincount(rows[keep], minlength=n) > 0
         callee = np.concatenate([rows[keep], extra[0]]).astype(np.int32)
         caller = np.concatenate([step_node[keep], extra[1]]).astype(np.int32)
+        self.parent = parent
+        # what some test runs but through the last `held` steps (a module's held values: tests_through.py):
+        # the file-level rule turns on it, so that those steps only add tests (attrs' `_version_info.py`)
+        self.live_plain = self._from_tests(g, callee[:len(callee) - held], caller[:len(caller) - held]) \
+            if held else None
         order = np.argsort(callee, kind="stable")
         self.ptr, self.node = csr(callee[order], n), caller[order]
         del callee, caller, order
-        self.parent = parent
         # what some test runs (forwards from every symbol of a test file): a walk from a target
         # never needs to leave it
         self.live = self._from_tests(g, np.repeat(np.arange(n), np.diff(self.ptr)), self.node)
@@ -348,7 +358,7 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     # importing it when called; a symbol no test reaches keeps its "0 tests"; a file of which tests reach
     # only protocol methods, which Python's operators run unseen: packaging's `Infinity < x` in a sort key)
     unknown = own is not None and target == target_path and \
-        all(_protocol_method(g.names[v]) for v in mine[reach.live[mine]].tolist())  # a file's live symbols only
+        all(_protocol_method(g.names[v]) for v in mine[reach.plain[mine]].tolist())  # a file's live symbols only
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
     found.update(t for t in by_files if unknown or _ext(g.names[t]) not in reach.call_exts)

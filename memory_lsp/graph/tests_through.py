@@ -8,26 +8,51 @@ from __future__ import annotations
 import numpy as np
 
 
-def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray) -> tuple[np.ndarray, np.ndarray, set]:
     """Steps (callee, caller) from every symbol of a non-test file to what its module-level code calls
-    or holds in another file (index/aliases.py `held_values`): structlog's `_config.py` holds its default processors and
-    makes its logger factory at import, and they run when its `get_logger` is used, in the tests
-    (coverage counts no import-time line: the call alone would select nothing). Sure edges only."""
+    or holds in another file (index/aliases.py `held_values`): structlog's `_config.py` holds its default
+    processors and makes its logger factory at import, and they run when its `get_logger` is used, in the
+    tests (coverage counts no import-time line: the call alone would select nothing). Sure edges only, and
+    no decorator's (`decorators`): it runs at import, on what it decorates. Also the files holding such."""
     empty = np.zeros(0, dtype=np.int64)
     if "CALLS" not in g.kinds:
-        return empty, empty
+        return empty, empty, set()
     src = g.step_node
     at = (step_kind == g.kinds.index("CALLS")) & g.is_file[src] & g.is_symbol[rows] & ~guessed
     # another file's only: the file's own are run by its tests anyway, and a file whose tests reach only protocol
     # methods (`repr(Infinity)` of `Infinity = InfinityType()`) keeps the file-level rule (tests_reach.py)
     at &= ~g.is_test[np.maximum(src, 0)] & (g.path_of[rows] != src)
+    at[at] = ~np.isin(rows[at], decorators(g, rows, step_kind))
     callee, files = rows[at].astype(np.int64), src[at].astype(np.int64)
     # straight from each symbol of the file to each callee: through the file's node, the steps
     # `dispatch` makes from a file to all its symbols would join every symbol of the file to every other
     held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].astype(np.int64) for f in files.tolist()]
     if not held:
-        return empty, empty
-    return np.repeat(callee, [len(h) for h in held]), np.concatenate(held)
+        return empty, empty, set()
+    return np.repeat(callee, [len(h) for h in held]), np.concatenate(held), set(files.tolist())
+
+
+def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None = None) -> np.ndarray:
+    """The functions and classes some module-level code calls on the line right above a definition of
+    its file: a decorator's (attrs' `@attrs(slots=True)` over `class VersionInfo`), wherever else called.
+    Lines decide it, which a digest of steps does not see: graph/tests_carry.py hashes it too."""
+    if "CALLS" not in g.kinds:
+        return np.zeros(0, dtype=np.int64)
+    if rows is None:  # the whole graph's: kept on it
+        found = g.__dict__.get("_decorators")
+        if found is None:
+            rows = np.repeat(np.arange(g.n, dtype=np.int32), np.diff(g.step_ptr).astype(np.int64))
+            found = g._decorators = decorators(g, rows, g.e["kind"][g.step_edge])
+        return found
+    at = np.flatnonzero((step_kind == g.kinds.index("CALLS")) & g.is_file[g.step_node])
+    files = g.step_node[at].astype(np.int64)
+    line = g.e["line"][g.step_edge[at]].astype(np.int64)
+    # the definitions' first lines in those files only
+    held = [g.file_symbol_row[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]] for f in np.unique(files).tolist()]
+    owners = np.repeat(np.unique(files), [len(h) for h in held])
+    starts = owners << 32 | g.sym_start[np.concatenate(held)].astype(np.int64) if held else np.zeros(0, dtype=np.int64)
+    above = np.isin(files << 32 | (line + 1), starts)
+    return np.unique(rows[at[above]]).astype(np.int64)
 
 
 def dispatch(g, rows: np.ndarray, step_kind: np.ndarray, found: dict | None,

@@ -111,7 +111,7 @@ def held_values(assignments: list, known: set[str]) -> list[tuple]:
         value = node
         while value is not None and value.type == "assignment":
             value = value.child_by_field_name("right")
-        if value is None or value.type not in _HOLDING:
+        if value is None or value.type not in _HOLDING or _named(value) is not None:  # `partial(f, ...)`: an alias
             continue
         stack = [value]
         while stack:
