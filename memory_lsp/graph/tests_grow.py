@@ -78,8 +78,8 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
         if not g.is_symbol[d]:
             continue
         f, p = int(g.path_of[d]), int(holders.holder_of(np.array([d]), g.n)[0])
-        if walk.ptr[f + 1] > walk.ptr[f] or f in reach.holding_files:
-            return None  # its file is run through an attribute holding a class, or holds values (tests_through.py)
+        if walk.ptr[f + 1] > walk.ptr[f]:
+            return None  # its file is run through an attribute holding a class (tests_through.dispatch)
         if raising and g.names[d].rsplit(".", 1)[-1] in tests_raised.CONSTRUCTION:
             return None  # a raised class's construction: the raisers' steps to it (graph/tests_raised.py)
         if p >= 0 and (_held_by_callers(g, holders, is_class, d, p) or p > d and p in is_changed):

@@ -84,7 +84,6 @@ class TestReach:
         parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, is_class, memo)
         made = tests_raised.construction_steps(g, rows, raising, holds)
         held = tests_through.module_held(g, rows, step_kind, guessed)
-        self.holding_files = held[2]  # a symbol added to one of these has steps a grown walk would not give it
         dispatch = tuple(np.concatenate([dispatch[k], made[k], held[k]]) for k in (0, 1))
         walked = sure | tests_held.guesses(g, rows, keep & guessed, holds)
         self.memo = holds.memo()

@@ -8,15 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 
-def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray) -> tuple[np.ndarray, np.ndarray, set]:
+def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Steps (callee, caller) from every symbol of a non-test file to what its module-level code calls
     or holds in another file (index/aliases.py `held_values`): structlog's `_config.py` holds its default
     processors and makes its logger factory at import, and they run when its `get_logger` is used, in the
     tests (coverage counts no import-time line: the call alone would select nothing). Sure edges only, and
-    no decorator's (`decorators`): it runs at import, on what it decorates. Also the files holding such."""
+    no decorator's (`decorators`): it runs at import, on what it decorates."""
     empty = np.zeros(0, dtype=np.int64)
     if "CALLS" not in g.kinds:
-        return empty, empty, set()
+        return empty, empty
     src = g.step_node
     at = (step_kind == g.kinds.index("CALLS")) & g.is_file[src] & g.is_symbol[rows] & ~guessed
     # another file's only: the file's own are run by its tests anyway, and a file whose tests reach only protocol
@@ -28,8 +28,8 @@ def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray)
     # `dispatch` makes from a file to all its symbols would join every symbol of the file to every other
     held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].astype(np.int64) for f in files.tolist()]
     if not held:
-        return empty, empty, set()
-    return np.repeat(callee, [len(h) for h in held]), np.concatenate(held), set(files.tolist())
+        return empty, empty
+    return np.repeat(callee, [len(h) for h in held]), np.concatenate(held)
 
 
 def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None = None) -> np.ndarray:
