@@ -44,13 +44,11 @@ def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None =
             rows = np.repeat(np.arange(g.n, dtype=np.int32), np.diff(g.step_ptr).astype(np.int64))
             found = g._decorators = decorators(g, rows, g.e["kind"][g.step_edge])
         return found
-    at = np.flatnonzero((step_kind == g.kinds.index("CALLS")) & g.is_file[g.step_node])
+    at = np.flatnonzero((step_kind == g.kinds.index("CALLS")) & g.is_file[g.step_node] & g.is_symbol[rows])
     files = g.step_node[at].astype(np.int64)
     line = g.e["line"][g.step_edge[at]].astype(np.int64)
-    # the definitions' first lines in those files only
-    held = [g.file_symbol_row[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]] for f in np.unique(files).tolist()]
-    owners = np.repeat(np.unique(files), [len(h) for h in held])
-    starts = owners << 32 | g.sym_start[np.concatenate(held)].astype(np.int64) if held else np.zeros(0, dtype=np.int64)
+    mine = np.isin(g.sym_path, np.unique(files))  # the definitions' first lines in those files only
+    starts = g.sym_path[mine].astype(np.int64) << 32 | g.sym_start[mine].astype(np.int64)
     above = np.isin(files << 32 | (line + 1), starts)
     return np.unique(rows[at[above]]).astype(np.int64)
 
