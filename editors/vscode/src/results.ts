@@ -114,8 +114,11 @@ export function impactItems(result: {
     items.push({ label: `$(eye) ${r.symbol ?? `${r.path} (module level)`}`, description: `${where(target)} · ${how}`, target });
   }
   const unlisted = (result.reads_total ?? 0) - (result.reads ?? []).length;
-  if (unlisted > 0) {
-    items.push({ label: `$(eye) ${unlisted} more functions read it`, description: "not listed (found by name)" });
+  if (unlisted > 0) {  // what the server left out, said as what the listed ones are
+    const one = unlisted === 1;
+    items.push(result.reads_kind === "value"
+      ? { label: `$(eye) ${unlisted} more ${one ? "place uses" : "places use"} it without a call`, description: "not listed" }
+      : { label: `$(eye) ${unlisted} more ${one ? "function reads" : "functions read"} it`, description: "not listed (found by name)" });
   }
   for (const test of result.tests ?? []) {
     items.push({ label: `$(beaker) ${test}`, description: "test to run", target: { path: test, start: 0, end: 0 } });

@@ -53,7 +53,7 @@ test("impact results: the functions reading a method come after its dependents, 
     ["$(references) checkout", "shop/app.py:3 · depth 1 · confidence 0.9", { path: "shop/app.py", start: 3, end: 3 }],
     ["$(eye) bill", "shop/billing.py:4 · reads it (found by name)", { path: "shop/billing.py", start: 4, end: 4 }],
     ["$(eye) test_total", "tests/test_order.py:4 · reads it (found by name)", { path: "tests/test_order.py", start: 4, end: 4 }],
-    ["$(eye) 1 more functions read it", "not listed (found by name)", undefined],
+    ["$(eye) 1 more function reads it", "not listed (found by name)", undefined],
     ["$(beaker) tests/test_order.py", "test to run", { path: "tests/test_order.py", start: 0, end: 0 }],
   ]);
 });
@@ -61,12 +61,13 @@ test("impact results: the functions reading a method come after its dependents, 
 test("impact results: a function's uses without a call are marked so", () => {
   const items = impactItems({
     reads: [{ path: "app/use.py", symbol: null, lines: [2] }, { path: "app/use.py", symbol: "wire", lines: [4] }],
-    reads_total: 2,
+    reads_total: 4,
     reads_kind: "value",
   });
   assert.deepEqual(items.map((i) => [i.label, i.description]), [
     ["$(eye) app/use.py (module level)", "app/use.py:2 · uses it without a call"],
     ["$(eye) wire", "app/use.py:4 · uses it without a call"],
+    ["$(eye) 2 more places use it without a call", "not listed"],  // not "read it (found by name)"
   ]);
 });
 
