@@ -23,13 +23,22 @@ def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray)
     # methods (`repr(Infinity)` of `Infinity = InfinityType()`) keeps the file-level rule (tests_reach.py)
     at &= ~g.is_test[np.maximum(src, 0)] & (g.path_of[rows] != src)
     at[at] = ~np.isin(rows[at], decorators(g, rows, step_kind))
-    callee, files = rows[at].astype(np.int64), src[at].astype(np.int64)
+    at[at] = ~_stubs(g, src[at])  # a stub's module-level code never runs (numpy's __init__.pyi: 23,016 steps)
+    pairs = np.unique(src[at].astype(np.int64) << 32 | rows[at])  # each (file, callee) once, not per line
+    callee, files = pairs & 0xFFFFFFFF, pairs >> 32
     # straight from each symbol of the file to each callee: through the file's node, the steps
     # `dispatch` makes from a file to all its symbols would join every symbol of the file to every other
     held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].astype(np.int64) for f in files.tolist()]
     if not held:
         return empty, empty
     return np.repeat(callee, [len(h) for h in held]), np.concatenate(held)
+
+
+def _stubs(g, files: np.ndarray) -> np.ndarray:
+    """Per file node of `files`, whether it is a Python stub (`.pyi`)."""
+    ids = np.unique(files)
+    stub = np.array([g.names[f].endswith(".pyi") for f in ids.tolist()], dtype=bool)
+    return stub[np.searchsorted(ids, files)] if len(ids) else np.zeros(len(files), dtype=bool)
 
 
 def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None = None) -> np.ndarray:
