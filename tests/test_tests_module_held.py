@@ -9,6 +9,7 @@ import tree_sitter_python
 from tree_sitter import Language, Parser
 
 from memory_lsp.index import aliases
+from test_protocol_calls import STRUCTURES
 
 CONFIGURED = {
     "pkg/__init__.py": "",
@@ -98,31 +99,13 @@ def test_held_values_are_the_known_names_inside_containers_and_arguments():
     ]
 
 
+# packaging's shape (tests/test_protocol_calls.py), its class given a method another module holds
 PROTOCOL_ONLY = {
-    "pkg/__init__.py": "",
-    "pkg/structures.py": (
-        "class InfinityType:\n"
-        "    def __repr__(self):\n"
-        "        return 'Infinity'\n"
-        "    def __lt__(self, other):\n"
-        "        return False\n"
-        "    def describe(self):\n"
-        "        return 'the largest'\n"
-        "Infinity = InfinityType()\n"
-    ),
-    "pkg/version.py": (
-        "from pkg.structures import Infinity\n"
-        "class Version:\n"
-        "    def __init__(self, v):\n"
-        "        self._key = (v, Infinity)\n"
-        "    def __lt__(self, other):\n"
-        "        return self._key < other._key\n"
-    ),
+    **STRUCTURES,
+    "pkg/structures.py": STRUCTURES["pkg/structures.py"].replace(
+        "Infinity = InfinityType()", "    def describe(self):\n        return 'the largest'\nInfinity = InfinityType()"),
     "pkg/names.py": "from pkg.structures import InfinityType\n\nDESCRIBERS = [InfinityType.describe]\n\n"
                     "def describers():\n    return DESCRIBERS\n",
-    "tests/__init__.py": "",
-    "tests/test_version.py": "from pkg.version import Version\ndef test_sort():\n    assert sorted([Version(2), Version(1)])\n",
-    "tests/test_structures.py": "from pkg.structures import Infinity\ndef test_repr():\n    assert repr(Infinity) == 'Infinity'\n",
     "tests/test_names.py": "from pkg.names import describers\ndef test_describers():\n    assert describers()\n",
 }
 
