@@ -132,7 +132,8 @@ def test_a_stub_holds_nothing_and_each_value_steps_once(tmp_path, index_files):
 
     files = dict(CONFIGURED)
     files["pkg/config.py"] += "AGAIN = [add_level]\n"
-    files["pkg/typed.pyi"] = "from pkg.processors import add_level\n\nHELD = [add_level]\n\n\ndef f() -> None: ...\n"
+    # (and its line right above a definition takes add_level for no decorator's)
+    files["pkg/typed.pyi"] = "from pkg.processors import add_level\nHELD = [add_level]\ndef f() -> None: ...\n"
     ws = index_files(tmp_path, files)
     try:
         g = ws.load_graph()

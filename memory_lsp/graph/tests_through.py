@@ -54,6 +54,7 @@ def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None =
             found = g._decorators = decorators(g, rows, g.e["kind"][g.step_edge])
         return found
     at = np.flatnonzero((step_kind == g.kinds.index("CALLS")) & g.is_file[g.step_node] & g.is_symbol[rows])
+    at = at[~_stubs(g, g.step_node[at])]  # a stub's lines (held nothing) decide nothing
     files = g.step_node[at].astype(np.int64)
     line = g.e["line"][g.step_edge[at]].astype(np.int64)
     mine = np.isin(g.sym_path, np.unique(files))  # the definitions' first lines in those files only
@@ -65,8 +66,8 @@ def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None =
 def dispatch(g, rows: np.ndarray, step_kind: np.ndarray, found: dict | None,
              reexports: dict | None) -> tuple[np.ndarray, np.ndarray]:
     """Steps for calls through an attribute holding a class or function (`self.config_class(...)`,
-    named like nothing defined; `found`: the unresolved `dispatch` rows): the symbol making one may run any file its own file imports,
-    or takes a name from through modules re-exporting it (`reexports`: jinja2's filters, whose
+    named like nothing defined; `found`: the unresolved `dispatch` rows): the symbol making one may run
+    any file its own file imports, or takes a name from through modules re-exporting it (`reexports`: jinja2's filters, whose
     FILTERS environment.py takes from defaults.py). As steps (callee, caller): each symbol of
     such a file -> that file's node -> the symbols making such calls in the files importing it."""
     empty = np.zeros(0, dtype=np.int64)
