@@ -12,9 +12,10 @@ function to the function around it and from some methods to their class (graph/t
 dunders, properties, methods called through an untyped receiver by a caller holding an instance,
 overrides of a base's method called on self; not every method: bench/BENCHMARKS.md ad), and from
 a file's symbols to the code that calls through an attribute of self named like nothing defined
-(`self.config_class(...)`: a class held in an attribute) in the files importing it, and from what a
-file's module-level code calls or holds (a list of processors) to every symbol of the file. No depth limit: a test runs its callees however deep
-(at depth 3, recall fell to 0.64-0.77 on requests: bench/BENCHMARKS.md aa). A Python test file
+(`self.config_class(...)`: a class held in an attribute) in the files importing it, and from every
+symbol of a file to what its module-level code calls or holds in another file (a list of processors:
+graph/tests_through.py). No depth limit: a test runs its callees however deep (at depth 3, recall
+fell to 0.64-0.77 on requests: bench/BENCHMARKS.md aa). A Python test file
 with no function or class named test* (helpers, conftest.py, type-check files) holds no tests.
 
 The file-level rule (the test asserts on a file of the answer, or the walk reaches the test

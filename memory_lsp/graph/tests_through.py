@@ -37,7 +37,7 @@ def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray)
 def _stubs(g, files: np.ndarray) -> np.ndarray:
     """Per file node of `files`, whether it is a Python stub (`.pyi`)."""
     ids = np.unique(files)
-    stub = np.array([g.names[f].endswith(".pyi") for f in ids.tolist()], dtype=bool)
+    stub = np.array([g.names[f].endswith(".pyi") for f in ids.tolist()], dtype=bool)  # one test per file
     return stub[np.searchsorted(ids, files)] if len(ids) else np.zeros(len(files), dtype=bool)
 
 
@@ -45,14 +45,14 @@ def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None =
     """The functions and classes some module-level code calls on the line right above a definition of
     its file: a decorator's (attrs' `@attrs(slots=True)` over `class VersionInfo`), wherever else called.
     Lines decide it, which a digest of steps does not see: graph/tests_carry.py hashes it too."""
+    found = g.__dict__.get("_decorators")  # kept on the graph: its build and its digest both ask
+    if found is not None:
+        return found
     if "CALLS" not in g.kinds:
         return np.zeros(0, dtype=np.int64)
-    if rows is None:  # the whole graph's: kept on it
-        found = g.__dict__.get("_decorators")
-        if found is None:
-            rows = np.repeat(np.arange(g.n, dtype=np.int32), np.diff(g.step_ptr).astype(np.int64))
-            found = g._decorators = decorators(g, rows, g.e["kind"][g.step_edge])
-        return found
+    if rows is None:  # `rows`, `step_kind`: the graph's own, where the caller has them
+        rows = np.repeat(np.arange(g.n, dtype=np.int32), np.diff(g.step_ptr).astype(np.int64))
+        step_kind = g.e["kind"][g.step_edge]
     at = np.flatnonzero((step_kind == g.kinds.index("CALLS")) & g.is_file[g.step_node] & g.is_symbol[rows])
     at = at[~_stubs(g, g.step_node[at])]  # a stub's lines (held nothing) decide nothing
     files = g.step_node[at].astype(np.int64)
@@ -60,7 +60,8 @@ def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None =
     mine = np.isin(g.sym_path, np.unique(files))  # the definitions' first lines in those files only
     starts = g.sym_path[mine].astype(np.int64) << 32 | g.sym_start[mine].astype(np.int64)
     above = np.isin(files << 32 | (line + 1), starts)
-    return np.unique(rows[at[above]]).astype(np.int64)
+    found = g._decorators = np.unique(rows[at[above]]).astype(np.int64)
+    return found
 
 
 def dispatch(g, rows: np.ndarray, step_kind: np.ndarray, found: dict | None,
