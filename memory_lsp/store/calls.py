@@ -26,7 +26,8 @@ BUILTIN_CLASSES = tuple(sorted(n for n in dir(builtins) if isinstance(getattr(bu
 _FROM_OUTSIDE = """strategy = 'external' AND binding IS NOT NULL AND split_part(module, '.', 1) NOT IN (
     SELECT DISTINCT regexp_replace(unnest(string_split(path, '/')), '[.]py$', '') FROM files)"""
 _IN_SCOPE = receiver_classes.IN_SCOPE
-# a Python def inside a function (a method's is a 'method'): a local, never an attribute a call on a receiver reaches
+# a Python def inside a function (a method's is a 'method'): a local of it, never a guess by name (a call on a receiver
+# never reaches it; a call by its name where it is bound resolves as same_file; elsewhere its name is another binding's)
 _NESTED = "(s.kind = 'function' AND s.parent IS NOT NULL AND ends_with(s.path, '.py'))"
 
 
@@ -111,11 +112,12 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NULL
         WHERE r.receiver IS NULL AND {free} AND NOT {shadowed.format("")}
-        UNION ALL  -- a function or class defined inside the calling function (or one around it), a base too
+        UNION ALL  -- a function or class defined inside the calling function (or one around it; itself: werkzeug's
+        -- recursive `_walk`), a base too
         SELECT r.src, s.id, {kind}, r.path, s.path, r.line, {_lit(c.same_file)}, 'same_file', r.name
         FROM _refs r JOIN {syms} s ON s.path = r.path AND s.name = r.name AND s.parent IS NOT NULL
                JOIN {syms} p ON p.id = s.path || '::' || s.parent AND p.kind IN ('function', 'method')
-        WHERE r.receiver IS NULL AND r.kind IN ('call', 'inherit') AND r.src <> s.id AND {free}
+        WHERE r.receiver IS NULL AND r.kind IN ('call', 'inherit') AND NOT (r.src = s.id AND r.kind = 'inherit') AND {free}
           AND (r.src = p.id OR starts_with(r.src, p.id || '.'))
         UNION ALL
         SELECT r.src, s.id, {kind}, r.path, s.dst_path, r.line, {_lit(c.imported)}, 'import', r.name
@@ -196,7 +198,7 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[s
         CREATE OR REPLACE TEMP TABLE _counts AS  -- per name and language family (a guess stays in the caller's); @overload
         -- stubs repeat one id: count definitions, not rows
         SELECT name, f.fam, count(DISTINCT id) FILTER (WHERE NOT {_NESTED}) AS n_any,
-               count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
+               count(DISTINCT id) FILTER (WHERE kind <> 'method' AND NOT {_NESTED}) AS n_plain
         FROM {syms} s JOIN _fam f ON f.path = s.path ANTI JOIN _twins w ON w.id = s.id WHERE name IN (SELECT name FROM _refs)
         GROUP BY name, f.fam HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
     # candidates with their family: a guess joins a reference on (name, family) only (on families alone: a cross product
@@ -300,7 +302,7 @@ def _by_name(cur, c: CallConfidence, kind: str, max_candidates: int, ref_kind: s
         FROM _open r {typed} JOIN _counts c ON c.name = r.name AND c.fam = r.fam
              JOIN _named s ON s.name = r.name AND s.fam = r.fam
                   AND (r.receiver IS NOT NULL AND r.kind = 'call' OR s.kind <> 'method')
-                  AND NOT (s.nested AND r.receiver IS NOT NULL) {over}
+                  AND NOT s.nested {over}
              ANTI JOIN _twins w ON w.id = s.id
         WHERE r.kind = '{ref_kind}' AND ({defined}) <= {int(max_candidates)}
           AND NOT (r.kind = 'inherit' AND r.src = s.id)""")
