@@ -45,6 +45,11 @@ FILES = {
     "pkg/local.py": "def f():\n    return 1\n\n\nHOOKS = [f]\n\n\ndef g():\n    return HOOKS\n",
     "pkg/holder.py": "from pkg.local import f\n\nMORE = [f]\n\n\ndef use():\n    return MORE\n",
     "tests/test_holder.py": "from pkg.holder import use\n\n\ndef test_use():\n    assert use()\n",
+    # a class decorating a test file's function (graph/tests_through.py class_decorated): no __call__ yet
+    "pkg/deco.py": "class wrap:\n    def __init__(self, f):\n        self.f = f\n",
+    "pkg/call.py": "def call(app):\n    return app()\n",
+    "tests/test_deco.py": ("from pkg.call import call\nfrom pkg.deco import wrap\n\n\n@wrap\ndef app():\n    return 1\n\n\n"
+                           "def test_app():\n    assert call(app)\n"),
 }
 
 # (what, the files written, what the graph's selection must be: the last one "carried" (nothing it
@@ -108,6 +113,13 @@ EDITS = [
      "built"),
     ("a function typed right below a held value: its line is a decorator's now, in another file too", {
         "pkg/local.py": FILES["pkg/local.py"].replace("[f]\n", "[f]\ndef h():\n    return 2\n")}, "built"),
+    ("a __call__ given to a class decorating a definition: the definition steps to it", {
+        "pkg/deco.py": FILES["pkg/deco.py"] + "\n    def __call__(self):\n        return self.f()\n"}, "built"),
+    ("the decorated definition's lines move, the same one under the decorator", {
+        "tests/test_deco.py": "# moved\n" + FILES["tests/test_deco.py"]}, "carried"),
+    ("another definition under the decorator", {
+        "tests/test_deco.py": FILES["tests/test_deco.py"].replace("@wrap\ndef app", "@wrap\ndef other():\n    return 2\n\n\ndef app")},
+     "built"),
 ]
 
 

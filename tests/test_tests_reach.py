@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from memory_lsp.graph import tests_held, tests_reach
+from memory_lsp.graph.resolution import PYTHON_BUILTIN_METHODS
 from memory_lsp.store import test_reads
 
 FILES = {
@@ -206,6 +207,15 @@ class HeldReading:
                 todo.append(b)
         return found
 
+    def up_by_distance(self, c: str) -> list[str]:
+        found, todo = [c], [c]
+        while todo:
+            for b in sorted(self.bases[todo.pop(0)]):
+                if b not in found:
+                    found.append(b)
+                    todo.append(b)
+        return found
+
     def holds(self, s: str, c: str, on_self: bool = False) -> bool:
         path, _, qual = s.partition("::")
         while on_self and "." in qual:
@@ -237,8 +247,9 @@ class HeldReading:
         held = {d for d, c in site if c is None or self.holds(src, c)}
         if held:
             return dst in held
-        c = self._class_of(dst)
-        return c is None or not (self.up(c) - {c}) & {k for _, k in site if k}
+        c = self._class_of(dst)  # no guess at a Python method named like a builtin type's (`environ.get`)
+        builtin = dst.rsplit(".", 1)[1] in PYTHON_BUILTIN_METHODS and dst.partition("::")[0].endswith((".py", ".pyi"))
+        return c is None or not (self.up(c) - {c}) & {k for _, k in site if k} and not builtin
 
 
 _READINGS: dict[int, HeldReading] = {}
@@ -266,8 +277,16 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
             module_level.append((src, dst))  # a non-test file's module-level call or held value, of another file
     # no decorator's: a callee some module-level line right above a definition of its file calls
     defined_at = set(cur.execute("SELECT path, start_line FROM symbols").fetchall())
+    starts_at = dict(cur.execute("SELECT id, start_line FROM symbols").fetchall())
     decorators = {d for s, d, line in cur.execute("SELECT src, dst, line FROM edges WHERE kind = 'CALLS' AND src = src_path")
                   .fetchall() if (s, line + 1) in defined_at}
+    for s, d, line in cur.execute("SELECT src, dst, line FROM edges WHERE kind = 'CALLS' AND src = src_path").fetchall():
+        if d in held.classes:  # a class decorating a definition: the definition runs its __call__ and __get__
+            for name in [n for n, p in symbols.items() if (s, line + 1) == (p, starts_at[n])]:
+                for dunder in ("__call__", "__get__"):
+                    got = next((f"{b}.{dunder}" for b in held.up_by_distance(d) if f"{b}.{dunder}" in symbols), None)
+                    if got:
+                        callers[got].add(name)
     held_callers = defaultdict(set)  # walked, but no test's reach through them drops the file-level rule
     for path, dst in module_level:  # runs whenever the file's code does: every symbol of the file reaches it
         if dst not in decorators:

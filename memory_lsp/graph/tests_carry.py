@@ -13,7 +13,8 @@ What a TestReach reads of its graph, each part of the digest below:
 - for the name-guessed steps, which of them share a call site (same caller, same line): the
   lines themselves move with every edit above, so each is taken as its rank among its caller's;
 - which names have a call site (a method called by name runs only through its callers);
-- which callees a module-level line right above a definition calls (decorators: graph/tests_through.py);
+- which callees a module-level line right above a definition calls, and that definition (decorators:
+  graph/tests_through.py);
 - test selection's unresolved calls, as the same columns (graph/follow_unresolved.py keeps the
   last graph's columns for a kind whose rows did not change).
 """
@@ -71,7 +72,7 @@ def digest(g) -> bytes:
         h.update(g.path_of.astype(np.int32).tobytes())
         h.update(_step_sums(g).tobytes())
         h.update(tests_grow.called_names(g).astype(np.int64).tobytes())
-        h.update(tests_through.decorators(g).tobytes())  # lines decide them
+        h.update(tests_through.decorated_sites(g).tobytes())  # lines decide them
         found = g._reach_digest = h.digest()
     return found
 

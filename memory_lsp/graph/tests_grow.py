@@ -37,7 +37,7 @@ class Before:
         self.is_symbol, self.is_file, self.is_test, self.path_of = g.is_symbol, g.is_file, g.is_test, g.path_of
         self.sites = called_names(g)
         self.step_sums = step_sums
-        self.decorators = tests_through.decorators(g)
+        self.decorators = tests_through.decorated_sites(g)
 
 
 def called_names(g) -> np.ndarray:
@@ -53,7 +53,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
             or not np.array_equal(before.is_file, g.is_file[:n0]) or g.is_file[n0:].any()
             or not np.array_equal(before.is_test, g.is_test[:n0])
             or not np.array_equal(before.path_of, g.path_of[:n0])
-            or not np.array_equal(before.decorators, tests_through.decorators(g))):
+            or not np.array_equal(before.decorators, tests_through.decorated_sites(g))):
         return None
     changed = np.concatenate([np.flatnonzero(before.is_symbol != g.is_symbol[:n0]), np.arange(n0, g.n)])
     walk = reach.walk
@@ -67,7 +67,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
     new_rows: list[np.ndarray] = []
     holders, is_changed = tests_held.holders(g), set(changed.tolist())
     is_class = tests_held.classes_of(g, g.unresolved_calls or {})
-    test_files = set()
+    test_files, decorating = set(), len(tests_through.decorated_sites(g)) > 0
     raising = len((g.unresolved_calls or {}).get("raised", {}).get("src", ()))
     for d in changed.tolist():
         parent[d], live[d] = -1, False
@@ -75,6 +75,8 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
             plain[d] = False
         if bits is not None:
             bit_row[d] = walk.zero_row
+        if decorating and g.names[d].rsplit(".", 1)[-1] in tests_through.DECORATOR_DUNDERS:
+            return None  # maybe a decorating class's (tests_through.class_decorated): its steps change
         if not g.is_symbol[d]:
             continue
         f, p = int(g.path_of[d]), int(holders.holder_of(np.array([d]), g.n)[0])

@@ -14,23 +14,25 @@ import weakref
 import numpy as np
 
 from memory_lsp.graph import held_memo
+from memory_lsp.graph.resolution import PYTHON_BUILTIN_METHODS
 from memory_lsp.graph.steps import csr
 
 HOLD_DEPTH = 3  # calls from a caller to the class it makes (its fixtures' calls count from the caller)
+_BUILTIN_NAMED = frozenset(PYTHON_BUILTIN_METHODS)
 _NONE: frozenset = frozenset()
 
 
 class Holders:
     """Per node id: the node of the symbol around it (`a.py::C.m` -> `a.py::C`), the call-name id of
-    its leaf (`m`), whether that is a dunder; -1 where the table does not know the name. Kept per
-    names table, which the graphs following an edit share: a name's holder never changes, so only
-    the names added since are read (the string work for every symbol was ~0.2 s on the stdlib), and
-    a name looked up in vain waits for it to be added."""
+    its leaf (`m`), whether that is a dunder or (in Python) a builtin type's method name; -1 where the
+    table does not know the name. Kept per names table, which the graphs following an edit share: a
+    name's holder never changes, so only the names added since are read (the string work for every
+    symbol was ~0.2 s on the stdlib), and a name looked up in vain waits for it to be added."""
 
     def __init__(self, names, calls):
         self.names, self.calls = names, calls
         self.holder, self.leaf = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
-        self.dunder = np.zeros(0, dtype=bool)
+        self.dunder, self.builtin = np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
         self.calls_seen = len(calls)
         self.wait_holder: dict[str, list[int]] = {}  # a holder's name not in the table yet -> ids
         self.wait_leaf: dict[str, list[int]] = {}
@@ -55,8 +57,8 @@ class Holders:
             for j in self.wait_holder.pop(names[i], ()):
                 self.holder[j] = i
         count = end - start
-        holder, leaf, dunder = (np.full(count, -1, dtype=np.int32), np.full(count, -1, dtype=np.int32),
-                                np.zeros(count, dtype=bool))
+        holder, leaf = np.full(count, -1, dtype=np.int32), np.full(count, -1, dtype=np.int32)
+        dunder, builtin = np.zeros(count, dtype=bool), np.zeros(count, dtype=bool)
         for at in range(count):
             path, _, qual = names[start + at].partition("::")
             if "." not in qual:
@@ -73,8 +75,9 @@ class Holders:
             else:
                 leaf[at] = k
             dunder[at] = tail.startswith("__") and tail.endswith("__")
+            builtin[at] = tail in _BUILTIN_NAMED and path.endswith((".py", ".pyi"))
         self.holder, self.leaf = np.concatenate([self.holder, holder]), np.concatenate([self.leaf, leaf])
-        self.dunder = np.concatenate([self.dunder, dunder])
+        self.dunder, self.builtin = np.concatenate([self.dunder, dunder]), np.concatenate([self.builtin, builtin])
 
     def holder_of(self, ids: np.ndarray, n: int) -> np.ndarray:
         """The holders of `ids` among the first `n` names (a graph's), else -1."""
@@ -204,7 +207,8 @@ def guesses(g, rows: np.ndarray, guessed: np.ndarray, holds: "Holding") -> np.nd
     """The name-guessed steps walked: at a call site, the guesses at methods of classes the
     caller holds (`Holding`) when there are some; else every guess of the site but those at an
     override of another guess's method (the base's stands for it: making the subclass would
-    be a call the graph knows)."""
+    be a call the graph knows) and those at a Python method named like a builtin type's
+    (`environ.get(key)`, `headers.update(d)`: the receiver nothing types is likelier a dict)."""
     walked = np.zeros(len(rows), dtype=bool)
     steps = np.flatnonzero(guessed)
     if not len(steps):
@@ -236,7 +240,7 @@ def guesses(g, rows: np.ndarray, guessed: np.ndarray, holds: "Holding") -> np.nd
     guessed_too = held_memo.among(at[owner] * (1 << 32) + base, np.unique(at * (1 << 32) + c))
     overridden = np.zeros(len(rest), dtype=bool)
     overridden[owner[guessed_too]] = True
-    walked[steps[rest]] = ~overridden
+    walked[steps[rest]] = ~overridden & ~holders(g).builtin[rows[steps[rest]]]
     return walked
 
 

@@ -1,11 +1,13 @@
 """Steps test selection walks where the graph has no edge (graph/tests_reach.py), as (callee, caller)
-arrays: calls through an attribute holding a class, and what a module's own code holds or made at
-import and runs later.
+arrays: calls through an attribute holding a class, what a module's own code holds or made at
+import and runs later, and the dunders of a class decorating a definition.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+DECORATOR_DUNDERS = ("__call__", "__get__")  # what an instance of a class decorating a definition runs
 
 
 def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -43,9 +45,14 @@ def _stubs(g, files: np.ndarray) -> np.ndarray:
 
 def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None = None) -> np.ndarray:
     """The functions and classes some module-level code calls on the line right above a definition of
-    its file: a decorator's (attrs' `@attrs(slots=True)` over `class VersionInfo`), wherever else called.
-    Lines decide it, which a digest of steps does not see: graph/tests_carry.py hashes it too."""
-    found = g.__dict__.get("_decorators")  # kept on the graph: its build and its digest both ask
+    its file: a decorator's (attrs' `@attrs(slots=True)` over `class VersionInfo`), wherever else called."""
+    return np.unique(decorated_sites(g, rows, step_kind) >> 32)
+
+
+def decorated_sites(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None = None) -> np.ndarray:
+    """Each decorator (`decorators`) with the definition under it, as `callee << 32 | definition`, sorted.
+    Lines decide them, which a digest of steps does not see: graph/tests_carry.py hashes them too."""
+    found = g.__dict__.get("_decorated")  # kept on the graph: its build and its digest both ask
     if found is not None:
         return found
     if "CALLS" not in g.kinds:
@@ -57,11 +64,47 @@ def decorators(g, rows: np.ndarray | None = None, step_kind: np.ndarray | None =
     at = at[~_stubs(g, g.step_node[at])]  # a stub's lines (held nothing) decide nothing
     files = g.step_node[at].astype(np.int64)
     line = g.e["line"][g.step_edge[at]].astype(np.int64)
-    mine = np.isin(g.sym_path, np.unique(files))  # the definitions' first lines in those files only
+    mine = np.flatnonzero(np.isin(g.sym_path, np.unique(files)))  # the definitions' first lines in those files
     starts = g.sym_path[mine].astype(np.int64) << 32 | g.sym_start[mine].astype(np.int64)
-    above = np.isin(files << 32 | (line + 1), starts)
-    found = g._decorators = np.unique(rows[at[above]]).astype(np.int64)
+    order = np.argsort(starts, kind="stable")
+    starts, mine = starts[order], mine[order]
+    under = np.searchsorted(starts, files << 32 | (line + 1))
+    above = under < len(starts)
+    above[above] = starts[under[above]] == (files[above] << 32 | (line[above] + 1))
+    pairs = rows[at[above]].astype(np.int64) << 32 | g.sym_node[mine[under[above]]].astype(np.int64)
+    found = g._decorated = np.unique(pairs)
     return found
+
+
+def class_decorated(g, rows: np.ndarray, step_kind: np.ndarray, is_class: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Steps (callee, caller) from a definition a workspace class decorates (`@wsgify def app(req)`) to
+    that class's `__call__` and `__get__`, its own or a base's: the name is an instance of the class, so a
+    call of it, even through a parameter (webob's `req.get_response(app)`), or a read of it runs them."""
+    sites = decorated_sites(g, rows, step_kind)
+    sites = sites[is_class[sites >> 32]]
+    empty = np.zeros(0, dtype=np.int64)
+    if not len(sites):
+        return empty, empty
+    inherits = step_kind == (g.kinds.index("INHERITS") if "INHERITS" in g.kinds else -1)
+    bases: dict[int, list[int]] = {}
+    for base, sub in zip(rows[inherits].tolist(), g.step_node[inherits].tolist()):
+        bases.setdefault(sub, []).append(base)
+    dunders: dict[int, list[int]] = {}
+    for c in np.unique(sites >> 32).tolist():
+        seen, todo, found = {c}, [c], {}
+        while todo:  # the class, then its bases: the nearest definition of each dunder
+            k = todo.pop(0)
+            for dunder in DECORATOR_DUNDERS:
+                i = g.node_id(f"{g.names[k]}.{dunder}")
+                if dunder not in found and i is not None and g.is_symbol[i]:
+                    found[dunder] = i
+            todo += [b for b in bases.get(k, ()) if b not in seen and not seen.add(b)]
+        dunders[c] = list(found.values())
+    callee, caller = [], []
+    for c, symbol in zip((sites >> 32).tolist(), (sites & 0xFFFFFFFF).tolist()):
+        callee += dunders[c]
+        caller += [symbol] * len(dunders[c])
+    return np.array(callee, dtype=np.int64), np.array(caller, dtype=np.int64)
 
 
 def dispatch(g, rows: np.ndarray, step_kind: np.ndarray, found: dict | None,
