@@ -22,6 +22,8 @@ HELPER = "def present():\n    return 1\n\n\nclass Problem(Exception):\n    pass\
 CODE = ("import helper\n\n\nclass Maker:\n    def make(self):\n        return self.factory()\n\n"
         "    def other(self):\n        return helper.present()\n\n"
         "    def fail(self):\n        raise helper.Problem()\n")
+HOLDER = ("from helper import present\n\nHOOKS = [present]\n\n\ndef quiet():\n    return HOOKS\n\n\n"
+          "def loud():\n    return present()\n")  # quiet: a `silent` row (it calls nothing)
 TEST = ("import unittest\nimport helper\n\n\nclass TestHelper(unittest.TestCase):\n"
         "    def test_missing(self):\n        helper.missing()\n")
 
@@ -39,8 +41,10 @@ def _whole(ws, graph) -> dict:
                   np.asarray(u["on_self"], dtype=bool).tolist())
     raised = zip(graph.table.ids(r["src"].tolist()).tolist(), graph.calls.ids(r["name"].tolist()).tolist())
     classes = np.unique(graph.table.ids(read["classes"]["id"].tolist()))
+    silent = np.unique(graph.table.ids(read["silent"]["src"].tolist()))
     return {**_rows({kind: read[kind] for kind in ("tests", "dispatch", "reexports")}),
-            "untyped": sorted(set(untyped)), "raised": sorted(set(raised)), "classes": [(c,) for c in classes.tolist()]}
+            "untyped": sorted(set(untyped)), "raised": sorted(set(raised)), "classes": [(c,) for c in classes.tolist()],
+            "silent": [(s,) for s in silent.tolist()]}
 
 
 def _named(graph) -> list[tuple]:
@@ -68,15 +72,20 @@ def _edits():
     yield "the raised class also made, not raised", {
         "code.py": CODE.replace("raise helper.Problem()", "kept = helper.Problem()\n        raise helper.Problem()")}
     yield "only raised again", {"code.py": CODE}
+    yield "a call typed into the function that made none", {"holder.py": HOLDER.replace("return HOOKS", "return len(HOOKS)")}
+    yield "the held value gone: the file holds nothing of another", {"holder.py": "def quiet():\n    return 1\n"}
+    yield "held again", {"holder.py": HOLDER}
 
 
 def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
     ws = index_files(tmp_path, {"helper.py": HELPER, "code.py": CODE, "other.py": "def unrelated():\n    return 2\n",
-                                "user.py": "def use(x):\n    return x.make()\n", "tests/test_helper.py": TEST})
+                                "user.py": "def use(x):\n    return x.make()\n", "tests/test_helper.py": TEST,
+                                "holder.py": HOLDER})
     try:
         graph = ws.load_graph()
         want = _whole(ws, graph)
         assert want["tests"] and want["dispatch"] and want["untyped"] and want["classes"] and want["raised"]  # every kind
+        assert [graph.table[s] for s, in want["silent"]] == ["holder.py::quiet"]
         assert _rows(graph.unresolved_calls) == want
         seen = []
         for what, change in _edits():
@@ -88,10 +97,11 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
             want = _whole(ws, graph)
             assert _rows(graph.unresolved_calls) == want, what
             seen.append((len(want["tests"]), len(want["dispatch"]), len(want["untyped"]), len(want["classes"]),
-                         len(want["raised"])))
+                         len(want["raised"]), len(want["silent"])))
         # the edits moved rows both ways: the fixture exercises what it claims
         assert len(set(seen)) > 2, seen
-        assert [s[4] for s in seen[-2:]] == [0, 1], seen  # the raised row went, and came back
+        assert [s[4] for s in seen[-5:-3]] == [0, 1], seen  # the raised row went, and came back
+        assert [s[5] for s in seen[-4:]] == [1, 0, 0, 1], seen  # the silent row went (a call; nothing held), and came back
     finally:
         ws.close()
 
@@ -125,7 +135,7 @@ def _read(rows: list[tuple]) -> dict:
         out[:] = values
         return out
     empty = {"path": column([]), "src": column([]), "module": column([]), "name": column([])}
-    return {"tests": empty, "dispatch": empty, "classes": {"id": column([])}, "raised": empty,
+    return {"tests": empty, "dispatch": empty, "classes": {"id": column([])}, "raised": empty, "silent": empty,
             "methods": {"path": column([r[0] for r in rows]), "name": column([r[2] for r in rows])},
             "untyped": {"path": column([r[0] for r in rows]), "src": column([r[1] for r in rows]),
                         "name": column([r[2] for r in rows]), "on_self": column([r[3] for r in rows], bool)}}

@@ -117,6 +117,9 @@ EDITS = [
         "pkg/deco.py": FILES["pkg/deco.py"] + "\n    def __call__(self):\n        return self.f()\n"}, "built"),
     ("the decorated definition's lines move, the same one under the decorator", {
         "tests/test_deco.py": "# moved\n" + FILES["tests/test_deco.py"]}, "carried"),
+    ("a builtin's call typed into a function of a holding file that made none: it runs what the file holds now", {
+        "pkg/registry.py": FILES["pkg/registry.py"].replace("]\n\n\ndef", "]\ndef").replace("return HANDLERS", "return len(HANDLERS)")
+        + "\n\ndef more():\n    return 2\n"}, "built"),
     ("another definition under the decorator", {
         "tests/test_deco.py": FILES["tests/test_deco.py"].replace("@wrap\ndef app", "@wrap\ndef other():\n    return 2\n\n\ndef app")},
      "built"),

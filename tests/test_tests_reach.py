@@ -288,9 +288,11 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
                     if got:
                         callers[got].add(name)
     held_callers = defaultdict(set)  # walked, but no test's reach through them drops the file-level rule
+    # a symbol making a call (of anything) runs what its file's code holds
+    calling = {s for s, in cur.execute("SELECT DISTINCT src FROM refs WHERE kind = 'call'").fetchall()}
     for path, dst in module_level:  # runs whenever the file's code does: every symbol of the file reaches it
         if dst not in decorators:
-            held_callers[dst] |= {s for s, p in symbols.items() if p == path}
+            held_callers[dst] |= {s for s, p in symbols.items() if p == path and s in calling}
     # a call through an attribute of self named like nothing defined: may run any file its file imports
     dispatch = test_reads.unresolved_calls(cur)["dispatch"]
     makers = defaultdict(set)

@@ -15,7 +15,8 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
 - for `untyped`, whether the call's name is a method somewhere: the methods of every file are
   kept by file; a name that becomes a method, or stops being one, anywhere is read by name.
 - `classes` (the class symbols) move with the changed files' symbols only; `raised` rows (held as ids,
-  as `untyped`) with their own file's call sites only.
+  as `untyped`) with their own file's call sites only; `silent` rows with their own file's symbols,
+  call sites and module-level edges only.
 
 No row holds a line: when every run since the last graph only moved lines (a comment typed: the
 index's refs version, store/code.py, stayed), graph/follow.py keeps the last graph's rows unread.
@@ -59,7 +60,7 @@ def read_kept(cur, names, called, release=None) -> dict:
 
 
 CHUNK_ROWS = 16_384  # the rows of a large kind made ids at a time (`read_kept`)
-_CHUNKED = ("methods", "untyped", "raised")  # kinds kept as id columns: chunks concatenate
+_CHUNKED = ("methods", "untyped", "raised", "silent")  # kinds kept as id columns: chunks concatenate
 
 
 def follow(old, cur, paths: list[str], is_test: dict[str, bool], same_files: bool,
@@ -82,7 +83,7 @@ def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(np.array_equal(a[c], b[c]) for c in a)
 
 
-KINDS = ("tests", "dispatch", "untyped", "classes", "raised")
+KINDS = ("tests", "dispatch", "untyped", "classes", "raised", "silent")
 
 
 def _table(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -115,6 +116,13 @@ def _id_rows(tables: tuple, read: dict, on_self: bool = True) -> dict[str, np.nd
                    **({"on_self": np.asarray(read["on_self"], dtype=bool)} if on_self else {})})
 
 
+def _src_rows(tables: tuple, read: dict) -> dict[str, np.ndarray]:
+    """`silent` rows (path, src) as ids of the names table."""
+    if not read or not len(read["path"]):
+        return {"path": np.zeros(0, np.int32), "src": np.zeros(0, np.int32)}
+    return _table({"path": tables[0].intern(read["path"].tolist()), "src": tables[0].intern(read["src"].tolist())})
+
+
 def kept(read: dict, names, called) -> dict:
     """The rows to keep from a whole read (store/test_reads.py `unresolved_rows`): ids of `names`
     (nodes) and `called` (call names), the graph's tables (`tables`: the two, whose ids they are)."""
@@ -133,6 +141,7 @@ _KEEP = {"methods": _methods,
          "dispatch": lambda read, _tables: set(zip(read["path"].tolist(), read["name"].tolist(), read["src"].tolist())),
          "untyped": lambda read, tables: _id_rows(tables, read),
          "raised": lambda read, tables: _id_rows(tables, read, False),
+         "silent": lambda read, tables: _src_rows(tables, read),
          "classes": lambda read, tables: _classes_by_path(tables[0], read["id"].tolist())}
 
 
@@ -164,7 +173,7 @@ def _classes_by_path(names, ids: list[str]) -> dict[str, tuple]:
 def _unchanged(kind: str, rows: dict, before: dict) -> bool:
     if not all(a is b for a, b in zip(rows["tables"], before["tables"])):  # ids compare only in the same tables
         return False
-    if kind in ("untyped", "raised"):
+    if kind in ("untyped", "raised", "silent"):
         return _same(rows[kind], before[kind])
     return rows[kind] == before[kind]
 
@@ -183,6 +192,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
     redo_codes = names.intern(paths)
     untyped = [_where(rows["untyped"], ~np.isin(rows["untyped"]["path"], redo_codes))]
     raised = [_where(rows["raised"], ~np.isin(rows["raised"]["path"], redo_codes))]
+    silent = [_where(rows["silent"], ~np.isin(rows["silent"]["path"], redo_codes))]
     methods = [_where(rows["methods"], ~np.isin(rows["methods"]["path"], redo_codes))]
     # how many files define a method of each name, kept (not derived: np.setxor1d of the names
     # before and after took 30 ms an edit at 11,282 files)
@@ -200,6 +210,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
                                     read["dispatch"]["src"].tolist()))
             untyped.append(_id_rows(tables, read["untyped"]))
             raised.append(_id_rows(tables, read["raised"], False))
+            silent.append(_src_rows(tables, read["silent"]))
             sym, made = read["symbols"], set()
             for kind, sym_id, name in zip(sym["kind"].tolist(), sym["id"].tolist(), sym["name"].tolist()):
                 if kind == "class":
@@ -226,7 +237,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
         untyped = _concat([_where(untyped, ~np.isin(untyped["name"], sorted(flipped))),
                            _id_rows(tables, test_reads.rows_named(cur, "untyped", sorted(called[c] for c in flipped)))])
     return {"tests": tests, "dispatch": dispatch, "untyped": untyped, "classes": classes, "raised": _concat(raised),
-            "methods": _concat(methods), "method_files": counts, "tables": tables}
+            "silent": _concat(silent), "methods": _concat(methods), "method_files": counts, "tables": tables}
 
 
 def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
@@ -245,6 +256,8 @@ def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
         out["untyped"] = _table({"src": untyped["src"], "name": untyped["name"], "on_self": untyped["on_self"]})
     if "raised" in kinds:
         out["raised"] = _table({"src": rows["raised"]["src"], "name": rows["raised"]["name"]})
+    if "silent" in kinds:
+        out["silent"] = {"src": np.unique(rows["silent"]["src"])}
     if "classes" in kinds:
         groups = rows["classes"].values()
         out["classes"] = {"id": np.unique(np.fromiter(itertools.chain.from_iterable(groups), dtype=np.int32,

@@ -45,8 +45,9 @@ def called_names(g) -> np.ndarray:
     return np.flatnonzero(np.diff(g.call_ptr) > 0)
 
 
-def grow(reach, before: Before, g, step_sums: np.ndarray):
-    """`reach` (built for the graph `before` describes) grown to `g`, or None where it may not hold."""
+def grow(reach, before: Before, g, step_sums: np.ndarray, silent: tuple | None = None):
+    """`reach` (built for the graph `before` describes) grown to `g`, or None where it may not hold.
+    `silent`: the last graph's and this one's `silent` columns where they differ (store/test_reads.py)."""
     n0, added = before.n, g.n - before.n
     if (added < 0 or before.kinds != list(g.kinds) or before.strategies != list(g.strategies)
             or not np.array_equal(before.step_sums, step_sums) or not np.array_equal(before.sites, called_names(g))
@@ -56,6 +57,8 @@ def grow(reach, before: Before, g, step_sums: np.ndarray):
             or not np.array_equal(before.decorators, tests_through.decorated_sites(g))):
         return None
     changed = np.concatenate([np.flatnonzero(before.is_symbol != g.is_symbol[:n0]), np.arange(n0, g.n)])
+    if silent is not None and not np.isin(np.setxor1d(*(c["src"] if c else [] for c in silent)), changed).all():
+        return None  # a symbol that stays began or stopped making calls: its module's held steps moved
     walk = reach.walk
     parent = np.r_[walk.parent, np.full(added, -1, dtype=walk.parent.dtype)]
     if np.isin(np.delete(parent, changed), changed).any():

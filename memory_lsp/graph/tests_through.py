@@ -10,12 +10,15 @@ import numpy as np
 DECORATOR_DUNDERS = ("__call__", "__get__")  # what an instance of a class decorating a definition runs
 
 
-def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Steps (callee, caller) from every symbol of a non-test file to what its module-level code calls
-    or holds in another file (index/aliases.py `held_values`): structlog's `_config.py` holds its default
-    processors and makes its logger factory at import, and they run when its `get_logger` is used, in the
-    tests (coverage counts no import-time line: the call alone would select nothing). Sure edges only, and
-    no decorator's (`decorators`): it runs at import, on what it decorates."""
+def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray,
+                silent: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    """Steps (callee, caller) from every symbol of a non-test file that makes a call to what its module-level
+    code calls or holds in another file (index/aliases.py `held_values`): structlog's `_config.py` holds its
+    default processors and makes its logger factory at import, and they run when its `get_logger` is used, in
+    the tests (coverage counts no import-time line: the call alone would select nothing). Sure edges only, and
+    no decorator's (`decorators`): it runs at import, on what it decorates. A symbol making no call at all
+    (`silent`: store/test_reads.py) runs none of them: `reset_defaults`, which a conftest's autouse fixture
+    calls before every test, only assigns them."""
     empty = np.zeros(0, dtype=np.int64)
     if "CALLS" not in g.kinds:
         return empty, empty
@@ -30,7 +33,11 @@ def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray)
     callee, files = pairs & 0xFFFFFFFF, pairs >> 32
     # straight from each symbol of the file to each callee: through the file's node, the steps
     # `dispatch` makes from a file to all its symbols would join every symbol of the file to every other
+    calling = np.ones(g.n, dtype=bool)
+    if silent is not None:
+        calling[silent["src"][(silent["src"] >= 0) & (silent["src"] < g.n)]] = False
     held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].astype(np.int64) for f in files.tolist()]
+    held = [h[calling[h]] for h in held]
     if not held:
         return empty, empty
     return np.repeat(callee, [len(h) for h in held]), np.concatenate(held)
