@@ -196,9 +196,10 @@ def _open_refs(cur, max_candidates: int, selfs: str, syms: str, families: dict[s
     cur.execute(f"CREATE OR REPLACE TEMP TABLE _fam AS SELECT path, {lang_family(families)} AS fam FROM files{scoped}")
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _counts AS  -- per name and language family (a guess stays in the caller's); @overload
-        -- stubs repeat one id: count definitions, not rows
+        -- stubs repeat one id: count definitions, not rows. A plain call counts the nested defs (never guessed): a name
+        -- that many functions bind locally is likelier a local's (the stdlib's `eq = self.assertEqual; eq(a, b)`)
         SELECT name, f.fam, count(DISTINCT id) FILTER (WHERE NOT {_NESTED}) AS n_any,
-               count(DISTINCT id) FILTER (WHERE kind <> 'method' AND NOT {_NESTED}) AS n_plain
+               count(DISTINCT id) FILTER (WHERE kind <> 'method') AS n_plain
         FROM {syms} s JOIN _fam f ON f.path = s.path ANTI JOIN _twins w ON w.id = s.id WHERE name IN (SELECT name FROM _refs)
         GROUP BY name, f.fam HAVING count(DISTINCT id) <= {int(max_candidates) * 4}""")
     # candidates with their family: a guess joins a reference on (name, family) only (on families alone: a cross product
