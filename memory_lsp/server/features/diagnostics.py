@@ -43,11 +43,10 @@ async def pull_diagnostics(ls: MemoryServer, params: t.DocumentDiagnosticParams)
 async def publish(ls: MemoryServer, uri: str) -> None:
     """Push the document's diagnostics (editors without pull)."""
     items = await _for_document(ls, uri)
-    if items is None:
-        return
     doc = ls.workspace.text_documents.get(uri)
-    ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=items,
-                                                                      version=doc.version if doc else None))
+    if items is None or doc is None:  # closed while they were worked out (`refresh`): its closing cleared them
+        return
+    ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=doc.version))
 
 
 async def refresh(ls: MemoryServer) -> None:
