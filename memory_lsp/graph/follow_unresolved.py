@@ -15,8 +15,8 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
 - for `untyped`, whether the call's name is a method somewhere: the methods of every file are
   kept by file; a name that becomes a method, or stops being one, anywhere is read by name.
 - `classes` (the class symbols) move with the changed files' symbols only; `raised` rows (held as ids,
-  as `untyped`) with their own file's call sites only; `silent` rows with their own file's symbols,
-  call sites and module-level edges only.
+  as `untyped`) with their own file's call sites only; `silent` rows with their own file's symbols
+  and call sites only.
 
 No row holds a line: when every run since the last graph only moved lines (a comment typed: the
 index's refs version, store/code.py, stayed), graph/follow.py keeps the last graph's rows unread.
