@@ -12,7 +12,7 @@ DECORATOR_DUNDERS = ("__call__", "__get__")  # what an instance of a class decor
 
 def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray,
                 silent: dict | None) -> tuple[np.ndarray, np.ndarray]:
-    """Steps (callee, caller) from every symbol of a non-test file that makes a call to what its module-level
+    """Steps (callee, caller) from every symbol of a non-test file that makes a call, to what its module-level
     code calls or holds in another file (index/aliases.py `held_values`): structlog's `_config.py` holds its
     default processors and makes its logger factory at import, and they run when its `get_logger` is used, in
     the tests (coverage counts no import-time line: the call alone would select nothing). Sure edges only, and
