@@ -105,22 +105,14 @@ def _where(rows: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarra
     return {c: v[keep] for c, v in rows.items()}
 
 
-def _id_rows(tables: tuple, read: dict, on_self: bool = True) -> dict[str, np.ndarray]:
-    """`untyped` rows (or `raised` rows: `on_self` False) as ids of the tables."""
+def _id_rows(tables: tuple, read: dict, on_self: bool = True, named: bool = True) -> dict[str, np.ndarray]:
+    """`untyped` rows (or `raised` rows: `on_self` False; `silent` rows: neither, nor `named`) as ids of the tables."""
     names, called = tables
+    columns = {"path": names, "src": names, **({"name": called} if named else {})}
     if not read or not len(read["path"]):
-        return {"path": np.zeros(0, np.int32), "src": np.zeros(0, np.int32), "name": np.zeros(0, np.int32),
-                **({"on_self": np.zeros(0, bool)} if on_self else {})}
-    return _table({"path": names.intern(read["path"].tolist()), "src": names.intern(read["src"].tolist()),
-                   "name": called.intern(read["name"].tolist()),
+        return {**{c: np.zeros(0, np.int32) for c in columns}, **({"on_self": np.zeros(0, bool)} if on_self else {})}
+    return _table({**{c: table.intern(read[c].tolist()) for c, table in columns.items()},
                    **({"on_self": np.asarray(read["on_self"], dtype=bool)} if on_self else {})})
-
-
-def _src_rows(tables: tuple, read: dict) -> dict[str, np.ndarray]:
-    """`silent` rows (path, src) as ids of the names table."""
-    if not read or not len(read["path"]):
-        return {"path": np.zeros(0, np.int32), "src": np.zeros(0, np.int32)}
-    return _table({"path": tables[0].intern(read["path"].tolist()), "src": tables[0].intern(read["src"].tolist())})
 
 
 def kept(read: dict, names, called) -> dict:
@@ -141,7 +133,7 @@ _KEEP = {"methods": _methods,
          "dispatch": lambda read, _tables: set(zip(read["path"].tolist(), read["name"].tolist(), read["src"].tolist())),
          "untyped": lambda read, tables: _id_rows(tables, read),
          "raised": lambda read, tables: _id_rows(tables, read, False),
-         "silent": lambda read, tables: _src_rows(tables, read),
+         "silent": lambda read, tables: _id_rows(tables, read, False, False),
          "classes": lambda read, tables: _classes_by_path(tables[0], read["id"].tolist())}
 
 
@@ -210,7 +202,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
                                     read["dispatch"]["src"].tolist()))
             untyped.append(_id_rows(tables, read["untyped"]))
             raised.append(_id_rows(tables, read["raised"], False))
-            silent.append(_src_rows(tables, read["silent"]))
+            silent.append(_id_rows(tables, read["silent"], False, False))
             sym, made = read["symbols"], set()
             for kind, sym_id, name in zip(sym["kind"].tolist(), sym["id"].tolist(), sym["name"].tolist()):
                 if kind == "class":

@@ -29,7 +29,9 @@ from memory_lsp.graph import tests_grow, tests_reach, tests_through
 from memory_lsp.graph.held_memo import mix
 from memory_lsp.graph.steps import among
 
-UNRESOLVED_KINDS = ("tests", "dispatch", "untyped", "classes", "reexports", "raised", "silent")
+# the unresolved kinds a selection is carried or grown only when unchanged; `silent` (the symbols making no call)
+# moves with every such symbol typed, which tests_grow.grow takes
+UNRESOLVED_KINDS = ("tests", "dispatch", "untyped", "classes", "reexports", "raised")
 
 
 def reach(g) -> tests_reach.TestReach:
@@ -40,10 +42,9 @@ def reach(g) -> tests_reach.TestReach:
     if before is not None:
         reach_before, unresolved_before, graph_before = before
         unresolved = g.unresolved_calls or {}
-        # (the symbols making no call move with every such symbol typed: tests_grow.grow takes those)
         silent = None if unresolved.get("silent") is unresolved_before.get("silent") else \
             (unresolved_before.get("silent"), unresolved.get("silent"))
-        if all(unresolved.get(k) is unresolved_before.get(k) for k in UNRESOLVED_KINDS if k != "silent"):
+        if all(unresolved.get(k) is unresolved_before.get(k) for k in UNRESOLVED_KINDS):
             if silent is None and graph_before.n == g.n and digest(g) == graph_before.digest:
                 return reach_before
             grown = tests_grow.grow(reach_before, graph_before, g, _step_sums(g), silent)

@@ -30,14 +30,14 @@ class Before:
     graph's arrays are never written once built)."""
 
     __slots__ = ("n", "digest", "kinds", "strategies", "is_symbol", "is_file", "is_test", "path_of", "sites",
-                 "step_sums", "decorators")
+                 "step_sums", "decorated")
 
     def __init__(self, g, digest: bytes, step_sums: np.ndarray):
         self.n, self.digest, self.kinds, self.strategies = g.n, digest, list(g.kinds), list(g.strategies)
         self.is_symbol, self.is_file, self.is_test, self.path_of = g.is_symbol, g.is_file, g.is_test, g.path_of
         self.sites = called_names(g)
         self.step_sums = step_sums
-        self.decorators = tests_through.decorated_sites(g)
+        self.decorated = tests_through.decorated_sites(g)
 
 
 def called_names(g) -> np.ndarray:
@@ -54,7 +54,7 @@ def grow(reach, before: Before, g, step_sums: np.ndarray, silent: tuple | None =
             or not np.array_equal(before.is_file, g.is_file[:n0]) or g.is_file[n0:].any()
             or not np.array_equal(before.is_test, g.is_test[:n0])
             or not np.array_equal(before.path_of, g.path_of[:n0])
-            or not np.array_equal(before.decorators, tests_through.decorated_sites(g))):
+            or not np.array_equal(before.decorated, tests_through.decorated_sites(g))):
         return None
     changed = np.concatenate([np.flatnonzero(before.is_symbol != g.is_symbol[:n0]), np.arange(n0, g.n)])
     if silent is not None and not np.isin(np.setxor1d(*(c["src"] if c else [] for c in silent)), changed).all():

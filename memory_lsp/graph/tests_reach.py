@@ -85,7 +85,7 @@ class TestReach:
         parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, is_class, memo)
         made = tests_raised.construction_steps(g, rows, raising, holds)
         held = tests_through.module_held(g, rows, step_kind, guessed, unresolved.get("silent"))
-        decorated = tests_through.class_decorated(g, rows, step_kind, is_class)
+        decorated = tests_through.class_decorated(g, rows, step_kind, is_class, holds.bases)
         dispatch = tuple(np.concatenate([dispatch[k], made[k], decorated[k], held[k]]) for k in (0, 1))
         walked = sure | tests_held.guesses(g, rows, keep & guessed, holds)
         self.memo = holds.memo()

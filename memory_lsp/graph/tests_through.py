@@ -83,19 +83,17 @@ def decorated_sites(g, rows: np.ndarray | None = None, step_kind: np.ndarray | N
     return found
 
 
-def class_decorated(g, rows: np.ndarray, step_kind: np.ndarray, is_class: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def class_decorated(g, rows: np.ndarray, step_kind: np.ndarray, is_class: np.ndarray,
+                    bases: dict[int, list[int]]) -> tuple[np.ndarray, np.ndarray]:
     """Steps (callee, caller) from a definition a workspace class decorates (`@wsgify def app(req)`) to
     that class's `__call__` and `__get__`, its own or a base's: the name is an instance of the class, so a
-    call of it, even through a parameter (webob's `req.get_response(app)`), or a read of it runs them."""
+    call of it, even through a parameter (webob's `req.get_response(app)`), or a read of it runs them.
+    `bases`: each class's direct bases (graph/tests_held.py `Holding.bases`)."""
     sites = decorated_sites(g, rows, step_kind)
     sites = sites[is_class[sites >> 32]]
     empty = np.zeros(0, dtype=np.int64)
     if not len(sites):
         return empty, empty
-    inherits = step_kind == (g.kinds.index("INHERITS") if "INHERITS" in g.kinds else -1)
-    bases: dict[int, list[int]] = {}
-    for base, sub in zip(rows[inherits].tolist(), g.step_node[inherits].tolist()):
-        bases.setdefault(sub, []).append(base)
     dunders: dict[int, list[int]] = {}
     for c in np.unique(sites >> 32).tolist():
         seen, todo, found = {c}, [c], {}
