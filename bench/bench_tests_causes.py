@@ -4,7 +4,10 @@ path (walking the selection backwards from the file's symbols to an entry of the
 its cause: the first that applies of
 
     no test in the file   the test file holds no function or class named test*
-    file-level rule       no path in the symbol graph (unresolved calls through a module, ...)
+    file-level rule       no path in the symbol graph; which of graph/tests_reach.py `select`'s rules:
+                          blind (an unresolved call of the test file through a module the walk reached),
+                          unknown file (asserting on or walked to, no symbol of the file reached),
+                          other language, importer (the test file makes no resolved call into the code)
     name guess            a name_unique / name_ambiguous edge on the path
     dispatch              a call through an attribute of self (`self.response_class(...)`)
     class step            a class's maker -> one of its (non-dunder) methods
@@ -21,6 +24,8 @@ import re
 import sys
 from collections import Counter, deque
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import corpora  # noqa: E402
@@ -77,6 +82,24 @@ def cause(g, walk, strategies: dict, chain: list[int] | None) -> str:
     return next((c for c in ("name guess", "dispatch", "class step") if c in found), "not taken")
 
 
+def file_rule(g, reach, source: str, test: str) -> str:
+    """Which of `tests_reach.select`'s rules beside the walk lists `test` for the file `source`."""
+    own, t = g.node_id(source), g.node_id(test)
+    deps, _ = g.walk(source, source, 3)
+    files = {int(g.path_of[g.node_id(d.node)]) for d in deps if g.node_id(d.node) is not None} | {own}
+    files.discard(-1)
+    blind = [src for f in files for src in reach.blind.get(f, ())]
+    if blind and t in reach.test_files(g, np.array(blind, dtype=np.int64)):
+        via = sorted({g.names[f] for f in files if set(reach.blind.get(f, ())) & set(blind)})
+        return "blind (" + ", ".join(via[:3]) + ")"
+    asserting = {a for f in files for a in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
+    if t in asserting | files:
+        if tests_reach._ext(test) not in reach.call_exts:
+            return "other language"
+        return "unknown file (" + ("asserting" if t in asserting else "walked to") + ")"
+    return "importer"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--package", required=True)
@@ -88,7 +111,8 @@ def main() -> None:
     ws = Workspace.open(ws_path, db=corpora.fresh_db("causes-" + args.package.split("==")[0]))
     ws.index()
     g = ImpactGraph.load(ws.store)
-    walk = tests_reach.TestReach(g, g.unresolved_calls).walk
+    reach = tests_reach.TestReach(g, g.unresolved_calls)
+    walk = reach.walk
     strategies: dict[tuple[str, str], list[str]] = {}
     for src, dst, strategy in ws.store.cursor().execute(
             "SELECT src, dst, coalesce(strategy, '') FROM edges "
@@ -98,7 +122,9 @@ def main() -> None:
     for test, source in pairs:
         chain = None if not holds_tests(ws_path, test) else path_to(g, walk, source, test)
         why = "no test in the file" if not holds_tests(ws_path, test) else cause(g, walk, strategies, chain)
-        causes[why] += 1
+        if why == "file-level rule" and args.paths:
+            why += ": " + file_rule(g, reach, source, test)
+        causes[why.partition(":")[0]] += 1
         if args.paths:
             print(f"{test} <- {source}: {why}" + "".join(f"\n    {g.names[v]}" for v in chain or ()))
     print(json.dumps({"package": args.package, "false_positives": len(pairs), "causes": dict(causes.most_common())}))

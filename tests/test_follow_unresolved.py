@@ -59,6 +59,8 @@ def _edits():
         "tests/test_helper.py": TEST + "\n    def test_gone(self):\n        helper.gone()\n"}
     yield "the name a dispatch call uses defined in another file", {"other.py": "def factory():\n    return 2\n"}
     yield "that name removed again", {"other.py": "def unrelated():\n    return 2\n"}
+    yield "the test's call runs a module variable of the module it goes through (a held row)", {
+        "helper.py": HELPER + "\n\nclass Runner:\n    def __call__(self):\n        return 3\n\n\nmissing = Runner()\n"}
     yield "the test's call resolves now: defined in the module it goes through", {
         "helper.py": HELPER + "\n\ndef missing():\n    return 3\n"}
     yield "lines only", {"code.py": "# a comment\n" + CODE}
@@ -88,7 +90,7 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
         silent = {graph.table[s] for s, in want["silent"]}
         assert "holder.py::quiet" in silent and "holder.py::loud" not in silent
         assert _rows(graph.unresolved_calls) == want
-        seen = []
+        seen, held = [], []
         for what, change in _edits():
             for rel, text in change.items():
                 (tmp_path / rel).write_text(text)
@@ -97,11 +99,13 @@ def test_followed_unresolved_calls_equal_a_whole_read(tmp_path, index_files):
             assert graph.followed, what  # followed, not read whole
             want = _whole(ws, graph)
             assert _rows(graph.unresolved_calls) == want, what
+            held.append(sum(row[2] for row in want["tests"]))
             seen.append((len(want["tests"]), len(want["dispatch"]), len(want["untyped"]), len(want["classes"]),
                          len(want["raised"]), len(want["silent"])))
         # the edits moved rows both ways: the fixture exercises what it claims
         assert len(set(seen)) > 2, seen
         assert [s[4] for s in seen[-5:-3]] == [0, 1], seen  # the raised row went, and came back
+        assert held == [0, 0, 0, 1, 0] + [0] * (len(seen) - 5), held  # the module variable's row came, and went
         assert [s[5] - seen[-5][5] for s in seen[-4:]] == [0, -1, 0, 0], seen  # quiet's silent row went (a call), and came back
     finally:
         ws.close()
@@ -136,7 +140,7 @@ def _read(rows: list[tuple]) -> dict:
         out[:] = values
         return out
     empty = {"path": column([]), "src": column([]), "module": column([]), "name": column([])}
-    return {"tests": empty, "dispatch": empty, "classes": {"id": column([])}, "raised": empty, "silent": empty,
+    return {"tests": {**empty, "held": column([], bool)}, "dispatch": empty, "classes": {"id": column([])}, "raised": empty, "silent": empty,
             "methods": {"path": column([r[0] for r in rows]), "name": column([r[2] for r in rows])},
             "untyped": {"path": column([r[0] for r in rows]), "src": column([r[1] for r in rows]),
                         "name": column([r[2] for r in rows]), "on_self": column([r[3] for r in rows], bool)}}

@@ -272,9 +272,8 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
                 has_caller.add(dst)
             if src_path in tests and dst_path not in tests:
                 known.add(src_path)
-        elif kind == 'CALLS' and src == src_path != dst_path and src not in tests and dst in symbols \
-                and strategy not in GUESSES:
-            module_level.append((src, dst))  # a non-test file's module-level call or held value, of another file
+        elif kind == 'CALLS' and src == src_path and src not in tests and dst in symbols and strategy not in GUESSES:
+            module_level.append((src, dst))  # a non-test file's module-level call or held value
     # no decorator's: a callee some module-level line right above a definition of its file calls
     defined_at = set(cur.execute("SELECT path, start_line FROM symbols").fetchall())
     starts_at = dict(cur.execute("SELECT id, start_line FROM symbols").fetchall())
@@ -290,9 +289,16 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     held_callers = defaultdict(set)  # walked, but no test's reach through them drops the file-level rule
     # a symbol making a call (of anything) runs what its file's code holds
     calling = {s for s, in cur.execute("SELECT DISTINCT src FROM refs WHERE kind = 'call'").fetchall()}
+    cols = test_reads.unresolved_test_calls(cur)
+    var_callers = defaultdict(set)  # a test's call of a module variable runs what that module's code gave it
+    for src, module, is_held in zip(cols["src"].tolist(), cols["module"].tolist(), cols["held"].tolist()):
+        if is_held and src in symbols:
+            var_callers[module].add(src)
     for path, dst in module_level:  # runs whenever the file's code does: every symbol of the file reaches it
         if dst not in decorators:
-            held_callers[dst] |= {s for s, p in symbols.items() if p == path and s in calling}
+            if symbols[dst] != path:  # another file's: the file's own run in its tests anyway
+                held_callers[dst] |= {s for s, p in symbols.items() if p == path and s in calling}
+            held_callers[dst] |= var_callers[path]
     # a call through an attribute of self named like nothing defined: may run any file its file imports
     dispatch = test_reads.unresolved_calls(cur)["dispatch"]
     makers = defaultdict(set)
@@ -313,10 +319,10 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
               and (target == target_path or s == target or s.startswith(target + "."))}
     # every file here is Python, which has CALLS edges: no test file falls back for its language
     files = touched | {target_path}
-    cols = test_reads.unresolved_test_calls(cur)
     blind = defaultdict(set)
-    for src, module in zip(cols["src"].tolist(), cols["module"].tolist()):
-        blind[src].add(module)
+    for src, module, is_held in zip(cols["src"].tolist(), cols["module"].tolist(), cols["held"].tolist()):
+        if not is_held:
+            blind[src].add(module)
     starts |= {s for s, modules in blind.items() if modules & files and s in symbols}
     seen, frontier = set(starts), set(starts)
     while frontier:

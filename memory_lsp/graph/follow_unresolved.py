@@ -153,7 +153,8 @@ def _by_path(pairs) -> dict[str, frozenset]:
 
 
 def _tests_by_path(read: dict) -> dict[str, frozenset]:
-    return _by_path(zip(read["path"].tolist(), zip(read["src"].tolist(), read["module"].tolist())))
+    return _by_path(zip(read["path"].tolist(), zip(read["src"].tolist(), read["module"].tolist(),
+                                                   np.asarray(read["held"], dtype=bool).tolist())))
 
 
 def _classes_by_path(names, ids: list[str]) -> dict[str, tuple]:
@@ -239,7 +240,8 @@ def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
     out = {}
     if "tests" in kinds:
         tests = sorted(frozenset().union(*rows["tests"].values()))
-        out["tests"] = {"src": test_reads.object_column([r[0] for r in tests]), "module": test_reads.object_column([r[1] for r in tests])}
+        out["tests"] = {"src": test_reads.object_column([r[0] for r in tests]), "module": test_reads.object_column([r[1] for r in tests]),
+                        "held": np.array([r[2] for r in tests], dtype=bool)}
     if "dispatch" in kinds:
         dispatch = sorted({(src, path) for path, _name, src in rows["dispatch"]})
         out["dispatch"] = {"src": test_reads.object_column([r[0] for r in dispatch]), "path": test_reads.object_column([r[1] for r in dispatch])}

@@ -63,6 +63,19 @@ def _protocol_method(name: str) -> bool:
     return "." in name.partition("::")[2] and _leaf(name).startswith("__") and name.endswith("__")
 
 
+def _test_calls(g, rows: dict | None) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """A workspace file -> the symbols of test files with an unresolved call through it, and -> those
+    calling a module variable of it (store/test_reads.py `tests` rows)."""
+    blind: dict[int, list[int]] = {}
+    var_callers: dict[int, list[int]] = {}
+    if rows is not None:
+        for src, module, held in zip(rows["src"].tolist(), rows["module"].tolist(), rows["held"].tolist()):
+            t, m = _node(g, src), _node(g, module)
+            if t is not None and m is not None and g.is_symbol[t]:  # not a module-level call
+                (var_callers if held else blind).setdefault(m, []).append(t)
+    return blind, var_callers
+
+
 class TestReach:
     """What test selection needs beyond the walk's arrays, built once per graph."""
 
@@ -84,7 +97,8 @@ class TestReach:
         sure = keep & ~guessed & ~raising
         parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, is_class, memo)
         made = tests_raised.construction_steps(g, rows, raising, holds)
-        held = tests_through.module_held(g, rows, step_kind, guessed, unresolved.get("silent"))
+        blind, var_callers = _test_calls(g, unresolved.get("tests"))
+        held = tests_through.module_held(g, rows, step_kind, guessed, unresolved.get("silent"), var_callers)
         decorated = tests_through.class_decorated(g, rows, step_kind, is_class, holds.bases)
         dispatch = tuple(np.concatenate([dispatch[k], made[k], decorated[k], held[k]]) for k in (0, 1))
         walked = sure | tests_held.guesses(g, rows, keep & guessed, holds)
@@ -102,14 +116,7 @@ class TestReach:
         with_calls = np.unique(g.path_of[rows[step_kind == calls]]) if calls >= 0 else []
         self.call_exts = {_ext(g.names[p]) for p in np.asarray(with_calls).tolist() if p >= 0}
         self.holds_tests = self._holds_tests(g)
-        # a workspace file -> the symbols of test files with an unresolved call through it
-        self.blind: dict[int, list[int]] = {}
-        blind = unresolved.get("tests")
-        if blind is not None:
-            for src, module in zip(blind["src"].tolist(), blind["module"].tolist()):
-                t, m = _node(g, src), _node(g, module)
-                if t is not None and m is not None and g.is_symbol[t]:  # not a module-level call
-                    self.blind.setdefault(m, []).append(t)
+        self.blind = blind  # a workspace file -> the symbols of test files with an unresolved call through it
 
     @property
     def live(self) -> np.ndarray:

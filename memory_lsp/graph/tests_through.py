@@ -11,24 +11,29 @@ DECORATOR_DUNDERS = ("__call__", "__get__")  # what an instance of a class decor
 
 
 def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray,
-                silent: dict | None) -> tuple[np.ndarray, np.ndarray]:
+                silent: dict | None, var_callers: dict[int, list[int]] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Steps (callee, caller) from every symbol of a non-test file that makes a call, to what its module-level
     code calls or holds in another file (index/aliases.py `held_values`): structlog's `_config.py` holds its
     default processors and makes its logger factory at import, and they run when its `get_logger` is used, in
     the tests (coverage counts no import-time line: the call alone would select nothing). Sure edges only, and
     no decorator's (`decorators`): it runs at import, on what it decorates. A symbol making no call at all
     (`silent`: store/test_reads.py) runs none of them: `reset_defaults`, which a conftest's autouse fixture
-    calls before every test, only assigns them."""
+    calls before every test, only assigns them. `var_callers`: file -> the symbols of test files calling a module
+    variable of it (`mistune.html(text)`, `html = create_markdown(plugins=[...])`: what its code gave the instance runs
+    in the call), which run them too."""
     empty = np.zeros(0, dtype=np.int64)
     if "CALLS" not in g.kinds:
         return empty, empty
     src = g.step_node
     at = (step_kind == g.kinds.index("CALLS")) & g.is_file[src] & g.is_symbol[rows] & ~guessed
-    # another file's only: the file's own are run by its tests anyway, and a file whose tests reach only protocol
-    # methods (`repr(Infinity)` of `Infinity = InfinityType()`) keeps the file-level rule (tests_reach.py)
-    at &= ~g.is_test[np.maximum(src, 0)] & (g.path_of[rows] != src)
+    at &= ~g.is_test[np.maximum(src, 0)]
     at[at] = ~np.isin(rows[at], decorators(g, rows, step_kind))
     at[at] = ~_stubs(g, src[at])  # a stub's module-level code never runs (numpy's __init__.pyi: 23,016 steps)
+    # another file's only: the file's own are run by its tests anyway, and a file whose tests reach only protocol
+    # methods (`repr(Infinity)` of `Infinity = InfinityType()`) keeps the file-level rule (tests_reach.py); a test
+    # calling a module variable runs the file's own too (mistune's `create_markdown` in its __init__)
+    var_callers = var_callers or {}
+    at &= (g.path_of[rows] != src) | np.isin(src, list(var_callers))
     pairs = np.unique(src[at].astype(np.int64) << 32 | rows[at])  # each (file, callee) once, not per line
     callee, files = pairs & 0xFFFFFFFF, pairs >> 32
     # straight from each symbol of the file to each callee: through the file's node, the steps
@@ -36,8 +41,11 @@ def module_held(g, rows: np.ndarray, step_kind: np.ndarray, guessed: np.ndarray,
     calling = np.ones(g.n, dtype=bool)
     if silent is not None:
         calling[silent["src"][(silent["src"] >= 0) & (silent["src"] < g.n)]] = False
-    held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].astype(np.int64) for f in files.tolist()]
-    held = [h[calling[h]] for h in held]
+    own = g.path_of[callee] == files
+    held = [g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].astype(np.int64) if not mine else empty
+            for f, mine in zip(files.tolist(), own.tolist())]
+    held = [np.concatenate([h[calling[h]], np.array(var_callers.get(f, ()), dtype=np.int64)])
+            for h, f in zip(held, files.tolist())]
     if not held:
         return empty, empty
     return np.repeat(callee, [len(h) for h in held]), np.concatenate(held)

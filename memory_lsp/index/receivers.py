@@ -264,9 +264,10 @@ class Scopes:
             self.table[key] = (rank, CONFLICT)
 
     def alias(self, scope: str | None, name: str, where: str | None, other: str, line: int | None = None) -> None:
-        """`name` (in `scope`) is bound to what `other` is in the scope `where` at `line` (an isinstance
-        check's type there first), and its elements to `other`'s (`self.loaders = loaders`); not a name an
-        annotation types."""
+        """`name` (in `scope`) is bound to what `other` is in the scope `where` at `line` (an isinstance check's type
+        there first), its elements to `other`'s (`self.loaders = loaders`); not a name an annotation types."""
+        if (where, other) in self.defaults:  # `self.fmt = fmt`, `fmt=_format`: `self.fmt()` calls _format (calls_too)
+            self.defaults.setdefault((scope, name), self.defaults[(where, other)])
         if (scope, name) in self.declared:
             return
         elements = self.table.get((where, other + ELEMENT))
@@ -277,17 +278,14 @@ class Scopes:
         hit = (5, narrowed) if narrowed is not None else self.table.get((where, other))
         if hit is not None and hit[1] not in (None, CONFLICT):
             old = self.table.get((scope, name))
-            if old is None or old[0] < 4 or old[1] == hit[1]:
-                self.table[(scope, name)] = (4, hit[1])
-            else:
-                self.table[(scope, name)] = (4, CONFLICT)
+            self.table[(scope, name)] = (4, hit[1] if old is None or old[0] < 4 or old[1] == hit[1] else CONFLICT)
 
     def calls_too(self, chain: list[str | None], name: str) -> tuple[str, list] | None:
         """What a call of `name` (bound in the nearest scope of `chain`) calls too: a parameter's default
         (`key=keys.methodkey`) or Foo of `type[Foo]` (a Foo made); and the scopes around, where it is read."""
         if not self.defaults and not self.classes:  # (asked for every bare call: most files have neither)
             return None
-        at = next((i for i, q in enumerate(chain) if (q, name) in self.table), None)
+        at = next((i for i, q in enumerate(chain) if (q, name) in self.table or (q, name) in self.defaults), None)
         default = self.defaults.get((chain[at], name)) if at is not None else None
         return (default, chain[at + 1:]) if default else self.class_of(chain, name)
 

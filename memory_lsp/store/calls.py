@@ -356,6 +356,7 @@ def _resolve_typed(store: Store, cur, c: CallConfidence, selfs: str, syms: str) 
             WHERE a.d >= CASE WHEN k.how IN ('self', 'super') THEN 1 ELSE 0 END)
         SELECT DISTINCT src, dst, path, dst_path, line, name, how, d FROM found
         QUALIFY d = min(d) OVER (PARTITION BY path, line, name, src)""")
+    var_calls.called_instances(cur)  # `format_exc_info(...)`, a module variable holding an instance
     cur.execute(f"""
         INSERT INTO edges ({_COLUMNS})
         SELECT src, dst, 'CALLS', path, dst_path, line,

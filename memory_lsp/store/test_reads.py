@@ -26,12 +26,15 @@ def _unresolved(edges_filter: str = "") -> str:
             f"e.kind = 'CALLS' AND e.line IS NOT NULL {edges_filter})")
 
 
-_BLIND = f"""
-    SELECT DISTINCT r.src, i.target AS module
+# a test file's call through an import of a workspace file
+_THROUGH = """
     FROM refs r JOIN files t ON t.path = r.path AND t.is_test
          JOIN imports i ON i.path = r.path AND i.target IS NOT NULL AND i.target <> r.path
               AND i.binding = split_part(coalesce(r.receiver, r.name), '.', 1)
-         JOIN files m ON m.path = i.target AND NOT coalesce(m.is_test, false)
+         JOIN files m ON m.path = i.target AND NOT coalesce(m.is_test, false)"""
+
+_BLIND = f"""
+    SELECT DISTINCT r.src, i.target AS module, false AS held{_THROUGH}
     WHERE r.kind = 'call' AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
       AND NOT contains(r.name, '.')  -- a dotted string a loader reads (index/string_imports.py), no call through an import
       AND NOT (r.receiver IS NOT NULL AND r.name IN ({_quoted(PROTOCOL_METHODS)}))  -- `repr(missing)`: its class's
@@ -43,10 +46,25 @@ _BLIND = f"""
     ORDER BY r.src, module"""
 
 
+# ... resolved through a module variable of that file (`format_exc_info(...)`, `mistune.html(...)`: store/var_calls.py):
+# the instance runs with what that module's code gave it at import (`html = create_markdown(plugins=[...])`)
+_HELD = """
+    SELECT DISTINCT r.src, i.target AS module, true AS held{through}
+    WHERE r.kind = 'call' AND hash(r.path, r.line, r.name) IN (SELECT hash(e.src_path, e.line, e.name) FROM edges e WHERE
+          e.kind = 'CALLS' AND e.strategy IN ('module_var', 'module_var_inherited'))
+    ORDER BY r.src, module""".format(through=_THROUGH)
+
+
 def unresolved_test_calls(cur) -> dict[str, np.ndarray]:
-    """(src, module): the symbol of a test file around an unresolved call, and the workspace file
-    that call goes through."""
-    return cur.execute(_BLIND).fetchnumpy()
+    """(src, module, held): the symbol of a test file around an unresolved call (held False), or a call
+    of a module variable (held True), and the workspace file that call goes through."""
+    read = _joined(cur.execute(_BLIND).fetchnumpy(), cur.execute(_HELD).fetchnumpy())
+    order = sorted(range(len(read["src"])), key=lambda i: (read["src"][i], read["module"][i], bool(read["held"][i])))
+    return {c: v[np.array(order, dtype=np.int64)] for c, v in read.items()}
+
+
+def _joined(*reads: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {c: np.concatenate([np.asarray(r[c], dtype=bool if c == "held" else object) for r in reads]) for c in reads[0]}
 
 
 _DISPATCH = f"""
@@ -164,7 +182,7 @@ def _keyed(sql: str, columns: str, where: str = "", edges_where: str = "") -> st
     return body.replace(edges, f"{edges} {edges_where}", 1) + where if edges_where else body + where
 
 
-_ROWS = {"tests": _keyed(_BLIND, "r.path"), "dispatch": _keyed(_DISPATCH, "r.path, r.name"),
+_ROWS = {"tests": _keyed(_BLIND, "r.path") + " UNION ALL " + _keyed(_HELD, "r.path"), "dispatch": _keyed(_DISPATCH, "r.path, r.name"),
          "untyped": _keyed(_UNTYPED, "r.path"), "raised": _RAISED.format(path="", c_path=""), "classes": _CLASSES,
          "silent": _SILENT.format(r_path="", s_path=""),
          "methods": "SELECT DISTINCT path, name FROM symbols WHERE kind = 'method'"}
@@ -204,8 +222,10 @@ def unresolved_rows_of(cur, path: str, is_test: bool) -> dict[str, dict[str, np.
     and the file's `symbols` (kind, id, name) of kind class or method. One file per statement: an
     equality is pushed into the scans of refs and edges, a list of paths is not (whole-table
     scans again: ~50 ms for 3 paths against ~7)."""
-    kind, sql, columns = ("tests", _BLIND, "r.path") if is_test else ("dispatch", _DISPATCH, "r.path, r.name")
-    return {kind: cur.execute(_keyed(sql, columns, " AND r.path = ?", "e.src_path = ? AND"), [path, path]).fetchnumpy(),
+    sqls, columns = ((_BLIND, _HELD), "r.path") if is_test else ((_DISPATCH,), "r.path, r.name")
+    return {"tests" if is_test else "dispatch": _joined(*(
+                cur.execute(_keyed(sql, columns, " AND r.path = ?", "e.src_path = ? AND"), [path, path]).fetchnumpy()
+                for sql in sqls)),
             "untyped": cur.execute(_keyed(_UNTYPED, "r.path", " AND r.path = ?", "e.src_path = ? AND"),
                                    [path, path]).fetchnumpy(),
             "raised": cur.execute(_RAISED.format(path="AND path = $1", c_path="AND c.path = $1"), [path]).fetchnumpy(),

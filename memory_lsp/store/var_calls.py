@@ -8,6 +8,9 @@ globals.py says `current_app: Flask = LocalProxy(...)` (a `vartype` row of refs:
 in that class like a typed receiver (strategy `module_var`); a variable of Python's own type
 (`port_by_scheme = {"http": 80}`, cid NULL) closes the name guesses on it.
 
+`called_instances`: `format_exc_info(...)` or `dev.rich_traceback(...)` where the other file says
+`format_exc_info = ExceptionRenderer()`: the call runs that class's `__call__` (strategy `module_var`).
+
 `bring_dependents`: a scoped run that re-reads a file defining such variables, or changes the
 name of a class one is typed by, also re-resolves the calls in other files typed through them
 (before or after the edit), so that an incremental run ends where a full one does.
@@ -15,7 +18,11 @@ name of a class one is typed by, also re-resolves the calls in other files typed
 
 from __future__ import annotations
 
+from memory_lsp.store.receiver_classes import IN_SCOPE, ancestors
 from memory_lsp.store.return_calls import MARK
+
+# a call of the variable itself, by its name or as a module's attribute (`format_exc_info(...)`, `dev.rich_traceback(...)`)
+_CALLED = "coalesce(r.receiver || '.', '') || r.name"
 
 # the files whose variables `_refs` can reach: the ones they import, and those a package __init__
 # they import imports from
@@ -54,17 +61,43 @@ def var_types(cur) -> None:
     cur.execute("DROP TABLE _vars")
 
 
+def called_instances(cur) -> None:
+    """Into `_typed` (store/calls.py): the calls of `_refs` that call a module variable `_vt` types, each
+    to its class's `__call__`, else the nearest base's (`format_exc_info = ExceptionRenderer()`, then
+    `format_exc_info(None, None, event)` in a test: what runs is `ExceptionRenderer.__call__`)."""
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _called AS
+        SELECT DISTINCT r.src, r.path, r.line, r.name, v.cid FROM _refs r
+               JOIN _vt v ON v.path = r.path AND v.recv = {_CALLED} AND v.cid IS NOT NULL
+               AND {IN_SCOPE.format(src="r.src").replace("i.scope", "v.scope")}
+        WHERE r.kind = 'call' AND r.rtype IS NULL""")
+    if cur.execute("SELECT count(*) FROM _called").fetchone()[0]:  # most runs of an edit: none (a scan of symbols)
+        cur.execute(f"""
+            INSERT INTO _typed
+            WITH RECURSIVE {ancestors("_called")}
+            SELECT DISTINCT k.src, m.id, k.path, m.path, k.line, k.name, 'module_var', a.d
+            FROM _called k JOIN anc a ON a.cid = k.cid JOIN symbols m ON m.id = a.base || '.__call__'
+            ANTI JOIN _typed t ON t.path = k.path AND t.line = k.line AND t.name = k.name AND t.src = k.src
+            ANTI JOIN _precise p ON p.path = k.path AND p.line = k.line AND p.name = k.name AND p.src = k.src
+            QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.line, k.name, k.src)""")
+    cur.execute("DROP TABLE _called")
+
+
 def bring_dependents(cur, names: set[str]) -> None:
     """Add to `_refs` (deleting their edges) the calls of other files whose receiver names a
     variable of a file in `_refs` (as now written, or named one of `names`: a variable gone or
     of another type is among them, store/code.py names_rebound) or a variable whose class is
-    named one of `names` (renamed or removed elsewhere), or that were typed through one before. Small sets
+    named one of `names` (renamed or removed elsewhere), or that were typed through one before (any
+    variable's when `__call__` is among `names`: its calls of the variable). Small sets
     first, each step skipped when the one before found nothing: a one-edit run pays a few scans
     of `imports` and `edges`, not a join over every reference."""
     cur.execute("CREATE OR REPLACE TEMP TABLE _here AS SELECT DISTINCT path FROM _refs")
     # a variable typed by a changed class name: its file's importers are re-resolved as if it were re-read
     classes = sorted(class_like(names))  # a type as written names a class capitalised (index/receivers.py)
-    if classes:
+    if "__call__" in names:  # a `__call__` come or gone: any variable's class may be the one (`called_instances`)
+        cur.execute("""CREATE OR REPLACE TEMP TABLE _retyped AS SELECT path, name FROM refs WHERE kind = 'vartype'
+                       AND rtype <> 'builtin'""")
+    elif classes:
         cur.execute("""CREATE OR REPLACE TEMP TABLE _retyped AS SELECT path, name FROM refs WHERE kind = 'vartype'
                        AND split_part(rtype, '.', -1) = ANY(?::VARCHAR[])""", [classes])
     else:
@@ -107,6 +140,9 @@ def bring_dependents(cur, names: set[str]) -> None:
                                JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE i.is_module)
             SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = r.receiver
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)
+            UNION  -- the variable itself called (`called_instances`)
+            SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = {_CALLED}
+            WHERE r.kind = 'call' AND r.rtype IS NULL AND r.path IN (SELECT DISTINCT path FROM via)
             UNION  -- `x = current.make(); x.f()`: what the variable's class's method returns (store/return_calls.py)
             SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND starts_with(r.rtype, '{MARK}' || via.recv || '.')
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)""")
