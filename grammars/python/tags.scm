@@ -6,6 +6,9 @@
 
 (call function: (identifier) @name) @reference.call
 (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+; a dunder read from a name (`marshmallow.__version__`): what a module's `__getattr__` serves (store/module_getattr.py)
+((attribute object: (identifier) @receiver attribute: (identifier) @name) @reference.read
+ (#match? @name "^__[a-z_]+__$") (#not-match? @receiver "^(self|cls)$"))
 ; `raise Error(...)` makes an instance only to raise it: its maker holds none (graph/tests_reach.py)
 (raise_statement . (call function: [(identifier) @raised (attribute attribute: (identifier) @raised)]))
 ; a decorator without arguments is called with what it decorates (`@attr.define`, `@cached`)

@@ -16,12 +16,10 @@ from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 from memory_lsp.python_protocol import PROTOCOL
 
 MAX_RECEIVER = 80
-# a longer receiver is not typed: each call in a chain reads the chain's text again (a generated
-# 5,000-call chain would cost minutes); Django's longest chains are ~300 characters
-MAX_TYPED_RECEIVER = 1000
-# Query matches start at most this deep in the tree. Unbounded, a query over a 50,000-deep
-# nested expression ran in quadratic time (JavaScript: 92 s for one file); real definitions and
-# calls sit far shallower (a method in a class in a module is ~10 levels deep).
+# a longer receiver is not typed: each call in a chain reads the chain's text again (a generated 5,000-call chain
+MAX_TYPED_RECEIVER = 1000  # would cost minutes); Django's longest chains are ~300 characters
+# Query matches start at most this deep in the tree. Unbounded, a query over a 50,000-deep nested expression ran in
+# quadratic time (JavaScript: 92 s for one file); real definitions and calls sit ~10 levels deep.
 MAX_START_DEPTH = 400
 
 
@@ -103,9 +101,9 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
             if receiver and (len(receiver) > MAX_RECEIVER or "\n" in receiver):
                 receiver = "?"  # stored short; a long chain's type is still worked out from `whole`
             name = _text(name_node)
-            refs.append((name_node.start_byte, "call", name, receiver, name_node.start_point[0] + 1, whole))
+            refs.append((name_node.start_byte, kind[1], name, receiver, name_node.start_point[0] + 1, whole))
             # what a private function's callers pass it; a builtin's one argument (`bool(x)`: index/instance.py)
-            if caller_params.private(name) or name in PROTOCOL:
+            if kind[1] == "call" and (caller_params.private(name) or name in PROTOCOL):
                 args_at[name_node.start_byte] = caller_params.arguments(name_node)
             called.append(f"{receiver}.{name}" if receiver else name)
         elif what == "import":
@@ -318,6 +316,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
                               rtype))
         if pos in raised:
             facts.refs.append(facts.refs[-1]._replace(kind="raised", rtype=None))
+        if kind == "read":  # implies no call
+            continue
         for implied in instance.implied(quals, cls, name, receiver, rtype, line, typer, rules, args_at.get(pos), facts.imports):
             facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, *implied[:2], line, implied[2]))
         also = typer.calls_too(*((quals, name) if receiver is None else ([cls, None], "self." + name))) \
@@ -380,8 +380,8 @@ def _pattern_kind(caps: dict) -> tuple:
         key = next((k for k in caps if k.startswith("definition.")), None)
         if key:
             return ("definition", key)
-        if "reference.call" in caps:
-            return ("call",)
+        if "reference.call" in caps or "reference.read" in caps:  # a read: no call, its receiver typed alike
+            return ("call", "read" if "reference.read" in caps else "call")
     for capture, kind in (("import", "import"), ("inherit.base", "inherit"), ("returns", "returns"),
                           ("maker.name", "maker"), ("raised", "raised")):
         if capture in caps:

@@ -21,7 +21,8 @@ class Symbol(NamedTuple):
 
 
 class Ref(NamedTuple):
-    kind: str  # "call", "inherit", "raised" (beside the call a raise statement raises) or a typing row (store/calls.py)
+    kind: str  # "call", "inherit", "raised" (beside the call a raise statement raises), "read" (`pkg.__version__`:
+    # store/module_getattr.py) or a typing row (store/calls.py)
     src: str | None  # qualname of the enclosing definition (the child class for "inherit")
     src_class: str | None  # qualname of the enclosing class
     name: str  # the called or inherited name

@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins
 
 from memory_lsp.python_protocol import PROTOCOL_METHODS
-from memory_lsp.store import (fixture_calls, held_calls, inherit_marks, module_exports, receiver_classes, retyped,
+from memory_lsp.store import (fixture_calls, held_calls, inherit_marks, module_exports, module_getattr, receiver_classes, retyped,
                                return_calls, var_calls)
 from memory_lsp.store.code import RETURN_KINDS, lang_family, value_set
 from memory_lsp.store.db import Store
@@ -46,6 +46,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         _scoped_refs(store, cur, scope)
         changed = scope.names | scope.anywhere  # names whose definitions changed (and aliases of them)
         var_calls.bring_dependents(cur, changed)
+        module_getattr.bring_dependents(cur, changed)
         fixture_calls.bring_dependents(cur, scope.files, changed)
         retyped.bring_dependents(store, cur, changed, self_names)
     else:
@@ -69,7 +70,8 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     # a scoped run whose files make no fixture reference (an edit of code, not of a test) has none to link
     if scope is None or cur.execute("SELECT count(*) FROM _refs WHERE kind = 'fixture'").fetchone()[0]:
         _resolve_fixtures(cur, c, syms)
-    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype', 'autouse', 'fixturename', 'raised') + RETURN_KINDS}"  # no edge of their own
+    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype', 'autouse', 'fixturename', 'raised', 'read') + RETURN_KINDS}"
+    module_getattr.split(cur, scope is not None)  # reads: edges of their own (no other pass reads them)
     if scope is None:
         cur.execute(f"CREATE OR REPLACE TEMP VIEW _refs AS SELECT * FROM refs WHERE NOT ({typing_only})")
     else:
@@ -81,7 +83,8 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         SELECT i.*, (SELECT max_by(s.id, s.start_line) FROM symbols s
                      WHERE s.path = i.path{f" AND s.path IN {paths}" if paths else ""} AND s.kind IN ('function', 'method')
                        AND i.line BETWEEN s.start_line AND s.end_line) AS scope
-        FROM ({bound_imports(paths)}) i WHERE i.path IN (SELECT DISTINCT path FROM _refs)""")
+        FROM ({bound_imports(paths)}) i WHERE i.path IN (SELECT DISTINCT path FROM _refs UNION SELECT path FROM _reads)""")
+    module_getattr.resolve(cur, c.module_attr, scope is not None)
     module_exports.make(cur)  # _star, _exports: what each imported module offers
     free = "coalesce(r.rtype, '') <> 'local'"  # a local name (a parameter) is no function of that name
     # names a function binds itself, which shadow the module's in it and in functions nested in it:

@@ -1,0 +1,57 @@
+"""A module's `__getattr__` (PEP 562) runs when code reads a name the module does not define:
+`marshmallow.__version__` in a test runs marshmallow/__init__.py's `__getattr__`, which serves its
+deprecated `__version__` (as attrs', structlog's, flask's and werkzeug's do). Without an edge the
+file's one symbol was reached by no test, and test selection listed every test asserting on the
+package for it (graph/tests_reach.py's file-level rule).
+
+The reads are `read` rows of refs: a dunder attribute of a name other than self or cls
+(grammars/python/tags.scm; index/extract.py). One CALLS edge (strategy module_attr) from the reading
+symbol to the module's `__getattr__` per read of a module bound whole whose file defines no symbol,
+binds no import and has no typed variable of that name. No other pass reads these rows (store/calls.py
+keeps them out of `_refs`).
+"""
+
+from __future__ import annotations
+
+from memory_lsp.store.edges import _COLUMNS, _lit
+from memory_lsp.store.receiver_classes import IN_SCOPE
+
+
+def split(cur, scoped: bool) -> None:
+    """`_reads`: the `read` rows of this run (of `_refs` in an editor's run, else of refs)."""
+    cur.execute("CREATE OR REPLACE TEMP TABLE _reads AS SELECT * FROM _refs WHERE kind = 'read'" if scoped else
+                "CREATE OR REPLACE TEMP VIEW _reads AS SELECT * FROM refs WHERE kind = 'read'")
+
+
+def resolve(cur, confidence: float, scoped: bool) -> None:
+    """The edges of `_reads` (`_imports`: how each file binds its imports, store/calls.py)."""
+    cur.execute(f"""
+        INSERT INTO edges ({_COLUMNS})
+        SELECT DISTINCT r.src, g.id, 'CALLS', r.path, g.path, r.line, {_lit(confidence)}, 'module_attr', r.name, 1
+        FROM _reads r JOIN _imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
+             AND {IN_SCOPE.format(src="r.src")}
+             JOIN symbols g ON g.path = i.target AND g.name = '__getattr__' AND g.parent IS NULL
+        WHERE r.src IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM symbols d WHERE d.path = i.target AND d.name = r.name AND d.parent IS NULL)
+          AND NOT EXISTS (SELECT 1 FROM imports b WHERE b.path = i.target AND b.binding = r.name)
+          AND NOT EXISTS (SELECT 1 FROM refs v WHERE v.kind = 'vartype' AND v.path = i.target AND v.name = r.name)""")
+    cur.execute("DROP TABLE _reads" if scoped else "DROP VIEW _reads")
+
+
+def bring_dependents(cur, names: set[str]) -> None:
+    """An editor's run that adds or removes a module's `__getattr__` (among the changed `names`) reads again
+    the reads of the files importing the files of `_refs` whole, their edges deleted."""
+    if "__getattr__" not in names:
+        return
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE _dep AS  -- and a call at the same site (`mod.__getattr__(...)`): its edge goes too
+        WITH reads AS (SELECT DISTINCT r.path, r.line, r.name FROM refs r JOIN imports i ON i.path = r.path
+                       AND i.is_module AND i.binding = r.receiver
+                       WHERE r.kind = 'read' AND i.target IN (SELECT DISTINCT path FROM _refs))
+        SELECT DISTINCT r.* FROM refs r SEMI JOIN reads d ON d.path = r.path AND d.line = r.line AND d.name = r.name
+        WHERE r.kind IN ('read', 'call')""")
+    cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
+                   AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
+    cur.execute("""INSERT INTO _refs SELECT r.* FROM _dep r ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line
+                   AND x.name = r.name AND x.kind = r.kind AND x.src = r.src""")
+    cur.execute("DROP TABLE _dep")
