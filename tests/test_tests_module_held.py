@@ -163,3 +163,33 @@ def test_a_stub_holds_nothing_and_each_value_steps_once(tmp_path, index_files):
     assert not [s for s in steps if s[1].startswith("pkg/typed.pyi")]
     assert len(steps) == len(set(steps))
     assert ("pkg/processors.py::add_level", "pkg/config.py::get_logger") in steps
+
+
+CONSTANTS = {
+    "pkg/__init__.py": "from pkg.utils import lorem, plain\n",
+    "pkg/constants.py": "WORDS = 'a b c'\n",  # no def or class: its lines run where it is first imported
+    "pkg/settings.py": "DEBUG = False\n",
+    "pkg/utils.py": (
+        "from pkg.settings import DEBUG\n"
+        "def lorem():\n"
+        "    from pkg.constants import WORDS\n"  # imported only when called: in the test that calls it first
+        "    return WORDS.split()\n"
+        "def plain():\n"
+        "    return DEBUG\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/test_utils.py": "from pkg.utils import lorem\ndef test_lorem():\n    assert lorem()\n",
+    "tests/test_plain.py": "import pkg\nfrom pkg import settings\ndef test_plain():\n    assert pkg.plain() is settings.DEBUG\n",
+}
+
+
+def test_a_file_of_constants_runs_where_a_function_imports_it(tmp_path, index_files):
+    # jinja2's constants.py, imported inside `generate_lorem_ipsum`: coverage says only test_utils.py runs it; the
+    # file-level rule for a file no test reaches had listed every test walked to or asserting on it (21 test files)
+    ws = index_files(tmp_path, CONSTANTS)
+    try:
+        assert ws.impact("pkg/constants.py", depth=3)["tests"] == ["tests/test_utils.py"]
+        # imported at module level only: its lines run at collection, in no test
+        assert ws.impact("pkg/settings.py", depth=3)["tests"] == []
+    finally:
+        ws.close()

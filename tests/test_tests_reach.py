@@ -259,6 +259,7 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     """The module docstring of graph/tests_reach.py, in sets and dicts straight from the tables."""
     tests = {p for p, in cur.execute("SELECT path FROM files WHERE is_test").fetchall()}
     symbols = {i: p for i, p in cur.execute("SELECT id, path FROM symbols").fetchall()}
+    spans = {i: (p, a, b) for i, p, a, b in cur.execute("SELECT id, path, start_line, end_line FROM symbols").fetchall()}
     callers, has_caller, known, module_level = defaultdict(set), set(), set(), []
     held = _READINGS.get(id(cur))
     if held is None:  # the tables do not change within a test: read once per cursor
@@ -346,7 +347,17 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     # (nor reaches one but protocol methods: Python's operators run those unseen)
     plain = {s for s in starts if not ("." in s.partition("::")[2] and s.rpartition(".")[2].startswith("__")
                                        and s.endswith("__"))}
-    if target == target_path and not plain & live:
+    if target == target_path and target_path.endswith(".py") and target_path not in symbols.values():
+        # a file of module-level code only: run where a function imports it (the tests reaching that function)
+        around = {max(((sp, i) for i, (p, sp, ep) in spans.items() if p == path and sp <= line <= ep), default=(0, None))[1]
+                  for path, line in cur.execute("SELECT src_path, line FROM edges WHERE kind = 'IMPORTS' AND dst_path = ?",
+                                                [target_path]).fetchall()} - {None}
+        seen, frontier = set(around), set(around)
+        while frontier:
+            frontier = {c for f in frontier for c in callers[f] | held_callers[f]} - seen
+            seen |= frontier
+        found |= {symbols[s] for s in seen if s not in has_caller and symbols[s] in tests}
+    elif target == target_path and not plain & live:
         found |= {s for s, d in cur.execute("SELECT src_path, dst_path FROM edges WHERE kind = 'ASSERTS_ON'").fetchall()
                   if d in files} | (files & tests)
     # a test file holds tests when the runners collect it (test*.py, *_test.py) and a function or class

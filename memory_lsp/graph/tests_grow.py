@@ -22,7 +22,8 @@ import copy
 
 import numpy as np
 
-from memory_lsp.graph import tests_held, tests_raised, tests_reach, tests_through
+from memory_lsp.graph import tests_held, tests_raised, tests_through
+from memory_lsp.graph.test_files import holds_tests_in, inheriting_files
 
 
 class Before:
@@ -109,8 +110,8 @@ def grow(reach, before: Before, g, step_sums: np.ndarray, silent: tuple | None =
     holds_tests = np.r_[reach.holds_tests, np.zeros(added, dtype=bool)]
     # and the test files whose classes inherit a changed file's (a mixin's test method, in a test file or not)
     touched = {int(g.path_of[d]) for d in changed.tolist() if g.path_of[d] >= 0}
-    for f in test_files | tests_reach.inheriting_files(g, touched):
-        holds_tests[f] = tests_reach.holds_tests_in(g, f)
+    for f in test_files | inheriting_files(g, touched):
+        holds_tests[f] = holds_tests_in(g, f)
     grown = copy.copy(reach)
     grown.walk = w = copy.copy(walk)
     w.parent, w.live, w.live_plain = parent, live, plain

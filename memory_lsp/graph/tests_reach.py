@@ -26,6 +26,8 @@ file) stays where the symbol graph knows nothing:
     the tests that use it, when it is a fixture or a helper);
   - test files with no resolved call into non-test code: those asserting on the target's file or
     importing it.
+A Python file with no def or class (constants) runs where it is first imported: at collection, unless
+a function imports it (jinja2's `generate_lorem_ipsum`), then in the tests reaching that function.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ import numpy as np
 
 from memory_lsp.graph import tests_held, tests_raised, tests_through
 from memory_lsp.graph.steps import csr
+from memory_lsp.graph.steps import csr_rows as _rows
+from memory_lsp.graph.test_files import ext as _ext
+from memory_lsp.graph.test_files import holds_tests_in, inherits_edges
+from memory_lsp.graph.test_files import leaf as _leaf
 
 REACH_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
 GUESSES = ("name_unique", "name_ambiguous", "override")  # edges guessed from a name alone
@@ -47,15 +53,6 @@ def _node(g, name: str, default=None):
     """The graph's node id of a name it knows."""
     i = g.node_id(name)
     return default if i is None else i
-
-
-def _ext(name: str) -> str:
-    tail = name.rsplit("/", 1)[-1]
-    return tail.rsplit(".", 1)[-1] if "." in tail else ""
-
-
-def _leaf(name: str) -> str:
-    return name.partition("::")[2].rsplit(".", 1)[-1]
 
 
 def _protocol_method(name: str) -> bool:
@@ -144,56 +141,6 @@ class TestReach:
         for f in np.flatnonzero(g.is_test).tolist():
             holds[f] = holds_tests_in(g, f, inherits)
         return holds
-
-def holds_tests_in(g, f: int, inherits: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
-    """Whether test file `f` holds a test (`TestReach._holds_tests`): a function or class named test*,
-    or a class inheriting a workspace class's test* methods (cachetools' `class CacheTest(unittest.TestCase,
-    CacheTestMixin)`: unittest collects a TestCase whatever its name, and its tests are the mixin's).
-    `inherits`: the graph's INHERITS edges (`inherits_edges`), when many files are asked."""
-    if _ext(g.names[f]) not in ("py", "pyi"):
-        return True
-    base = g.names[f].rsplit("/", 1)[-1]
-    rows = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist()
-    return (base.startswith("test") or base.endswith("_test.py")) and \
-        (any(_leaf(g.names[i]).lower().startswith("test") for i in rows) or _inherits_tests(g, rows, inherits))
-
-
-def inherits_edges(g) -> tuple[np.ndarray, np.ndarray]:
-    """(src, dst) of the graph's INHERITS edges."""
-    at = g.e["kind"] == (g.kinds.index("INHERITS") if "INHERITS" in g.kinds else -1)
-    return g.e["src"][at], g.e["dst"][at]
-
-
-INHERIT_DEPTH = 4  # how far up a test class's bases are followed for the test methods it inherits
-
-
-def _inherits_tests(g, rows: list[int], inherits: tuple[np.ndarray, np.ndarray] | None) -> bool:
-    """Whether a class among `rows` has a base up to INHERIT_DEPTH up, in the workspace, with a method named test*."""
-    src, dst = inherits if inherits is not None else inherits_edges(g)
-    classes = np.array(rows, dtype=np.int64)
-    for _ in range(INHERIT_DEPTH if len(src) else 0):
-        classes = np.unique(dst[np.isin(src, classes)]).astype(np.int64)
-        for b in classes.tolist():
-            f, prefix = int(g.path_of[b]), g.names[b] + "."
-            members = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist() if f >= 0 else []
-            if any(g.names[i].startswith(prefix) and _leaf(g.names[i]).lower().startswith("test") for i in members):
-                return True
-    return False
-
-
-def inheriting_files(g, files: set[int]) -> set[int]:
-    """The test files with a class whose base (up to INHERIT_DEPTH up) is a class of `files`: their `holds_tests_in`
-    turns on those files' methods."""
-    if "INHERITS" not in g.kinds or not files:
-        return set()
-    inherits, out = g.kinds.index("INHERITS"), set()
-    nodes = np.concatenate([g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]] for f in files]).astype(np.int64)
-    for _ in range(INHERIT_DEPTH):
-        rows = _rows(g.step_ptr, nodes)
-        nodes = np.unique(g.step_node[rows][g.e["kind"][g.step_edge[rows]] == inherits]).astype(np.int64)
-        out |= {int(g.path_of[v]) for v in nodes.tolist() if g.path_of[v] >= 0 and g.is_test[g.path_of[v]]}
-    return out
-
 
 class _Walk:
     """The backward walk over one set of steps: callers per callee (CSR), what holds each symbol,
@@ -335,12 +282,6 @@ class _Walk:
 
 
 
-def _rows(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The positions of the values of `rows` in a CSR layout."""
-    starts, lens = ptr[rows], ptr[rows + 1] - ptr[rows]
-    return np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(starts, lens)
-
-
 def starts_of(g, target: str, target_path: str) -> np.ndarray:
     """The symbols whose lines are the target's: a file's symbols, or a symbol and those inside it."""
     own = _node(g, target_path)
@@ -376,6 +317,11 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     # only protocol methods, which Python's operators run unseen: packaging's `Infinity < x` in a sort key)
     unknown = own is not None and target == target_path and \
         all(_protocol_method(g.names[v]) for v in mine[reach.plain[mine]].tolist())  # a file's live symbols only
+    if unknown and not len(mine) and _ext(target_path) in ("py", "pyi"):
+        # a file of module-level code only (constants): its lines run where it is first imported, at collection,
+        # unless a function imports it (jinja2's `generate_lorem_ipsum`): the tests that reach such a function
+        found.update(reach.test_files(g, _local_importers(g, own)))
+        unknown = False
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
     found.update(t for t in by_files if unknown or _ext(g.names[t]) not in reach.call_exts)
@@ -384,6 +330,18 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
         found.update(t for t in direct if g.is_test[t] and not reach.known[t])
     found.discard(own)
     return sorted(t for t in found if reach.holds_tests[t])
+
+
+def _local_importers(g, f: int) -> np.ndarray:
+    """The symbols around an import of file `f` (an IMPORTS edge's first line inside a def of the importer)."""
+    lo, hi = int(g.step_ptr[f]), int(g.step_ptr[f + 1])
+    at = np.arange(lo, hi)[g.e["kind"][g.step_edge[lo:hi]] == (g.kinds.index("IMPORTS") if "IMPORTS" in g.kinds else -1)]
+    found = []
+    for importer, line in zip(g.step_node[at].tolist(), g.e["line"][g.step_edge[at]].tolist()):
+        rows = np.flatnonzero((g.sym_path == importer) & (g.sym_start <= line) & (g.sym_end >= line))
+        if len(rows):
+            found.append(int(g.sym_node[rows[np.argmax(g.sym_start[rows])]]))
+    return np.array(found, dtype=np.int64)
 
 
 def _importers(g, f: int) -> set[int]:
