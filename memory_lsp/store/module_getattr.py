@@ -24,17 +24,22 @@ def split(cur, scoped: bool) -> None:
 
 
 def resolve(cur, confidence: float, scoped: bool) -> None:
-    """The edges of `_reads` (`_imports`: how each file binds its imports, store/calls.py)."""
+    """The edges of `_reads` (`_imports`: how each file binds its imports, store/calls.py). The reads of a module
+    bound whole first, from the run's own tables: most runs of an edit have none, and read no symbol."""
     cur.execute(f"""
-        INSERT INTO edges ({_COLUMNS})
-        SELECT DISTINCT r.src, g.id, 'CALLS', r.path, g.path, r.line, {_lit(confidence)}, 'module_attr', r.name, 1
-        FROM _reads r JOIN _imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver
-             AND {IN_SCOPE.format(src="r.src")}
-             JOIN symbols g ON g.path = i.target AND g.name = '__getattr__' AND g.parent IS NULL
-        WHERE r.src IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM symbols d WHERE d.path = i.target AND d.name = r.name AND d.parent IS NULL)
-          AND NOT EXISTS (SELECT 1 FROM imports b WHERE b.path = i.target AND b.binding = r.name)
-          AND NOT EXISTS (SELECT 1 FROM refs v WHERE v.kind = 'vartype' AND v.path = i.target AND v.name = r.name)""")
+        CREATE OR REPLACE TEMP TABLE _whole AS
+        SELECT DISTINCT r.src, r.path, r.line, r.name, i.target FROM _reads r
+               JOIN _imports i ON i.path = r.path AND i.is_module AND i.binding = r.receiver AND {IN_SCOPE.format(src="r.src")}
+        WHERE r.src IS NOT NULL""")
+    if cur.execute("SELECT count(*) FROM _whole").fetchone()[0]:
+        cur.execute(f"""
+            INSERT INTO edges ({_COLUMNS})
+            SELECT DISTINCT r.src, g.id, 'CALLS', r.path, g.path, r.line, {_lit(confidence)}, 'module_attr', r.name, 1
+            FROM _whole r JOIN symbols g ON g.path = r.target AND g.name = '__getattr__' AND g.parent IS NULL
+            WHERE NOT EXISTS (SELECT 1 FROM symbols d WHERE d.path = r.target AND d.name = r.name AND d.parent IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM imports b WHERE b.path = r.target AND b.binding = r.name)
+              AND NOT EXISTS (SELECT 1 FROM refs v WHERE v.kind = 'vartype' AND v.path = r.target AND v.name = r.name)""")
+    cur.execute("DROP TABLE _whole")
     cur.execute("DROP TABLE _reads" if scoped else "DROP VIEW _reads")
 
 

@@ -140,9 +140,9 @@ def bring_dependents(cur, names: set[str]) -> None:
                                JOIN _vars v ON v.path = j.target AND v.name = j.name WHERE i.is_module)
             SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = r.receiver
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)
-            UNION  -- the variable itself called (`called_instances`)
-            SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND via.recv = {_CALLED}
-            WHERE r.kind = 'call' AND r.rtype IS NULL AND r.path IN (SELECT DISTINCT path FROM via)
+            UNION  -- the variable itself called (`called_instances`): named as it is
+            SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND r.name = split_part(via.recv, '.', -1)
+            WHERE r.kind = 'call' AND r.rtype IS NULL AND r.path IN (SELECT DISTINCT path FROM via) AND via.recv = {_CALLED}
             UNION  -- `x = current.make(); x.f()`: what the variable's class's method returns (store/return_calls.py)
             SELECT r.path, r.line, r.name FROM refs r JOIN via ON via.path = r.path AND starts_with(r.rtype, '{MARK}' || via.recv || '.')
             WHERE r.kind = 'call' AND r.path IN (SELECT DISTINCT path FROM via)""")
