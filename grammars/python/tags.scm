@@ -78,7 +78,8 @@
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension) (set_comprehension)] @bind.literal) @bind
 ; a class attribute holding a class or function (`context_class = Context`): `self.context_class()`
 ; calls what it holds (index/extract.py)
-(class_definition body: (block (expression_statement (assignment left: (identifier) @bind.name right: [(identifier) (attribute)] @bind.held) @bind)))
+; (`csrf_class = None`: what a subclass or the instance puts there runs, graph/tests_through.py's dispatch does not guess it)
+(class_definition body: (block (expression_statement (assignment left: (identifier) @bind.name right: [(identifier) (attribute) (none)] @bind.held) @bind)))
 ; `T = TypeVar("T", bound="Base")`: a T is a Base (`cls: type[T]`, then `cls()` makes a Base)
 (module (expression_statement (assignment left: (identifier) @bind.name right: (call function: [(identifier) (attribute)] @_tv arguments: (argument_list (keyword_argument name: (identifier) @_kw value: [(string) (identifier) (attribute)] @bind.typevar))) (#match? @_tv "^((typing|t|typing_extensions)[.])?TypeVar$") (#eq? @_kw "bound")) @bind))
 ;  and `x = staticmethod(f)` / `classmethod(f)` holds f (werkzeug's `json_dumps = staticmethod(json.dumps)`)

@@ -67,7 +67,7 @@ def through_held(call: tuple, held: dict, defined: set, self_names) -> tuple:
     method's override is not for `self.m()`)."""
     (pos, kind, name, receiver, line, _whole), top, cls = call
     value = held.get((cls, name)) if receiver in self_names else None
-    if value is None or (cls, name) in defined:
+    if value is None or value == "None" or (cls, name) in defined:  # None: a subclass's value is called
         return call
     owner, _, called = value.rpartition(".")
     return (pos, kind, called, owner or None, line, owner or None), top, cls

@@ -78,6 +78,9 @@ _DISPATCH = f"""
       -- an attribute a method of the class assigns (`self.converter = converter`): what it calls was handed in
       AND NOT EXISTS (SELECT 1 FROM refs a WHERE a.kind = 'selfset' AND a.path = r.path
                       AND a.src_class = r.src_class AND a.name = r.name)
+      -- one the class body sets (`csrf_class = None`): what a subclass or the instance puts there, not the file's imports
+      AND NOT EXISTS (SELECT 1 FROM refs h WHERE h.kind = 'heldtype' AND h.path = r.path
+                      AND h.src_class = r.src_class AND h.name = r.name)
     ORDER BY r.src"""
 
 
