@@ -75,7 +75,14 @@ FILES = {
         "    return [\n"
         "        v.item.is_aot()\n"                               # 55: an Item's (the for below), not a Holder's
         "        for v in items\n"
-        "    ]\n"),
+        "    ]\n"
+        "\n"
+        "\n"
+        "def last(value, flag):\n"
+        "    if flag and isinstance(value, AoT):\n"
+        "        value.extend(5)\n"                              # 62: the last of an `and` holds in the block
+        "    elif flag or isinstance(value, AoT):\n"
+        "        value.extend(6)\n"),                            # 64: an `or`: no type
 }
 
 EXPECTED = [
@@ -95,6 +102,8 @@ EXPECTED = [
     (48, "pkg/items.py::AoT.extend", "typed"),
     (49, "pkg/items.py::Item.render", "typed"),
     (55, "pkg/items.py::Table.is_aot", "name_unique"),
+    (62, "pkg/items.py::AoT.extend", "typed"),
+    (64, "pkg/items.py::AoT.extend", "name_ambiguous"),
 ]
 
 

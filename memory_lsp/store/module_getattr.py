@@ -7,7 +7,8 @@ package for it (graph/tests_reach.py's file-level rule).
 The reads are `read` rows of refs: a dunder attribute of a name other than self or cls
 (grammars/python/tags.scm; index/extract.py). One CALLS edge (strategy module_attr) from the reading
 symbol to the module's `__getattr__` per read of a module bound whole whose file defines no symbol,
-binds no import and has no typed variable of that name. No other pass reads these rows (store/calls.py
+binds no import and has no typed variable of that name (a variable the file does not type, `__version__ =
+_read_version()`, is not seen: the edge is made all the same). No other pass reads these rows (store/calls.py
 keeps them out of `_refs`).
 """
 
@@ -44,8 +45,8 @@ def resolve(cur, confidence: float, scoped: bool) -> None:
 
 
 def bring_dependents(cur, names: set[str]) -> None:
-    """An editor's run that adds or removes a module's `__getattr__` (among the changed `names`) reads again
-    the reads of the files importing the files of `_refs` whole, their edges deleted."""
+    """An editor's run that adds or removes a module's `__getattr__` (among the changed `names`) resolves again
+    the reads through the files of `_refs` in the files importing them as modules, their edges deleted."""
     if "__getattr__" not in names:
         return
     cur.execute("""
