@@ -82,7 +82,21 @@ FILES = {
         "    if flag and isinstance(value, AoT):\n"
         "        value.extend(5)\n"                              # 62: the last of an `and` holds in the block
         "    elif flag or isinstance(value, AoT):\n"
-        "        value.extend(6)\n"),                            # 64: an `or`: no type
+        "        value.extend(6)\n"                              # 64: an `or`: no type
+        "\n"
+        "\n"
+        "def stamp(value: AoT, cls):\n"
+        "    from datetime import datetime\n"
+        "    if isinstance(value, datetime):\n"
+        "        value.extend(7)\n"                              # 70: Python's datetime (a class lowercase): no guess
+        "    if isinstance(value, cls):\n"
+        "        value.extend(8)\n"                              # 72: a class a parameter holds: the annotation's
+        "\n"
+        "\n"
+        "def rebound_here(value):\n"
+        "    if isinstance(value, AoT):\n"
+        "        value = value.extend(9)\n"                      # 77: the right side reads the checked value first
+        "        value.extend(10)\n"),                           # 78: bound again: unknown, a guess
 }
 
 EXPECTED = [
@@ -104,6 +118,9 @@ EXPECTED = [
     (55, "pkg/items.py::Table.is_aot", "name_unique"),
     (62, "pkg/items.py::AoT.extend", "typed"),
     (64, "pkg/items.py::AoT.extend", "name_ambiguous"),
+    (72, "pkg/items.py::AoT.extend", "typed"),
+    (77, "pkg/items.py::AoT.extend", "typed"),
+    (78, "pkg/items.py::AoT.extend", "name_ambiguous"),
 ]
 
 

@@ -155,9 +155,12 @@ def rebinding_line(name: str) -> re.Pattern:
 
 def narrowed_until(lines: list[bytes], name: str, first: int, last: int) -> int:
     """The last line of `first`..`last` an isinstance check still says what `name` is: the line
-    before `name` is bound again (`md = self.storage_class(...)` after `assert isinstance(md, dict)`)."""
+    before `name` is bound again (`md = self.storage_class(...)` after `assert isinstance(md, dict)`),
+    or that line itself when an assignment binds it, whose right side reads the checked value first
+    (webob's `expires = (expires - expires.utcoffset()).replace(tzinfo=None)`)."""
     rebinding = rebinding_line(name)
     for line in range(first + 1, min(last, len(lines)) + 1):
-        if rebinding.search(lines[line - 1].decode("utf-8", "replace")):
-            return line - 1
+        found = rebinding.search(lines[line - 1].decode("utf-8", "replace"))
+        if found:
+            return line if "=" in found.group(0) and ":=" not in found.group(0) else line - 1
     return last

@@ -219,6 +219,8 @@ class Scopes:
         `until`: a narrowing's last line (the name is the type only from `line` to there)."""
         if kind == "narrow":  # `isinstance(x, (str, bytes))` reads as `str | bytes`
             typ = self._type("type", " | ".join(exprtext.top_split(text[1:-1], ",")) if text[:1] == "(" else text)
+            typ = text if typ is None and self._python and re.fullmatch(r"[A-Za-z_][\w.]*", text or "") and not any(
+                (q, text.split(".")[0]) in self.table for q in (scope, None)) else typ  # a class, lowercase too: `datetime`
             if typ is not None and line is not None and until is not None:
                 self.narrowed.setdefault((scope, name), []).append((line, until, typ))
             return
