@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from memory_lsp.store.edges import _COLUMNS, _lit
 from memory_lsp.store.receiver_classes import IN_SCOPE
+from memory_lsp.store.var_calls import requeue
 
 
 def split(cur, scoped: bool) -> None:
@@ -46,7 +47,7 @@ def resolve(cur, confidence: float, scoped: bool) -> None:
 
 def bring_dependents(cur, names: set[str]) -> None:
     """An editor's run that adds or removes a module's `__getattr__` (among the changed `names`) resolves again
-    the reads through the files of `_refs` in the files importing them as modules, their edges deleted."""
+    the reads through the files of `_refs` in the files importing them as modules (store/var_calls.py `requeue`)."""
     if "__getattr__" not in names:
         return
     cur.execute("""
@@ -56,8 +57,4 @@ def bring_dependents(cur, names: set[str]) -> None:
                        WHERE r.kind = 'read' AND i.target IN (SELECT DISTINCT path FROM _refs))
         SELECT DISTINCT r.* FROM refs r SEMI JOIN reads d ON d.path = r.path AND d.line = r.line AND d.name = r.name
         WHERE r.kind IN ('read', 'call')""")
-    cur.execute("""DELETE FROM edges WHERE kind = 'CALLS' AND src_path IN (SELECT DISTINCT path FROM _dep)
-                   AND (src_path, line, name) IN (SELECT path, line, name FROM _dep)""")
-    cur.execute("""INSERT INTO _refs SELECT r.* FROM _dep r ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line
-                   AND x.name = r.name AND x.kind = r.kind AND x.src = r.src""")
-    cur.execute("DROP TABLE _dep")
+    requeue(cur)

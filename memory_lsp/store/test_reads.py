@@ -58,9 +58,7 @@ _HELD = """
 def unresolved_test_calls(cur) -> dict[str, np.ndarray]:
     """(src, module, held): the symbol of a test file around an unresolved call (held False), or a call
     of a module variable (held True), and the workspace file that call goes through."""
-    read = _joined(cur.execute(_BLIND).fetchnumpy(), cur.execute(_HELD).fetchnumpy())
-    order = sorted(range(len(read["src"])), key=lambda i: (read["src"][i], read["module"][i], bool(read["held"][i])))
-    return {c: v[np.array(order, dtype=np.int64)] for c, v in read.items()}
+    return cur.execute(f"SELECT * FROM ({_BLIND}) UNION ALL SELECT * FROM ({_HELD}) ORDER BY src, module, held").fetchnumpy()
 
 
 def _joined(*reads: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -192,7 +190,7 @@ _ROWS = {"tests": _keyed(_BLIND, "r.path") + " UNION ALL " + _keyed(_HELD, "r.pa
 
 
 def unresolved_rows(cur, kinds: tuple[str, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
-    """Every row of `unresolved_calls` with what it comes from: `tests` (path, src, module),
+    """Every row of `unresolved_calls` with what it comes from: `tests` (path, src, module, held),
     `dispatch` (path, name, src), `untyped` (path, src, name, on_self), `raised` (path, src, name), `silent` (path, src);
     `path` is the file making the call. Also `classes` (id) and `methods` (path, name: what
     `untyped` asks of every file). `kinds`: these only, read in their order."""
@@ -221,7 +219,7 @@ def object_column(values) -> np.ndarray:
 
 def unresolved_rows_of(cur, path: str, is_test: bool) -> dict[str, dict[str, np.ndarray]]:
     """The rows of one file as `unresolved_rows` gives them: `tests` rows for a test file or
-    `dispatch` rows for another (each query asks for its kind of file), `untyped` and `raised` rows,
+    `dispatch` rows for another (each query asks for its kind of file), `untyped`, `raised` and `silent` rows,
     and the file's `symbols` (kind, id, name) of kind class or method. One file per statement: an
     equality is pushed into the scans of refs and edges, a list of paths is not (whole-table
     scans again: ~50 ms for 3 paths against ~7)."""

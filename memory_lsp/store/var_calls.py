@@ -163,12 +163,12 @@ def class_like(names: set[str]) -> set[str]:
 
 
 def requeue(cur) -> None:
-    """The call (and base: store/inherit_marks.py) references in `_dep` resolve again in this run (a scoped run's dependents, here,
-    in store/fixture_calls.py and store/retyped.py): their CALLS edges deleted, their rows added
-    to `_refs` unless it holds them already."""
+    """The call (and base: store/inherit_marks.py; read: store/module_getattr.py) references in `_dep` resolve again
+    in this run (a scoped run's dependents, here, in store/fixture_calls.py and store/retyped.py): their edges
+    deleted, their rows added to `_refs` unless it holds them already."""
     cur.execute("""DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS') AND src_path IN (SELECT DISTINCT path FROM _dep)
-                   AND (src_path, line, name, kind) IN (SELECT path, line, name, CASE WHEN kind = 'call' THEN 'CALLS'
-                                                        ELSE 'INHERITS' END FROM _dep)""")
+                   AND (src_path, line, name, kind) IN (SELECT path, line, name, CASE WHEN kind = 'inherit' THEN 'INHERITS'
+                                                        ELSE 'CALLS' END FROM _dep)""")
     cur.execute("""INSERT INTO _refs SELECT r.* FROM _dep r ANTI JOIN _refs x ON x.path = r.path AND x.line = r.line
                    AND x.name = r.name AND x.kind = r.kind AND x.src = r.src""")
     cur.execute("DROP TABLE _dep")
