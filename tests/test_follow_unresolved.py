@@ -38,7 +38,7 @@ def _whole(ws, graph) -> dict:
     read = test_reads.unresolved_calls(ws.store.cursor())
     u, r = read["untyped"], read["raised"]
     untyped = zip(graph.table.ids(u["src"].tolist()).tolist(), graph.calls.ids(u["name"].tolist()).tolist(),
-                  np.asarray(u["on_self"], dtype=bool).tolist())
+                  np.asarray(u["on_self"], dtype=bool).tolist(), np.asarray(u["read"], dtype=bool).tolist())
     raised = zip(graph.table.ids(r["src"].tolist()).tolist(), graph.calls.ids(r["name"].tolist()).tolist())
     classes = np.unique(graph.table.ids(read["classes"]["id"].tolist()))
     silent = np.unique(graph.table.ids(read["silent"]["src"].tolist()))
@@ -143,7 +143,8 @@ def _read(rows: list[tuple]) -> dict:
     return {"tests": {**empty, "held": column([], bool)}, "dispatch": empty, "classes": {"id": column([])}, "raised": empty, "silent": empty,
             "methods": {"path": column([r[0] for r in rows]), "name": column([r[2] for r in rows])},
             "untyped": {"path": column([r[0] for r in rows]), "src": column([r[1] for r in rows]),
-                        "name": column([r[2] for r in rows]), "on_self": column([r[3] for r in rows], bool)}}
+                        "name": column([r[2] for r in rows]), "on_self": column([r[3] for r in rows], bool),
+                        "read": column([False] * len(rows), bool)}}
 
 
 def _table(names):
@@ -157,7 +158,7 @@ def test_untyped_rows_are_kept_as_ids_of_the_graphs_names():
     rows = follow_unresolved.kept(_read([("z.py", "z.py::f", "zeta", True), ("a.py", "a.py::g", "alpha", False),
                                          ("z.py", "z.py::f", "alpha", False), ("a.py", "a.py::g", "alpha", False)]),
                                   nodes, called)
-    assert all(column.dtype == np.int32 for c, column in rows["untyped"].items() if c != "on_self")
+    assert all(column.dtype == np.int32 for c, column in rows["untyped"].items() if c not in ("on_self", "read"))
     assert len(rows["untyped"]["src"]) == 3  # distinct
     assert len(nodes) == 4 and nodes[3] == "a.py::g" and len(called) == 2
     got = follow_unresolved.calls(rows, ("untyped",))["untyped"]

@@ -48,6 +48,10 @@ FILES = {
     # a class decorating a test file's function (graph/tests_through.py class_decorated): no __call__ yet
     "pkg/deco.py": "class wrap:\n    def __init__(self, f):\n        self.f = f\n",
     "pkg/call.py": "def call(app):\n    return app()\n",
+    # a property read where its class is made (graph/tests_read.py): it runs there, not for every maker
+    "pkg/props.py": ("class Box:\n    @property\n    def weight(self):\n        return 1\n\n\n"
+                     "def weigh():\n    b = Box()\n    return b.weight\n"),
+    "tests/test_props.py": "from pkg.props import Box, weigh\n\n\ndef test_weigh():\n    assert weigh() and Box()\n",
     "tests/test_deco.py": ("from pkg.call import call\nfrom pkg.deco import wrap\n\n\n@wrap\ndef app():\n    return 1\n\n\n"
                            "def test_app():\n    assert call(app)\n"),
 }
@@ -87,6 +91,9 @@ EDITS = [
                                                     "        return 0\n\n    def put(self):")}, "grown"),
     ("a method named like a function called elsewhere (`helper()`): held as its callers say", {
         "pkg/core.py": FILES["pkg/core.py"].replace("    def put(self):", "    def helper(self):\n"
+                                                    "        return 0\n\n    def put(self):")}, "built"),
+    ("a method named like a property read elsewhere, added to another class: which class the reads are of moves", {
+        "pkg/core.py": FILES["pkg/core.py"].replace("    def put(self):", "    def weight(self):\n"
                                                     "        return 0\n\n    def put(self):")}, "built"),
     ("a class added: which classes a caller makes may move (test selection's classes)", {
         "pkg/core.py": FILES["pkg/core.py"] + "\n\nclass Fresh:\n    def unheard_of(self):\n        return 2\n"},

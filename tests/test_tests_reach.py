@@ -194,10 +194,14 @@ class HeldReading:
                 self.on_self.add(dst)
         self.named = {n for n, in cur.execute("SELECT DISTINCT name FROM refs WHERE kind = 'call' AND name "
                                               "IS NOT NULL AND coalesce(rtype, '') NOT IN ('builtin', 'local')").fetchall()}
-        self.untyped, self.made = defaultdict(list), {}
+        self.untyped, self.reads, self.made = defaultdict(list), defaultdict(list), {}
         u = test_reads.unresolved_calls(cur)["untyped"]
-        for src, name, on_self in zip(u["src"].tolist(), u["name"].tolist(), u["on_self"].tolist()):
-            self.untyped[name].append((src, bool(on_self)))
+        for src, name, on_self, read in zip(u["src"].tolist(), u["name"].tolist(), u["on_self"].tolist(), u["read"].tolist()):
+            (self.reads if read else self.untyped)[name].append((src, bool(on_self)))
+        self.defining = defaultdict(set)  # a method's name -> the classes with a method of that name
+        for node in symbols:
+            if (c := self._class_of(node)) is not None:
+                self.defining[node.rsplit(".", 1)[1]].add(c)
 
     def up(self, c: str) -> set[str]:
         found, todo = {c}, [c]
@@ -241,6 +245,25 @@ class HeldReading:
             return True
         return leaf not in self.named or any(self.holds(s, holder, on) for s, on in self.untyped[leaf]) \
             or any(f"{b}.{leaf}" in self.on_self for b in self.up(holder) - {holder})
+
+    def readers(self, node: str) -> set[str] | None:
+        """graph/tests_read.py read plainly: a method no call names, read by name, its class's own
+        name (no other class with a method of it but a subclass): the readers holding an instance
+        of its class (`self.x` in the class, a base or a subclass); None: its class holds it."""
+        holder, leaf = self._class_of(node), node.rsplit(".", 1)[1]
+        if holder is None or self.symbols[node] in self.tests or (leaf.startswith("__") and leaf.endswith("__")) \
+                or leaf in self.named or not self.reads[leaf]:
+            return None
+        if any(holder not in self.up(o) for o in self.defining[leaf] - {holder}):
+            return None  # another class's method of the name, or a base's (this one overrides it)
+        found = set()
+        for s, on_self in self.reads[leaf]:
+            path, _, qual = s.partition("::")
+            around = [f"{path}::{qual[:i]}" for i in range(len(qual)) if qual[i] == "."]
+            if any(a in self.classes and (a in self.up(holder) or holder in self.up(a)) for a in around) if on_self \
+                    else self.holds(s, holder):
+                found.add(s)
+        return found or None
 
     def walks_guess(self, src: str, dst: str, line: int) -> bool:
         site = [(d, self._class_of(d)) for d in self.guessed[(src, line)]]
@@ -315,7 +338,8 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     for node in symbols:  # a method or nested function: whoever reaches what is around it runs it
         path, _, qual = node.partition("::")
         if "." in qual and f"{path}::{qual.rsplit('.', 1)[0]}" in symbols and held.runs_with_holder(node):
-            callers[node].add(f"{path}::{qual.rsplit('.', 1)[0]}")
+            readers = held.readers(node)  # a property where it is read, else where its class is made
+            callers[node] |= readers if readers else {f"{path}::{qual.rsplit('.', 1)[0]}"}
     starts = {s for s, p in symbols.items() if p == target_path
               and (target == target_path or s == target or s.startswith(target + "."))}
     # every file here is Python, which has CALLS edges: no test file falls back for its language

@@ -12,7 +12,7 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
   files' symbols moved, so only names they defined before or define now can change that.
   A name defined now has no row anywhere (dropped, no read); a name no longer defined by them
   may have rows in any file (read by name).
-- for `untyped`, whether the call's name is a method somewhere: the methods of every file are
+- for `untyped` (calls and reads), whether the name is a method somewhere: the methods of every file are
   kept by file; a name that becomes a method, or stops being one, anywhere is read by name.
 - `classes` (the class symbols) move with the changed files' symbols only; `raised` rows (held as ids,
   as `untyped`) with their own file's call sites only; `silent` rows with their own file's symbols
@@ -106,13 +106,15 @@ def _where(rows: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarra
 
 
 def _id_rows(tables: tuple, read: dict, on_self: bool = True, named: bool = True) -> dict[str, np.ndarray]:
-    """`untyped` rows (or `raised` rows: `on_self` False; `silent` rows: neither, nor `named`) as ids of the tables."""
+    """`untyped` rows (or `raised` rows: `on_self` False, no `read` either; `silent` rows: neither, nor
+    `named`) as ids of the tables."""
     names, called = tables
     columns = {"path": names, "src": names, **({"name": called} if named else {})}
+    flags = ("on_self", "read") if on_self else ()
     if not read or not len(read["path"]):
-        return {**{c: np.zeros(0, np.int32) for c in columns}, **({"on_self": np.zeros(0, bool)} if on_self else {})}
+        return {**{c: np.zeros(0, np.int32) for c in columns}, **{f: np.zeros(0, bool) for f in flags}}
     return _table({**{c: table.intern(read[c].tolist()) for c, table in columns.items()},
-                   **({"on_self": np.asarray(read["on_self"], dtype=bool)} if on_self else {})})
+                   **{f: np.asarray(read[f], dtype=bool) for f in flags}})
 
 
 def kept(read: dict, names, called) -> dict:
@@ -247,7 +249,8 @@ def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:
         out["dispatch"] = {"src": test_reads.object_column([r[0] for r in dispatch]), "path": test_reads.object_column([r[1] for r in dispatch])}
     if "untyped" in kinds:
         untyped = rows["untyped"]
-        out["untyped"] = _table({"src": untyped["src"], "name": untyped["name"], "on_self": untyped["on_self"]})
+        out["untyped"] = _table({"src": untyped["src"], "name": untyped["name"], "on_self": untyped["on_self"],
+                                 "read": untyped["read"]})
     if "raised" in kinds:
         out["raised"] = _table({"src": rows["raised"]["src"], "name": rows["raised"]["name"]})
     if "silent" in kinds:

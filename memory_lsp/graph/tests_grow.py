@@ -11,7 +11,7 @@ nothing calls it); a symbol held by another (its holder's id) runs when its hold
 the same tests; a test file's `holds_tests` is worked out again. Refused (None: built again)
 whenever that may not be so: a step or a call site changed, a file came or went, a class came or
 went (the unresolved `classes` column, compared by tests_carry), a method of a class called by name
-(its holding turns on callers), a symbol in a file run through an attribute holding a class, a
+(its holding turns on callers), a method of a class read by name (graph/tests_read.py), a symbol in a file run through an attribute holding a class, a
 construction method (`__init__`: a raiser's step may go to it, graph/tests_raised.py), a node
 that stays held by one that changed, or a test file's first entry (a bit column more).
 """
@@ -126,7 +126,11 @@ def grow(reach, before: Before, g, step_sums: np.ndarray, silent: tuple | None =
 
 
 def _held_by_callers(g, holders, is_class: np.ndarray, d: int, p: int) -> bool:
-    """Whether d's holding by its class p turns on its callers (tests_held's rule, for one symbol)."""
+    """Whether d's holding by its class p turns on its callers (tests_held's rule, for one symbol)
+    or its readers (graph/tests_read.py: its name among the `untyped` rows)."""
     ids = np.array([d])
-    return bool(tests_held.held_as_callers_say(g, holders, is_class, ids, np.array([p]),
-                                               holders.leaf_of(ids, len(g.call_ptr) - 1))[0])
+    leaf = holders.leaf_of(ids, len(g.call_ptr) - 1)
+    rows = (g.unresolved_calls or {}).get("untyped", {})
+    read = rows["name"][rows["read"].astype(bool)] if "read" in rows else None
+    return bool(tests_held.held_as_callers_say(g, holders, is_class, ids, np.array([p]), leaf)[0]) \
+        or bool(is_class[p] and leaf[0] >= 0 and read is not None and (read == leaf[0]).any())

@@ -127,7 +127,7 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     on_self = np.zeros(0, dtype=bool)
     if found is not None:
         src, name = found["src"].astype(np.int64), found["name"].astype(np.int64)
-        ok = (src >= 0) & (src < g.n) & (name >= 0) & (name < len(g.calls))
+        ok = (src >= 0) & (src < g.n) & (name >= 0) & (name < len(g.calls)) & ~found["read"].astype(bool)  # calls only
         src, name, on_self = src[ok], name[ok], found["on_self"][ok].astype(bool)
     # each call name's untyped calls (caller, on self), in the columns' order: read only for the
     # names the memo does not answer

@@ -36,7 +36,7 @@ import bisect
 
 import numpy as np
 
-from memory_lsp.graph import tests_held, tests_raised, tests_through
+from memory_lsp.graph import tests_held, tests_raised, tests_read, tests_through
 from memory_lsp.graph.steps import csr
 from memory_lsp.graph.steps import csr_rows as _rows
 from memory_lsp.graph.test_files import ext as _ext
@@ -93,14 +93,15 @@ class TestReach:
         raising = tests_raised.raise_steps(g, rows, step_kind, keep & ~guessed, is_class, unresolved.get("raised"))
         sure = keep & ~guessed & ~raising
         parent, holds = tests_held.parents(g, unresolved, rows, step_kind, sure, guessed, is_class, memo)
+        read = tests_read.read_steps(g, unresolved, parent, holds, tests_held.holders(g))  # a property where it is read
         made = tests_raised.construction_steps(g, rows, raising, holds)
         blind, var_callers = _test_calls(g, unresolved.get("tests"))
         held = tests_through.module_held(g, rows, step_kind, guessed, unresolved.get("silent"), var_callers)
         decorated = tests_through.class_decorated(g, rows, step_kind, is_class, holds.bases)
-        dispatch = tuple(np.concatenate([dispatch[k], made[k], decorated[k], held[k]]) for k in (0, 1))
+        dispatch = tuple(np.concatenate([dispatch[k], made[k], decorated[k], read[k], held[k]]) for k in (0, 1))
         walked = sure | tests_held.guesses(g, rows, keep & guessed, holds)
         self.memo = holds.memo()
-        del holds, made, sure, raising  # what the walk does not need goes before it is built (the build's peak)
+        del holds, made, read, sure, raising  # what the walk does not need goes before it is built (the build's peak)
         self.walk = _Walk(g, rows, g.step_node, walked, dispatch, parent, len(held[0]))
         del walked, dispatch
         # test files that call into non-test code through a resolved edge: the symbol graph knows them

@@ -11,7 +11,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, caller_params, docs, effects, elements, exprtext, fixtures, instance, languages, made_classes, receivers, receivers_java, receivers_ts, returns, string_imports
+from memory_lsp.index import aliases, caller_params, docs, effects, elements, exprtext, fixtures, instance, languages, made_classes, reads, receivers, receivers_java, receivers_ts, returns, string_imports
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 from memory_lsp.python_protocol import PROTOCOL
 
@@ -48,9 +48,9 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
     lang = languages.registry()[lang_name]
     facts.is_test = lang.is_test(path)
     tree = languages.parser(lang_name).parse(data)
-    if tree.root_node.has_error:
-        facts.notes.append("syntax_errors")
+    facts.notes += ["syntax_errors"] if tree.root_node.has_error else []
     _interpret(facts, lang, data, tree.root_node)
+    facts.refs += reads.attribute_reads(data, tree.root_node, facts.symbols, lang.class_kinds) if lang_name == "python" else []
     if facts.is_test and lang_name == "python" and (b"parametrize" in data or b"params" in data):
         facts.refs = fixtures.parametrized(tree.root_node, facts.refs)
     string_imports.add(facts, data, tree.root_node)

@@ -22,7 +22,7 @@ class Symbol(NamedTuple):
 
 class Ref(NamedTuple):
     kind: str  # "call", "inherit", "raised" (beside the call a raise statement raises), "read" (`pkg.__version__`:
-    # store/module_getattr.py) or a typing row (store/calls.py)
+    # store/module_getattr.py), "attr" (`x.prop`: index/reads.py) or a typing row (store/calls.py)
     src: str | None  # qualname of the enclosing definition (the child class for "inherit")
     src_class: str | None  # qualname of the enclosing class
     name: str  # the called or inherited name

@@ -50,8 +50,9 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
         fixture_calls.bring_dependents(cur, scope.files, changed)
         retyped.bring_dependents(store, cur, changed, self_names)
     else:
-        # every reference: a view, not a copy (a copy of refs took ~70 MB of DuckDB's memory on the stdlib)
-        cur.execute("CREATE OR REPLACE TEMP VIEW _refs AS SELECT * FROM refs")
+        # every reference: a view, not a copy (a copy of refs took ~70 MB of DuckDB's memory on the stdlib);
+        # not a read of an attribute (index/reads.py: test selection's, no edge)
+        cur.execute("CREATE OR REPLACE TEMP VIEW _refs AS SELECT * FROM refs WHERE kind <> 'attr'")
     selfs, implicit = _quoted(self_names), _quoted(implicit_self_langs)
     c = confidence
     kind = "CASE WHEN r.kind = 'call' THEN 'CALLS' ELSE 'INHERITS' END"
@@ -70,7 +71,7 @@ def resolve_refs(store: Store, cur, self_names: list[str], implicit_self_langs: 
     # a scoped run whose files make no fixture reference (an edit of code, not of a test) has none to link
     if scope is None or cur.execute("SELECT count(*) FROM _refs WHERE kind = 'fixture'").fetchone()[0]:
         _resolve_fixtures(cur, c, syms)
-    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype', 'autouse', 'fixturename', 'raised', 'read') + RETURN_KINDS}"
+    typing_only = f"kind IN {('fixture', 'vartype', 'fixturetype', 'autouse', 'fixturename', 'raised', 'read', 'attr') + RETURN_KINDS}"
     module_getattr.split(cur, scope is not None)  # reads: edges of their own (no other pass reads them)
     if scope is None:
         cur.execute(f"CREATE OR REPLACE TEMP VIEW _refs AS SELECT * FROM refs WHERE NOT ({typing_only})")
@@ -181,7 +182,7 @@ def _scoped_refs(store: Store, cur, scope: RefScope) -> None:
     for path, name in conditions:
         where = " AND ".join(f"{column} {test}" for column, test in (("{path}", path), ("name", name)) if test)
         cur.execute(f"DELETE FROM edges WHERE kind IN ('CALLS', 'INHERITS', 'USES_FIXTURE') AND {where.format(path='src_path')}")
-        selects.append(f"SELECT * FROM refs WHERE {where.format(path='path')}")
+        selects.append(f"SELECT * FROM refs WHERE kind <> 'attr' AND {where.format(path='path')}")
     cur.execute("CREATE OR REPLACE TEMP TABLE _refs AS " + (" UNION ALL ".join(selects) or "SELECT * FROM refs WHERE false"))
 
 

@@ -83,12 +83,13 @@ _DISPATCH = f"""
 
 
 _UNTYPED = f"""
-    SELECT DISTINCT r.src, r.name, r.receiver IN ('self', 'cls') AS on_self
+    SELECT DISTINCT r.src, r.name, coalesce(r.receiver IN ('self', 'cls'), false) AS on_self, r.kind = 'attr' AS read
     FROM refs r
-    WHERE r.kind = 'call' AND r.receiver IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
+    WHERE (r.kind = 'attr'  -- a read (`x.prop`, `hook(self.m)`): it runs a property, hands a method on (index/reads.py)
+           OR r.kind = 'call' AND r.receiver IS NOT NULL AND coalesce(r.rtype, '') NOT IN ('builtin', 'local')
+              AND {_unresolved("AND coalesce(e.strategy, '') NOT IN ('name_unique', 'name_ambiguous', 'override')")})
       AND r.name IN (SELECT name FROM symbols WHERE kind = 'method')  -- the rule asks about methods only
-      AND {_unresolved("AND coalesce(e.strategy, '') NOT IN ('name_unique', 'name_ambiguous', 'override')")}
-    ORDER BY r.src, r.name, on_self"""
+    ORDER BY r.src, r.name, on_self, read"""
 
 
 _CLASSES = "SELECT DISTINCT id FROM symbols WHERE kind = 'class' ORDER BY id"
@@ -159,8 +160,10 @@ def unresolved_calls(cur) -> dict[str, dict[str, np.ndarray]]:
     attribute of self named like nothing defined (`self.config_class(...)`): a class or function
     held in an attribute, which may be any the file imports (or takes a name from through the
     modules re-exporting it: `reexports`); `classes`: (id) of every class;
-    `untyped`: (src, name, on_self) of the calls through a receiver (`x.m()`, `self.m()`) that only
-    a name guess, or nothing, resolves (what may run a method of an instance: graph/tests_reach.py);
+    `untyped`: (src, name, on_self, read) of the calls through a receiver (`x.m()`, `self.m()`) that
+    only a name guess, or nothing, resolves (read False), and of the reads of an attribute (`x.m`:
+    index/reads.py; read True), named like a method (what may run a method of an instance:
+    graph/tests_held.py, graph/tests_read.py);
     `raised`: (src, name) of a caller whose calls of that name are all raised (_RAISED); `silent`: (src)
     of the symbols making no call (_SILENT)."""
     raised = cur.execute(_RAISED.format(path="", c_path="")).fetchnumpy()
@@ -191,7 +194,7 @@ _ROWS = {"tests": _keyed(_BLIND, "r.path") + " UNION ALL " + _keyed(_HELD, "r.pa
 
 def unresolved_rows(cur, kinds: tuple[str, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
     """Every row of `unresolved_calls` with what it comes from: `tests` (path, src, module, held),
-    `dispatch` (path, name, src), `untyped` (path, src, name, on_self), `raised` (path, src, name), `silent` (path, src);
+    `dispatch` (path, name, src), `untyped` (path, src, name, on_self, read), `raised` (path, src, name), `silent` (path, src);
     `path` is the file making the call. Also `classes` (id) and `methods` (path, name: what
     `untyped` asks of every file). `kinds`: these only, read in their order."""
     return {kind: cur.execute(_ROWS[kind]).fetchnumpy() for kind in (kinds or tuple(_ROWS))}
@@ -236,7 +239,7 @@ def unresolved_rows_of(cur, path: str, is_test: bool) -> dict[str, dict[str, np.
 
 
 def rows_named(cur, kind: str, names: list[str]) -> dict[str, np.ndarray]:
-    """The `dispatch` rows (path, name, src) or `untyped` rows (path, src, name, on_self) of calls
+    """The `dispatch` rows (path, name, src) or `untyped` rows (path, src, name, on_self, read) of calls
     named one of `names`, in any file. A few names one per statement: an equality is pushed into
     the scan of refs, a list is a join over all of it (~25 against ~100 ms for one name)."""
     sql, columns = (_DISPATCH, "r.path, r.name") if kind == "dispatch" else (_UNTYPED, "r.path")

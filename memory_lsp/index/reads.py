@@ -1,0 +1,115 @@
+"""A Python function's reads of an attribute (`request.accept_languages`, `handler=self.on_close`):
+what runs a property, or hands a method on, without a call. Test selection asks which functions
+read a method's name (graph/tests_read.py): a property runs where it is read, not wherever its
+class is made.
+
+Found in the text, not by the tags query: a query match per attribute cost ~2.6 s of CPU on the
+stdlib (375,000 matches, each checked against its parent), this scan ~0.1 s. A read is `.name`
+after a name, `)` or `]`, not followed by more of a name or by `(` (a call is a `call` row), in
+a function or a class: module-level code runs at import, whoever imports it. Not a docstring's
+prose, a comment, an import line or a quoted dotted name (`"os.path"`); a read written in any
+other string counts (an f-string's `{x.name}` is one): a step more for test selection. One `attr` row per reader, name and receiver (`self` or `cls`, else none), at its
+first line; no dunders (`__name__`: store/module_getattr.py reads those) and no capitalised
+names (`ast.Name`: classes, constants).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import tree_sitter
+
+from memory_lsp.index import languages
+from memory_lsp.index.facts import Ref, Symbol
+
+_DOCSTRINGS = """
+(module . (expression_statement (string) @doc))
+(class_definition body: (block . (expression_statement (string) @doc)))
+(function_definition body: (block . (expression_statement (string) @doc)))
+"""
+_READ = re.compile(rb"\.([a-z_][A-Za-z0-9_]*)(?![\w(])")
+_AFTER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_)]")
+_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+
+
+def attribute_reads(data: bytes, root, symbols: list[Symbol], class_kinds: tuple[str, ...]) -> list[Ref]:
+    """The `attr` rows of one Python file (`root`: its syntax tree; `symbols`: its definitions, as
+    extract.py nests them)."""
+    if not symbols:
+        return []
+    owner = _innermost_by_line(symbols, data.count(b"\n") + 2)
+    by_qual = {s.qualname: s for s in symbols}
+    docs = _docstrings(root)
+    found: dict[tuple, Ref] = {}
+    line, last, doc = 1, 0, 0
+    for m in _READ.finditer(data):
+        at = m.start()
+        if at == 0 or data[at - 1] not in _AFTER:
+            continue
+        name = m.group(1)
+        if name.startswith(b"__") and name.endswith(b"__"):
+            continue
+        while doc < len(docs) and docs[doc][1] <= at:
+            doc += 1
+        if doc < len(docs) and docs[doc][0] <= at:
+            continue  # a docstring's prose (`werkzeug.middleware`)
+        line, last = line + data.count(b"\n", last, at), at
+        s = owner[line]
+        if s is None or _written_about(data, at):
+            continue
+        receiver = _self_before(data, at)
+        key = (s.qualname, name, receiver)
+        if key not in found:
+            found[key] = Ref("attr", s.qualname, _class_of(s, by_qual, class_kinds), name.decode(), receiver, line)
+    return list(found.values())
+
+
+def _docstrings(root) -> list[tuple[int, int]]:
+    """The byte spans of the module's, the classes' and the functions' docstrings, in order."""
+    cursor = tree_sitter.QueryCursor(_docstring_query())
+    return sorted((n.start_byte, n.end_byte) for nodes in cursor.captures(root).values() for n in nodes)
+
+
+@functools.cache
+def _docstring_query():
+    return tree_sitter.Query(languages.ts_language("python"), _DOCSTRINGS)
+
+
+def _written_about(data: bytes, at: int) -> bool:
+    """A read on an import's line (`from werkzeug.test import ...` inside a function), after a
+    comment's `#` on its line, or of a dotted name in quotes (`"os.path"`, `:meth:`x.y``)."""
+    start = data.rfind(b"\n", 0, at) + 1
+    head = data[start:at]
+    if b"#" in head or head.lstrip().startswith((b"from ", b"import ")):
+        return True
+    i = at
+    while i > start and data[i - 1] in _NAME:
+        i -= 1
+    return i > start and data[i - 1] in b"\"'`"
+
+
+def _self_before(data: bytes, at: int) -> str | None:
+    """`self` or `cls` when the read at `at` is from it (`self.x`, not `myself.x` or `a.self.x`)."""
+    for word in ("self", "cls"):
+        start = at - len(word)
+        if start >= 0 and data[start:at] == word.encode() and (start == 0 or data[start - 1] not in _NAME):
+            return word
+    return None
+
+
+def _innermost_by_line(symbols: list[Symbol], lines: int) -> list[Symbol | None]:
+    """Per line (from 1), the innermost definition around it: each one written over its lines
+    after those around it (a nested definition starts later, or on the same line and ends sooner)."""
+    owner: list[Symbol | None] = [None] * (lines + 1)
+    for s in sorted(symbols, key=lambda s: (s.start_line, -s.end_line)):
+        end = min(s.end_line, lines)
+        owner[s.start_line:end + 1] = [s] * (end + 1 - s.start_line)
+    return owner
+
+
+def _class_of(s: Symbol, by_qual: dict[str, Symbol], class_kinds: tuple[str, ...]) -> str | None:
+    """The class a definition is in (itself for a class): a method's `self`."""
+    while s is not None and s.kind not in class_kinds:
+        s = by_qual.get(s.parent) if s.parent else None
+    return s.qualname if s is not None else None
