@@ -50,7 +50,7 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
     tree = languages.parser(lang_name).parse(data)
     facts.notes += ["syntax_errors"] if tree.root_node.has_error else []
     _interpret(facts, lang, data, tree.root_node)
-    facts.refs += reads.attribute_reads(data, tree.root_node, facts.symbols, lang.class_kinds) if lang_name == "python" else []
+    facts.refs += reads.attribute_reads(data, facts.symbols, lang.class_kinds) if lang_name == "python" else []
     if facts.is_test and lang_name == "python" and (b"parametrize" in data or b"params" in data):
         facts.refs = fixtures.parametrized(tree.root_node, facts.refs)
     string_imports.add(facts, data, tree.root_node)

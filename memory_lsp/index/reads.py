@@ -4,45 +4,38 @@ read a method's name (graph/tests_read.py): a property runs where it is read, no
 class is made.
 
 Found in the text, not by the tags query: a query match per attribute cost ~2.6 s of CPU on the
-stdlib (375,000 matches, each checked against its parent), this scan ~0.1 s. A read is `.name`
+stdlib (375,000 matches, each checked against its parent), a query for the docstrings alone ~1.9 s,
+this scan ~0.5 s. A read is `.name`
 after a name, `)` or `]`, not followed by more of a name or by `(` (a call is a `call` row), in
-a function or a class: module-level code runs at import, whoever imports it. Not a docstring's
-prose, a comment, an import line or a quoted dotted name (`"os.path"`); a read written in any
-other string counts (an f-string's `{x.name}` is one): a step more for test selection. One `attr` row per reader, name and receiver (`self` or `cls`, else none), at its
+a function or a class: module-level code runs at import, whoever imports it. Not in a triple-quoted
+string (a docstring's prose), after a comment's `#`, on an import line or of a quoted dotted name
+(`"os.path"`); a read written in another string counts (an f-string's `{x.name}` is one): a step
+more for test selection. One `attr` row per reader, name and receiver (`self` or `cls`, else none), at its
 first line; no dunders (`__name__`: store/module_getattr.py reads those) and no capitalised
 names (`ast.Name`: classes, constants).
 """
 
 from __future__ import annotations
 
-import functools
 import re
 
-import tree_sitter
-
-from memory_lsp.index import languages
 from memory_lsp.index.facts import Ref, Symbol
 
-_DOCSTRINGS = """
-(module . (expression_statement (string) @doc))
-(class_definition body: (block . (expression_statement (string) @doc)))
-(function_definition body: (block . (expression_statement (string) @doc)))
-"""
 _READ = re.compile(rb"\.([a-z_][A-Za-z0-9_]*)(?![\w(])")
 _AFTER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_)]")
-_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+_NAME = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
+_SELF_END = b"fs"  # how `self` and `cls` end
 
 
-def attribute_reads(data: bytes, root, symbols: list[Symbol], class_kinds: tuple[str, ...]) -> list[Ref]:
-    """The `attr` rows of one Python file (`root`: its syntax tree; `symbols`: its definitions, as
-    extract.py nests them)."""
+def attribute_reads(data: bytes, symbols: list[Symbol], class_kinds: tuple[str, ...]) -> list[Ref]:
+    """The `attr` rows of one Python file (`symbols`: its definitions, as extract.py nests them)."""
     if not symbols:
         return []
     owner = _innermost_by_line(symbols, data.count(b"\n") + 2)
     by_qual = {s.qualname: s for s in symbols}
-    docs = _docstrings(root)
+    quoted = _triple_quoted(data)
     found: dict[tuple, Ref] = {}
-    line, last, doc = 1, 0, 0
+    line, last, q = 1, 0, 0
     for m in _READ.finditer(data):
         at = m.start()
         if at == 0 or data[at - 1] not in _AFTER:
@@ -50,43 +43,42 @@ def attribute_reads(data: bytes, root, symbols: list[Symbol], class_kinds: tuple
         name = m.group(1)
         if name.startswith(b"__") and name.endswith(b"__"):
             continue
-        while doc < len(docs) and docs[doc][1] <= at:
-            doc += 1
-        if doc < len(docs) and docs[doc][0] <= at:
+        while q < len(quoted) and quoted[q][1] <= at:
+            q += 1
+        if q < len(quoted) and quoted[q][0] <= at:
             continue  # a docstring's prose (`werkzeug.middleware`)
         line, last = line + data.count(b"\n", last, at), at
         s = owner[line]
         if s is None or _written_about(data, at):
             continue
-        receiver = _self_before(data, at)
+        receiver = _self_before(data, at) if data[at - 1] in _SELF_END else None
         key = (s.qualname, name, receiver)
         if key not in found:
             found[key] = Ref("attr", s.qualname, _class_of(s, by_qual, class_kinds), name.decode(), receiver, line)
     return list(found.values())
 
 
-def _docstrings(root) -> list[tuple[int, int]]:
-    """The byte spans of the module's, the classes' and the functions' docstrings, in order."""
-    cursor = tree_sitter.QueryCursor(_docstring_query())
-    return sorted((n.start_byte, n.end_byte) for nodes in cursor.captures(root).values() for n in nodes)
-
-
-@functools.cache
-def _docstring_query():
-    return tree_sitter.Query(languages.ts_language("python"), _DOCSTRINGS)
+def _triple_quoted(data: bytes) -> list[tuple[int, int]]:
+    """The spans of the triple-quoted strings (docstrings), in order: each opening quote to the next
+    of its kind (a quote inside another string's text is taken for one: a read more or less)."""
+    spans, at = [], 0
+    double, single = data.find(b'"""'), data.find(b"'''")  # two scans for a literal: a regex of both was slower
+    while double >= 0 or single >= 0:
+        start, quote = (double, b'"""') if single < 0 or 0 <= double < single else (single, b"'''")
+        end = data.find(quote, start + 3)
+        at = len(data) if end < 0 else end + 3
+        spans.append((start, at))
+        double = data.find(b'"""', at) if double >= 0 else -1
+        single = data.find(b"'''", at) if single >= 0 else -1
+    return spans
 
 
 def _written_about(data: bytes, at: int) -> bool:
     """A read on an import's line (`from werkzeug.test import ...` inside a function), after a
     comment's `#` on its line, or of a dotted name in quotes (`"os.path"`, `:meth:`x.y``)."""
-    start = data.rfind(b"\n", 0, at) + 1
-    head = data[start:at]
-    if b"#" in head or head.lstrip().startswith((b"from ", b"import ")):
-        return True
-    i = at
-    while i > start and data[i - 1] in _NAME:
-        i -= 1
-    return i > start and data[i - 1] in b"\"'`"
+    head = data[data.rfind(b"\n", 0, at) + 1:at]
+    return b"#" in head or head.lstrip().startswith((b"from ", b"import ")) \
+        or head.rstrip(_NAME)[-1:] in (b'"', b"'", b"`")
 
 
 def _self_before(data: bytes, at: int) -> str | None:

@@ -161,9 +161,9 @@ class Store:
             self.cursor().execute(f"SET preserve_insertion_order = {bool(before)}")
 
     def memory_for_references(self, cur=None):
-        """A memory limit for statements joining every reference (a whole-workspace resolution, a
-        graph load; see `memory_for`). A run passes its cursor: others miss its uncommitted rows."""
-        return self.memory_for((cur or self.cursor()).execute("SELECT count(*) FROM refs").fetchall()[0][0])
+        """A memory limit for statements joining every reference (a whole-workspace resolution, a graph load; see
+        `memory_for`) but the reads of attributes, which none joins (index/reads.py: +30-40 MB counted). A run passes its cursor."""
+        return self.memory_for((cur or self.cursor()).execute("SELECT count(*) FROM refs WHERE kind <> 'attr'").fetchone()[0])
 
     @contextmanager
     def memory_for(self, rows: int) -> Iterator[None]:
