@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memory_lsp.index.extract import extract
+from memory_lsp.workspace import Workspace
 
 FILES = {  # one helper per property, so the helper says which tests ran it
     "pkg/__init__.py": "",
@@ -121,3 +122,29 @@ def test_prose_comments_imports_and_quoted_names_are_no_reads():
     ).encode(), "python")
     rows = sorted((r.line, r.name) for r in facts.refs if r.kind == "attr")
     assert rows == [(7, "real"), (8, "fmt")]
+
+
+def test_a_read_typed_where_only_lines_move_is_followed(tmp_path, index_files):
+    """An editor's run where the edit adds a read and no call (the file's edges only move:
+    store/moved_lines.py restores them): the graph that follows reads the file's rows again,
+    and its selection equals a fresh index's."""
+    ws = index_files(tmp_path / "ws", FILES)
+    try:
+        ws.load_graph(prepare=True)
+        assert "tests/test_make.py" not in selected_for(ws, "read_helper")
+        # a read, no call more: `Request.accept` in a test that makes a Request
+        text = FILES["tests/test_make.py"].replace("assert Request().n == 0", "assert Request().n == 0, Request.accept")
+        (tmp_path / "ws/tests/test_make.py").write_text(text)
+        ws.reindex({str(tmp_path / "ws/tests/test_make.py"): text.encode()})
+        graph = ws.load_graph(prepare=True)
+        assert graph.followed
+        got = selected_for(ws, "read_helper")
+        assert "tests/test_make.py" in got
+    finally:
+        ws.close()
+    fresh = Workspace.open(tmp_path / "ws", db=str(tmp_path / "fresh.duckdb"))
+    fresh.index(workers=0)
+    try:
+        assert selected_for(fresh, "read_helper") == got
+    finally:
+        fresh.close()

@@ -19,7 +19,7 @@ from memory_lsp.store.db import Store
 
 
 def link(store: Store, cur, changes: Changes) -> None:
-    if changes.everywhere or changes.rebound or changes.names:  # more than lines moved (store/moved_lines.py)
+    if changes.everywhere or changes.rebound or changes.names or changes.reads_moved:  # more than lines moved
         code.mark_refs_changed(store, cur)
     structural = None if changes.everywhere or changes.structure_changed else changes.changed
     if not changes.links_same:  # else the files' import rows and flags are as they were: so are these edges

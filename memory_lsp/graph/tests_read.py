@@ -3,15 +3,16 @@ on: `hook(self.on_close)`), runs where it is read, for test selection (graph/tes
 
 graph/tests_held.py runs such a method for every maker of its class: nothing calls it, so
 nothing else says who runs it. Its reads do (index/reads.py; the `untyped` rows of
-store/test_reads.py marked `read`). Where the name is
-read, the method's class no longer holds it: a step goes from each reader to the method
-instead. Only where the name is the class's own: no class outside its subclasses has a method of
-that name (nothing types a read: `cache.maxsize` may be any class's `maxsize`), and no base has
-(an override runs for an instance of its class: its makers keep it). A read from `self` or
-`cls` counts in the method's class, its bases and subclasses only (another class's `self.data`
-is its own attribute); any other read counts, whatever its receiver. A method nothing reads
-keeps its class's step: a read the text does not show (`getattr(obj, name)`, a template's
-`{{ loop.index }}`) may run it.
+store/test_reads.py marked `read`). Where the name is read, the method's class no longer holds
+it: a step goes from each reader holding an instance to the method instead. Only where the name
+is the class's own: no class outside its subclasses has a method of that name (nothing types a
+read: `cache.maxsize` may be any class's `maxsize`), and no base has (an override runs for an
+instance of its class: its makers keep it). A read from `self` or `cls` counts in the method's
+class, its bases and subclasses only (another class's `self.data` is its own attribute); any
+other read where the reader makes an instance, or one of a subclass, within HOLD_DEPTH calls
+(tests_held.Holding: `logging.root.handlers` in a conftest is no structlog BoundLogger's). A
+method nothing reads, or whose readers hold none, keeps its class's step: a read the text does
+not show (`getattr(obj, name)`, a template's `{{ loop.index }}`) may run it.
 
 Measured on werkzeug against coverage (bench/BENCHMARKS.md cq): a class's makers running every
 property listed 97 test files that never run the property's code.

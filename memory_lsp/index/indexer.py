@@ -57,8 +57,8 @@ class Changes(NamedTuple):
     names: set[str]
     structure_changed: bool  # a file's imports, test status or mutation flag changed
     symbol_names: set[str]  # names and qualified names of the symbols added, removed or changed
-    # the IMPORTS, ASSERTS_ON and DRIVES edges are as a rebuild would make them (kept from the last run)
-    links_same: bool = False
+    links_same: bool = False  # the IMPORTS, ASSERTS_ON and DRIVES edges are as a rebuild would make them (kept)
+    reads_moved: bool = False  # a file whose lines only moved reads other attributes now (store/moved_lines.py)
 
 
 class GraphPasses(NamedTuple):
@@ -335,7 +335,7 @@ class _Writer:
         # a file whose edit only moved lines (same shape, references and imports): its edges back, not resolved again
         same_shape = [p for p in sorted(self.changed) if self.few and p in self.old_shapes and not self.paths_moved
                       and self.old_shapes[p] == self.new_shapes.get(p)]
-        moved_only = moved_lines.lines_moved(cur, same_shape)
+        moved_only, reads_moved = moved_lines.lines_moved(cur, same_shape)
         moved_lines.restore(cur, moved_only)
         if same_shape:
             moved_lines.drop(cur)
@@ -380,7 +380,7 @@ class _Writer:
             code.delete_file_links(store, cur, self.edges_kept)
         code.delete_edges_into(store, cur, self.edges_kept - kept, but=code.FILE_LINK_KINDS if links_same else ())
         return Changes(self.first_run, self.first_run or self.paths_moved, set(self.changed), rebound, names,
-                       structure, symbol_names, links_same)
+                       structure, symbol_names, links_same, reads_moved)
 
 
 def _insert_facts(cur, batch: Batch) -> None:

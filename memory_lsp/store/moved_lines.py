@@ -23,6 +23,7 @@ from collections import Counter
 EDGE_KINDS = ("CALLS", "INHERITS", "USES_FIXTURE")
 _KINDS = ", ".join(f"'{k}'" for k in EDGE_KINDS)
 _FIELDS = ("kind", "src", "src_class", "name", "receiver", "rtype")
+_READS = "SELECT path, src, name, receiver FROM {t} WHERE kind = 'attr' AND path = ANY($paths::VARCHAR[])"
 _TEMPS = ("_old_refs", "_old_imports", "_old_defs", "_old_edges", "_line_map")
 
 
@@ -42,19 +43,22 @@ def keep(cur, paths_sql: str) -> None:
         cur.execute(f"INSERT INTO {table} {select}" if table in have else f"CREATE TEMP TABLE {table} AS {select}")
 
 
-def lines_moved(cur, paths: list[str]) -> set[str]:
+def lines_moved(cur, paths: list[str]) -> tuple[set[str], bool]:
     """Those of `paths` (kept, then written again) whose references and imports only moved;
-    their line map (old line -> new line of each reference) is left in `_line_map`."""
+    their line map (old line -> new line of each reference) is left in `_line_map`. And whether
+    the reads of attributes of those differ but for their lines (index/reads.py: `attr` rows, which
+    no edge comes from and no line map needs; test selection reads them: the graph reads its rows
+    of those files again)."""
     if not paths:
-        return set()
+        return set(), False
     order = ", ".join(("line",) + _FIELDS)
     same = " AND ".join(f"o.{f} IS NOT DISTINCT FROM n.{f}" for f in _FIELDS)
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _line_map AS
         WITH o AS (SELECT *, row_number() OVER (PARTITION BY path ORDER BY {order}) AS rn
-                   FROM _old_refs WHERE path = ANY($paths::VARCHAR[])),
+                   FROM _old_refs WHERE path = ANY($paths::VARCHAR[]) AND kind <> 'attr'),
         n AS (SELECT *, row_number() OVER (PARTITION BY path ORDER BY {order}) AS rn
-              FROM refs WHERE path = ANY($paths::VARCHAR[]))
+              FROM refs WHERE path = ANY($paths::VARCHAR[]) AND kind <> 'attr')
         SELECT coalesce(o.path, n.path) AS path, o.line AS old, n.line AS new, o.rn IS NOT NULL AND n.rn IS NOT NULL AND {same} AS same
         FROM o FULL JOIN n ON o.path = n.path AND o.rn = n.rn""", {"paths": paths})
     differ = {r[0] for r in cur.execute("""
@@ -67,7 +71,11 @@ def lines_moved(cur, paths: list[str]) -> set[str]:
     old = _scoped_imports(cur, "_old_imports", "_old_defs", paths)
     new = _scoped_imports(cur, "imports", "symbols", paths, " AND kind IN ('function', 'method')")
     differ |= {p for p in paths if old.get(p) != new.get(p)}
-    return set(paths) - differ
+    moved = sorted(set(paths) - differ)
+    return set(moved), bool(moved) and cur.execute(f"""
+        SELECT count(*) FROM (({_READS.format(t="_old_refs")} EXCEPT ALL {_READS.format(t="refs")})
+                              UNION ALL ({_READS.format(t="refs")} EXCEPT ALL {_READS.format(t="_old_refs")}))""",
+        {"paths": moved}).fetchone()[0] > 0
 
 
 def _scoped_imports(cur, imports: str, defs: str, paths: list[str], functions: str = "") -> dict[str, Counter]:
