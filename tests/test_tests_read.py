@@ -119,9 +119,11 @@ def test_prose_comments_imports_and_quoted_names_are_no_reads():
         "        from pkg.sub import thing\n"      # 6: an import's line
         "        a = x.real  # and y.commented\n"  # 7: after the comment: none
         "        b = 'pkg.quoted' + f'{y.fmt}'\n"  # 8: a quoted dotted name; an f-string's read is one
+        "        c = p.one + q.two  # r.three\n"  # 9: two reads, then a comment
+        "        return from_.four\n"             # 10: `from_` starts no import
     ).encode(), "python")
     rows = sorted((r.line, r.name) for r in facts.refs if r.kind == "attr")
-    assert rows == [(7, "real"), (8, "fmt")]
+    assert rows == [(7, "real"), (8, "fmt"), (9, "one"), (9, "two"), (10, "four")]
 
 
 def test_a_read_typed_where_only_lines_move_is_followed(tmp_path, index_files):

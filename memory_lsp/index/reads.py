@@ -26,6 +26,7 @@ _READ = re.compile(rb"\.([a-z_][A-Za-z0-9_]*)(?![\w(])")
 _AFTER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_)]")
 _NAME = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
 _SELF_END = b"fs"  # how `self` and `cls` end
+MAX_CHAIN = 200  # a dotted name longer than this before a read is not looked back over for a quote
 
 
 def attribute_reads(data: bytes, symbols: list[Symbol], class_kinds: tuple[str, ...]) -> list[Ref]:
@@ -36,7 +37,9 @@ def attribute_reads(data: bytes, symbols: list[Symbol], class_kinds: tuple[str, 
     by_qual = {s.qualname: s for s in symbols}
     quoted = _triple_quoted(data)
     found: dict[tuple, Ref] = {}
-    line, last, q = 1, 0, 0
+    # the line of the read, where it starts and ends, its comment's `#` and whether it imports: each
+    # worked out once per line, so that a file of one long line (generated code) costs its length once
+    line, last, q, start, end, comment, imports = 1, 0, 0, 0, -1, -1, False
     for m in _READ.finditer(data):
         at = m.start()
         if at == 0 or data[at - 1] not in _AFTER:
@@ -48,9 +51,14 @@ def attribute_reads(data: bytes, symbols: list[Symbol], class_kinds: tuple[str, 
             q += 1
         if q < len(quoted) and quoted[q][0] <= at:
             continue  # a docstring's prose (`werkzeug.middleware`)
-        line, last = line + data.count(b"\n", last, at), at
+        if at > end:  # a line not seen yet
+            line, start = line + data.count(b"\n", last, at), data.rfind(b"\n", last, at) + 1 or start
+            end = data.find(b"\n", at) % (len(data) + 1)  # -1 (the last line): its end
+            comment = data.find(b"#", start, end)
+            imports = data[start:start + 200].lstrip().startswith((b"from ", b"import "))
+        last = at
         s = owner[line]
-        if s is None or _written_about(data, at):
+        if s is None or imports or 0 <= comment < at or _quoted_name(data, start, at):
             continue
         receiver = _self_before(data, at) if data[at - 1] in _SELF_END else None
         key = (s.qualname, name, receiver)
@@ -74,12 +82,11 @@ def _triple_quoted(data: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-def _written_about(data: bytes, at: int) -> bool:
-    """A read on an import's line (`from werkzeug.test import ...` inside a function), after a
-    comment's `#` on its line, or of a dotted name in quotes (`"os.path"`, `:meth:`x.y``)."""
-    head = data[data.rfind(b"\n", 0, at) + 1:at]
-    return b"#" in head or head.lstrip().startswith((b"from ", b"import ")) \
-        or head.rstrip(_NAME)[-1:] in (b'"', b"'", b"`")
+def _quoted_name(data: bytes, start: int, at: int) -> bool:
+    """Whether the read at `at` (its line starting at `start`) is of a dotted name in quotes (`"os.path"`,
+    :meth:`x.y`): the name's chain, looked back over at most MAX_CHAIN bytes, opens with a quote."""
+    head = data[max(start, at - MAX_CHAIN):at].rstrip(_NAME)
+    return head[-1:] in (b'"', b"'", b"`")
 
 
 def _self_before(data: bytes, at: int) -> str | None:
