@@ -52,8 +52,11 @@ def attribute_reads(data: bytes, symbols: list[Symbol], class_kinds: tuple[str, 
         if q < len(quoted) and quoted[q][0] <= at:
             continue  # a docstring's prose (`werkzeug.middleware`)
         if at > end:  # a line not seen yet
-            line, start = line + data.count(b"\n", last, at), data.rfind(b"\n", last, at) + 1 or start
-            end = data.find(b"\n", at) % (len(data) + 1)  # -1 (the last line): its end
+            line += data.count(b"\n", last, at)
+            newline = data.rfind(b"\n", last, at)
+            start = newline + 1 if newline >= 0 else start
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
             comment = data.find(b"#", start, end)
             imports = data[start:start + 200].lstrip().startswith((b"from ", b"import "))
         last = at
