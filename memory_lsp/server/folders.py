@@ -298,6 +298,14 @@ class Folder:
             self._pending.update(paths)
         return self._submit(self._reindex_pending) if first else None
 
+    def reindex_stale(self) -> None:
+        """Re-index what differs on disk from the index, but open buffers (the watcher's catch-up)."""
+        from memory_lsp.index.stale import stale_files
+        if self.ws is not None and (paths := [p for p in stale_files(self.ws.store.cursor(), self.path, self.ws.settings)
+                                               if p not in self.open_buffers]):
+            log.info("changed on disk before the watch began: %s", ", ".join(paths[:10]))
+            self.reindex(dict.fromkeys(paths))
+
     def _reindex_pending(self) -> None:
         with self._queue_lock:
             paths, self._pending = self._pending, {}

@@ -19,9 +19,18 @@ def watch_files(folder, stop: threading.Event) -> None:
 
     settings = folder.config.indexing
     folder.ready.wait()
+    caught_up = False
     try:
         for changes in watchfiles.watch(folder.path, stop_event=stop, debounce=300, rust_timeout=1000,
-                                        yield_on_timeout=False, raise_interrupt=False):
+                                        yield_on_timeout=True, raise_interrupt=False):
+            if not caught_up:  # watching now: what changed after the first index looked, no event reports
+                caught_up = True
+                try:
+                    folder.reindex_stale()
+                except Exception:  # the watch goes on: events still arrive
+                    log.exception("looking for files changed before the watch began failed")
+            if not changes:
+                continue
             paths, inputs = {}, (folder.ws.resolver_inputs() if folder.ws is not None else set())  # go.mod...
             for _change, full in changes:
                 rel = Path(full).relative_to(folder.path).as_posix()
