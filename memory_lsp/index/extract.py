@@ -11,13 +11,12 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, caller_params, docs, effects, elements, exprtext, fixtures, instance, languages, made_classes, reads, receivers, receivers_java, receivers_ts, returns, string_imports
+from memory_lsp.index import aliases, caller_params, docs, effects, elements, exprtext, fixtures, handed, instance, languages, made_classes, reads, receivers, receivers_java, receivers_ts, returns, string_imports
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 from memory_lsp.python_protocol import PROTOCOL
 
 MAX_RECEIVER = 80
-# a longer receiver is not typed: each call in a chain reads the chain's text again (a generated 5,000-call chain
-MAX_TYPED_RECEIVER = 1000  # would cost minutes); Django's longest chains are ~300 characters
+MAX_TYPED_RECEIVER = 1000  # a longer one is not typed: a 5,000-call chain read per call took minutes (Django's: ~300)
 # Query matches start at most this deep in the tree. Unbounded, a query over a 50,000-deep nested expression ran in
 # quadratic time (JavaScript: 92 s for one file); real definitions and calls sit ~10 levels deep.
 MAX_START_DEPTH = 400
@@ -50,9 +49,10 @@ def extract(path: str, data: bytes, lang_name: str) -> FileFacts:
     tree = languages.parser(lang_name).parse(data)
     facts.notes += ["syntax_errors"] if tree.root_node.has_error else []
     _interpret(facts, lang, data, tree.root_node)
-    facts.refs += reads.attribute_reads(data, facts.symbols, lang.class_kinds) if lang_name == "python" else []
-    if facts.is_test and lang_name == "python" and (b"parametrize" in data or b"params" in data):
-        facts.refs = fixtures.parametrized(tree.root_node, facts.refs)
+    if lang_name == "python":  # found in the text too: reads of attributes, names handed on (reads.py, handed.py)
+        facts.refs += reads.attribute_reads(data, facts.symbols, lang.class_kinds) + handed.handed_names(data, facts)
+        if facts.is_test and (b"parametrize" in data or b"params" in data):
+            facts.refs = fixtures.parametrized(tree.root_node, facts.refs)
     string_imports.add(facts, data, tree.root_node)
     return facts
 
