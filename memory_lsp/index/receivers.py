@@ -7,11 +7,10 @@ Foo)` for the lines it guards); this module keeps them per scope and gives each 
   a type name as written ("Foo", "mod.Foo"): graph resolution looks the method up in that class
       and its bases; no name-only guess when the name comes from an outside import;
   "builtin": a builtin or standard container, string or literal: never linked by name;
-  "super": `super().f()`: the next class up from the enclosing one;
+  "super": `super().f()`, `super(Foo, self).f()` in Foo: the next class up from the enclosing one;
   "->Owner.f", "->f": what a function of another file returns (index/returns.py);
-  "local": a bare `f()` where f is a local name (a parameter, a pytest fixture, a name assigned
-      a call, a literal or an annotation):
-      not a call of a function named f;
+  "local": a bare `f()` where f is a local name (a parameter, a pytest fixture, a name assigned a call, a
+      literal or an annotation): not a call of a function named f;
   None: nothing known (name-only guesses stay allowed).
 """
 
@@ -339,7 +338,8 @@ def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, r
                 own = scope is not None and returns is not None and (scope, name) not in returns.defined
                 return "local" if not defined_here or own else None
         return "builtin" if name in BUILTIN_NAMES and not defined_here else None
-    if receiver == "super()":
+    if receiver == "super()" or receiver.startswith("super(") and cls is not None and re.fullmatch(  # Python 2's
+            rf"super\(\s*{re.escape(cls.rpartition('.')[2])}\s*,\s*\w+\s*\)", receiver):  # spelling in Foo
         return "super"
     if LITERAL_START.match(receiver) or receiver.endswith(".__dict__"):
         return "builtin"
