@@ -348,6 +348,7 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     for src, module, is_held in zip(cols["src"].tolist(), cols["module"].tolist(), cols["held"].tolist()):
         if not is_held:
             blind[src].add(module)
+    own = set(starts)
     starts |= {s for s, modules in blind.items() if modules & files and s in symbols}
     seen, frontier = set(starts), set(starts)
     while frontier:
@@ -368,9 +369,10 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     while frontier:
         frontier = {c for f in frontier for c in callees[f]} - live
         live |= frontier
-    # (nor reaches one but protocol methods: Python's operators run those unseen)
-    plain = {s for s in starts if not ("." in s.partition("::")[2] and s.rpartition(".")[2].startswith("__")
-                                       and s.endswith("__"))}
+    # (nor reaches one but protocol methods: Python's operators run those unseen); the file's own symbols: a
+    # test's unresolved call through the module says nothing of how the file's code runs
+    plain = {s for s in own if not ("." in s.partition("::")[2] and s.rpartition(".")[2].startswith("__")
+                                    and s.endswith("__"))}
     if target == target_path and target_path.endswith(".py") and target_path not in symbols.values():
         # a file of module-level code only: run where a function imports it (the tests reaching that function)
         around = {max(((sp, i) for i, (p, sp, ep) in spans.items() if p == path and sp <= line <= ep), default=(0, None))[1]

@@ -312,7 +312,8 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     if len(starts):
         found.update(reach.test_files(g, starts))
     # the file-level rule (as before): tests asserting on a file of the answer, tests walked to; for
-    # all when no test reaches a symbol of the file through the symbol graph (its functions called
+    # all when no test reaches a symbol of the file through the symbol graph, a test's unresolved call through
+    # its module aside: that call says nothing of how the file's code runs (its functions called
     # through a dict: the graph does not know how it runs; a file of constants, run by a function
     # importing it when called; a symbol no test reaches keeps its "0 tests"; a file of which tests reach
     # only protocol methods, which Python's operators run unseen: packaging's `Infinity < x` in a sort key)

@@ -385,7 +385,8 @@ class Folder:
                 self.ws.load_graph(prepare=True)
                 log.info("impact graph loaded in %.2f s", time.perf_counter() - started)
                 self.on_change(self, None)  # lens counts may have changed anywhere
-                self._submit(self.ws.checkpoint_edits, self._others_waiting)  # between edits: writes into the file
+                with suppress(RuntimeError):  # the writer shut down: the folder is closing
+                    self._submit(self.ws.checkpoint_edits, self._others_waiting)  # between edits: into the file
                 settle_at = time.monotonic() + SETTLE_AFTER_SECONDS
             except Exception:
                 log.exception("loading the impact graph failed")
