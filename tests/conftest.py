@@ -65,6 +65,15 @@ def index_files():
     return _index_files
 
 
+@pytest.fixture(scope="module")
+def ws(request, tmp_path_factory):
+    """The test module's FILES ({path: text}) written and indexed once for the module; a module that
+    needs another workspace defines its own `ws`."""
+    ws = _index_files(tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2]), request.module.FILES)
+    yield ws
+    ws.close()
+
+
 @pytest.fixture(scope="session")
 def file_edges():
     """file_edges(ws, kind) -> {(source file, target file)} of every edge of `kind`."""

@@ -29,13 +29,6 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory, index_files):
-    ws = index_files(tmp_path_factory.mktemp("overrides"), FILES)
-    yield ws
-    ws.close()
-
-
 def _edges(ws, path, line):
     return {(d, s, c) for d, s, c in ws.store.cursor().execute(
         "SELECT dst, strategy, confidence FROM edges WHERE kind = 'CALLS' AND src_path = ? AND line = ?",

@@ -6,7 +6,6 @@ file; a type check, a tuple, a docstring or module-level code select nothing.
 
 from __future__ import annotations
 
-import pytest
 
 from memory_lsp.index.extract import extract
 
@@ -28,13 +27,6 @@ FILES = {
     "tests/test_check.py": ("from pkg.check import is_checked\n\n\n"
                             "def test_check():\n    assert not is_checked(1)\n"),
 }
-
-
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory, index_files):
-    ws = index_files(tmp_path_factory.mktemp("handed"), FILES)
-    yield ws
-    ws.close()
 
 
 def test_a_class_handed_to_map_selects_its_test(ws):

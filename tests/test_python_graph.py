@@ -1,7 +1,5 @@
 """The Python graph on a small package: imports, calls, inheritance, promotions, docs."""
 
-import pytest
-
 
 FILES = {
     "app/__init__.py": "",
@@ -31,13 +29,6 @@ FILES = {
     "tests/test_models.py": "from app.models import User\n\ndef test_user():\n    User().save()\n",
     "docs/guide.md": "# Guide\nThe `User` model lives in `app/models.py`.\n\n## Helpers\nSee `helper()`.\n",
 }
-
-
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory, index_files):
-    ws = index_files(tmp_path_factory.mktemp("py"), FILES)
-    yield ws
-    ws.close()
 
 
 def test_symbols_have_lines(ws):

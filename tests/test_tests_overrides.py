@@ -5,7 +5,6 @@ test selection never reached the override: asked which tests run `Sub.step`, it 
 
 from __future__ import annotations
 
-import pytest
 
 FILES = {
     "pkg/__init__.py": "",
@@ -21,13 +20,6 @@ FILES = {
     "tests/test_deeper.py": "from pkg.deeper import Deeper\n\n\ndef test_deeper():\n    assert Deeper().run() == 1\n",
     "tests/test_plain.py": "from pkg.plain import Plain\n\n\ndef test_plain():\n    assert Plain().run() == 2\n",
 }
-
-
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory, index_files):
-    ws = index_files(tmp_path_factory.mktemp("overrides"), FILES)
-    yield ws
-    ws.close()
 
 
 def test_an_override_of_a_method_called_on_self_runs_for_its_makers(ws, symbol_edges):

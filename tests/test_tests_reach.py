@@ -68,13 +68,6 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory, index_files):
-    ws = index_files(tmp_path_factory.mktemp("reach"), FILES)
-    yield ws
-    ws.close()
-
-
 def selected(ws, target: str, depth: int = 3) -> list[str]:
     return ws.impact(target, depth=depth)["tests"]
 

@@ -47,13 +47,6 @@ FILES = {  # one helper per property, so the helper says which tests ran it
 }
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory, index_files):
-    ws = index_files(tmp_path_factory.mktemp("read"), FILES)
-    yield ws
-    ws.close()
-
-
 def selected_for(ws, helper: str) -> list[str]:
     return ws.impact(f"pkg/helpers.py::{helper}", depth=3)["tests"]
 
