@@ -27,3 +27,33 @@ def test_a_namespace_folder_inside_a_package_resolves(tmp_path, index_files, fil
         assert ("src/pkg/sansio/app.py::App.setup", "src/pkg/helpers.py::helper") in symbol_edges(ws, "CALLS")
     finally:
         ws.close()
+
+
+ROOT_NAMESPACE = {  # app/ and tests/ have no __init__.py: run from the workspace root, as such projects are
+    "app/models.py": "class User:\n    def save(self):\n        return 1\n",
+    "app/views.py": ("from app.models import User\nfrom .models import User as Same\n\n\n"
+                     "def show():\n    return User().save(), Same\n"),
+    "app/api/routes.py": "from ..views import show\nimport app.models\n\n\ndef route():\n    return show()\n",
+    "app/mail.py": "from email.utils import formatdate\n",  # Python's email, not the folder below
+    "email/utils.py": "def formatdate():\n    return ''\n",
+    "tests/test_views.py": "from app.views import show\n\n\ndef test_show():\n    assert show()\n",
+    "main.py": "import app.views\n",
+    "lib/pkg/__init__.py": "",
+    "lib/pkg/inside.py": "from app.models import User\n",  # inside a package: app is not on its path
+}
+
+
+def test_a_namespace_package_at_the_workspace_root_resolves(tmp_path, index_files, file_edges, symbol_edges):
+    ws = index_files(tmp_path, ROOT_NAMESPACE)
+    try:
+        imports = file_edges(ws, "IMPORTS")
+        assert ("app/views.py", "app/models.py") in imports  # absolute and relative, from inside it
+        assert ("app/api/routes.py", "app/views.py") in imports  # two levels up
+        assert ("app/api/routes.py", "app/models.py") in imports
+        assert ("tests/test_views.py", "app/views.py") in imports  # a test beside it
+        assert ("main.py", "app/views.py") in imports  # a script at the root
+        assert not any(src in ("app/mail.py", "lib/pkg/inside.py") for src, _ in imports)
+        assert ("app/views.py::show", "app/models.py::User.save") in symbol_edges(ws, "CALLS")
+        assert ws.impact("app/models.py::User.save", depth=3)["tests"] == ["tests/test_views.py"]
+    finally:
+        ws.close()

@@ -44,7 +44,7 @@ MARKED_BY_OTHER_FILES = frozenset({"go", "rust"})
 # `ResolveContext.cache` entries made from the set of indexed paths alone (no file read): a run
 # whose path set is the last run's may reuse them (the Python module map costs ~0.1 s on the stdlib)
 PATHS_ONLY_CACHES = frozenset({"python.modules", "python.by_path", "python.files", "python.packages", "python.homes",
-                               "c.include_dirs", "c.by_name", "ruby.by_name"})
+                               "python.namespaces", "c.include_dirs", "c.by_name", "ruby.by_name"})
 
 
 @dataclass

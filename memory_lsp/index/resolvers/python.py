@@ -11,6 +11,10 @@ folder first on `sys.path`, as Python gives a script and pytest a test module ou
 its absolute imports are looked up there first (`from helpers import make` in tests/test_a.py
 reaches tests/helpers.py), then against the source roots; never for a module Python finds before
 sys.path, compiled in or frozen (`import gc` beside a gc.py is still Python's).
+
+A folder of the workspace root (or of src/) without `__init__.py` is a namespace package for the files in no
+package: its own (`from app.models import User` in app/views.py, `from .models import User`), a test's or a
+script's beside it; a file inside a package (installed, run from its own root) never reaches it.
 """
 
 from __future__ import annotations
@@ -57,11 +61,51 @@ def _home_modules(ctx: ResolveContext, home: str) -> dict[str, str]:
     homes = ctx.cache.setdefault("python.homes", {})
     found = homes.get(home)
     if found is None:
-        py = _python_files(ctx)
-        prefix = home + "/"
-        below = py[bisect.bisect_left(py, prefix):bisect.bisect_left(py, prefix + "\U0010ffff")]
-        found = homes[home] = _modules_from(below, [home], _packages(ctx))
+        found = homes[home] = _modules_from(_below(ctx, home), [home], _packages(ctx))
     return found
+
+
+def _below(ctx: ResolveContext, folder: str) -> list[str]:
+    """The Python files below `folder`."""
+    py = _python_files(ctx)
+    return py[bisect.bisect_left(py, folder + "/"):bisect.bisect_left(py, folder + "/\U0010ffff")]
+
+
+def _namespace_top(path: str) -> str | None:
+    """The folder of the workspace root or of src/ a file sits in below (`app` for app/api/views.py)."""
+    parts = path.split("/")
+    start = 1 if parts[0] == "src" else 0
+    return "/".join(parts[:start + 1]) if len(parts) > start + 1 and parts[start].isidentifier() else None
+
+
+def _namespace_modules(ctx: ResolveContext, top: str) -> dict[str, str]:
+    """The modules of `top` (a folder without `__init__.py`) as a namespace package: `app.models` for
+    app/models.py, named from the folder `top` is in."""
+    spaces = ctx.cache.setdefault("python.namespaces", {})
+    found = spaces.get(top)
+    if found is None:
+        found = spaces[top] = _modules_from(_below(ctx, top), [posixpath.dirname(top)], _packages(ctx) | {top})
+    return found
+
+
+def _namespace_name(path: str, top: str) -> str:
+    """app/api/views.py's module name in the namespace package `app`: app.api.views (app/api/__init__.py: app.api)."""
+    parts = path[len(posixpath.dirname(top)):].lstrip("/").rsplit(".", 1)[0].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _namespace_targets(ctx: ResolveContext, full: str, name: str | None, strategy: str) -> list[Target]:
+    """`full` in a namespace package of the workspace root or of src/, unless Python's own module of that name
+    comes first (a regular package on sys.path wins over namespace portions)."""
+    first = full.split(".")[0]
+    if first in sys.stdlib_module_names:
+        return []
+    for top in (first, "src/" + first):
+        if top not in _packages(ctx):
+            found = _targets(full, name, _namespace_modules(ctx, top), strategy)
+            if found:
+                return found
+    return []
 
 
 def _build_module_map(ctx: ResolveContext) -> dict[str, str]:
@@ -114,9 +158,14 @@ def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
         if module == "__future__":
             out.append(EXTERNAL)
             continue
+        home = posixpath.dirname(row.path)
+        lookup = modules
         if module.startswith("."):
             level = len(module) - len(module.lstrip("."))
             own = by_path.get(row.path)
+            top = _namespace_top(row.path) if own is None and home not in packages else None
+            if top is not None and top not in packages:  # a module of a namespace package
+                lookup, own = _namespace_modules(ctx, top), _namespace_name(row.path, top)
             if own is None:
                 out.append([])
                 continue
@@ -132,16 +181,17 @@ def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
         else:  # a module named by a string (index/string_imports.py) is looked up as an absolute one
             full = module.strip("\"")
             strategy = "absolute" if full == module else "string"
-            home = posixpath.dirname(row.path)
-            if home and home not in packages and full.split(".")[0] not in BEFORE_PATH:  # its own folder first
+            first = full.split(".")[0]
+            if home and home not in packages and first not in BEFORE_PATH:  # its own folder first
                 found = _targets(full, row.name, _home_modules(ctx, home), strategy)
                 if found:
                     out.append(found)
                     continue
-            if full.split(".")[0] not in tops:
-                out.append(EXTERNAL)
+            if first not in tops:  # no regular package of the workspace: a namespace package's, else an outside one
+                found = [] if home in packages else _namespace_targets(ctx, full, row.name, strategy)
+                out.append(found or EXTERNAL)
                 continue
-        found = _targets(full, row.name, modules, strategy)
+        found = _targets(full, row.name, lookup, strategy)
         out.append(EXTERNAL if not found and strategy == "string" else found)  # a string names no module: it is no import
     return out
 
