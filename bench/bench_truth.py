@@ -181,12 +181,13 @@ def score_inherits(cur, truth: dict) -> dict:
             "wrong": sorted(ours - pairs)[:5]}
 
 
-def score_tests(ws, truth: dict[str, list[str]]) -> dict:
+def score_tests(ws, truth: dict[str, list[str]], sources: tuple[str, ...] = ("src/",)) -> dict:
+    """`sources`: the folders whose files are scored (src/, and typer's docs_src/ its tests run)."""
     right = listed = truth_n = 0
     files = 0
     wrong, missed = [], []  # (test file, source file): listed and not run; run and not listed
     for path, tests in sorted(truth.items()):
-        if not tests or not path.startswith("src/"):
+        if not tests or not path.startswith(sources):
             continue
         files += 1
         got = set(ws.impact(path, depth=3)["tests"])
@@ -217,7 +218,8 @@ def run(spec: str, parts: list[str], min_conf: float) -> dict:
     if "inherits" in parts:
         out["inherits"] = score_inherits(cur, truth_corpus.bases_truth(spec, ws_path))
     if "tests" in parts:
-        out["tests"] = score_tests(ws, truth_corpus.tests_truth(spec, ws_path))
+        extra = truth_corpus.EXTRA_PARTS.get(spec.split("==")[0], ())
+        out["tests"] = score_tests(ws, truth_corpus.tests_truth(spec, ws_path), ("src/", *(p + "/" for p in extra)))
     ws.close()
     return out
 

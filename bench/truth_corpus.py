@@ -36,7 +36,11 @@ VENV_PACKAGES = ["pytest", "pytest-cov", "coverage", "hypothesis", "urllib3", "i
                  "cloudpickle", "pytest-httpbin", "trustme", "pytest-mock", "freezegun", "pretend",  # pretend: packaging
                  "pytz", "simplejson", "pytest-asyncio",  # marshmallow's tests, structlog's
                  "twisted", "rich", "greenlet",  # structlog's dev extra: test_twisted.py skips itself without
-                 "pytest-timeout", "pytest-xprocess", "ephemeral-port-reserve", "watchdog", "cryptography"]  # werkzeug's
+                 "pytest-timeout", "pytest-xprocess", "ephemeral-port-reserve", "watchdog", "cryptography",  # werkzeug's
+                 "shellingham", "annotated-doc", "pydantic"]  # typer's
+# folders beside src/ and tests/ that a package's tests import (typer's tests run the docs' examples, a namespace
+# package at the root: `import docs_src.progressbar.tutorial001`)
+EXTRA_PARTS = {"typer": ("docs_src", "scripts")}
 # a release whose tests need an older pytest gets a venv of its own (flask 3.0.3's conftest reads
 # `_pytest.monkeypatch.notset`, gone in pytest 9)
 PYTEST_FOR = {"flask": "pytest==8.3.5"}
@@ -59,7 +63,7 @@ def workspace(spec: str) -> Path:
     with tarfile.open(archive) as tar:
         tar.extractall(dest / "unpacked", filter="data")
     top = next((dest / "unpacked").iterdir())
-    for part in ("src", "tests"):
+    for part in ("src", "tests", *EXTRA_PARTS.get(name, ())):
         if (top / part).is_dir():
             shutil.copytree(top / part, ws / part, ignore=shutil.ignore_patterns("__pycache__"))
     flat = top / name.lower().replace("-", "_")
@@ -451,7 +455,8 @@ def tests_truth(spec: str, ws: Path) -> dict[str, list[str]]:
     if not data.exists():  # the run's data file is kept: the slow part
         subprocess.run([venv_python(spec.split("==")[0]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:warnings",
                         "--continue-on-collection-errors",  # a module an old release cannot import on this pytest
-                        "--cov=" + str(ws / "src"), "--cov-context=test", "--cov-report=", "tests"],
+                        *("--cov=" + str(ws / part) for part in ("src", *EXTRA_PARTS.get(spec.split("==")[0], ()))),
+                        "--cov-context=test", "--cov-report=", "tests"],
                        cwd=ws, env=env, capture_output=True, text=True)
     # read the data file (`coverage json --show-contexts` writes gigabytes on a test suite this size)
     from coverage import CoverageData
@@ -460,7 +465,7 @@ def tests_truth(spec: str, ws: Path) -> dict[str, list[str]]:
     cov.read()
     truth = {}
     for fname in cov.measured_files():
-        rel = os.path.relpath(os.path.realpath(fname), os.path.realpath(ws))
+        rel = os.path.relpath(os.path.realpath(os.path.join(ws, fname)), os.path.realpath(ws))  # typer's are relative
         tests = set()
         for contexts in cov.contexts_by_lineno(fname).values():
             for ctx in contexts:

@@ -38,6 +38,8 @@ ROOT_NAMESPACE = {  # app/ and tests/ have no __init__.py: run from the workspac
     "email/utils.py": "def formatdate():\n    return ''\n",
     "tests/test_views.py": "from app.views import show\n\n\ndef test_show():\n    assert show()\n",
     "main.py": "import app.views\n",
+    "suite/__init__.py": "",  # a package at the root: the root is on its path too (typer's tests import docs_src)
+    "suite/test_models.py": "import app.models\n\n\ndef test_save():\n    assert app.models.User().save()\n",
     "lib/pkg/__init__.py": "",
     "lib/pkg/inside.py": "from app.models import User\n",  # inside a package: app is not on its path
 }
@@ -52,8 +54,9 @@ def test_a_namespace_package_at_the_workspace_root_resolves(tmp_path, index_file
         assert ("app/api/routes.py", "app/models.py") in imports
         assert ("tests/test_views.py", "app/views.py") in imports  # a test beside it
         assert ("main.py", "app/views.py") in imports  # a script at the root
+        assert ("suite/test_models.py", "app/models.py") in imports
         assert not any(src in ("app/mail.py", "lib/pkg/inside.py") for src, _ in imports)
         assert ("app/views.py::show", "app/models.py::User.save") in symbol_edges(ws, "CALLS")
-        assert ws.impact("app/models.py::User.save", depth=3)["tests"] == ["tests/test_views.py"]
+        assert ws.impact("app/models.py::User.save", depth=3)["tests"] == ["suite/test_models.py", "tests/test_views.py"]
     finally:
         ws.close()

@@ -94,14 +94,20 @@ def _namespace_name(path: str, top: str) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _namespace_targets(ctx: ResolveContext, full: str, name: str | None, strategy: str) -> list[Target]:
-    """`full` in a namespace package of the workspace root or of src/, unless Python's own module of that name
-    comes first (a regular package on sys.path wins over namespace portions)."""
-    first = full.split(".")[0]
+def _namespace_targets(ctx: ResolveContext, full: str, name: str | None, strategy: str, home: str) -> list[Target]:
+    """`full` in a namespace package beside the package the importer (in `home`) is in (typer's tests/, a package,
+    import docs_src.progressbar.tutorial001; src/pkg/ reaches src/ns/, not the root's), or for a file in no package
+    at the workspace root or in src/; unless Python's own module of that name comes first (a regular package on
+    sys.path wins over namespace portions)."""
+    first, packages = full.split(".")[0], _packages(ctx)
     if first in sys.stdlib_module_names:
         return []
-    for top in (first, "src/" + first):
-        if top not in _packages(ctx):
+    top_package = home
+    while posixpath.dirname(top_package) in packages and top_package:
+        top_package = posixpath.dirname(top_package)
+    beside = ("", "src") if home not in packages else (posixpath.dirname(top_package),)
+    for top in (posixpath.join(root, first) for root in beside):
+        if top not in packages:
             found = _targets(full, name, _namespace_modules(ctx, top), strategy)
             if found:
                 return found
@@ -188,7 +194,7 @@ def resolve(rows: list[ImportRow], ctx: ResolveContext) -> list[list[Target]]:
                     out.append(found)
                     continue
             if first not in tops:  # no regular package of the workspace: a namespace package's, else an outside one
-                found = [] if home in packages else _namespace_targets(ctx, full, row.name, strategy)
+                found = _namespace_targets(ctx, full, row.name, strategy, home)
                 out.append(found or EXTERNAL)
                 continue
         found = _targets(full, row.name, lookup, strategy)
