@@ -32,12 +32,17 @@ class ReferenceGraph:
     """The walk as it was written before the graph went compact: Python lists of steps per node,
     sorted by score (stable), breadth first with the first path kept."""
 
-    def __init__(self, rows: list[tuple], tests: set[str]):
+    def __init__(self, rows: list[tuple], tests: set[str], symbols: set[str] = frozenset()):
         self.dependents = defaultdict(list)
         self.asserted_by = defaultdict(set)
-        self.tests = tests
-        for src, dst, kind, src_path, dst_path, line, conf, _strategy, score in rows:
+        self.tests, self.symbols = tests, symbols
+        self.bases, self.calls = defaultdict(list), defaultdict(set)  # class -> its bases; callee -> (caller, strategy)
+        for src, dst, kind, src_path, dst_path, line, conf, strategy, score in rows:
             score = score or 0.0
+            if kind == "INHERITS":
+                self.bases[src].append(dst)
+            if kind == "CALLS":
+                self.calls[dst].add((src, strategy))
             if kind in DEPENDENCY_KINDS:
                 self.dependents[dst].append((src, kind, line, conf, score))
                 if src != src_path or dst != dst_path:
@@ -50,6 +55,39 @@ class ReferenceGraph:
             steps.sort(key=lambda s: -s[4])
 
     def walk(self, target, target_path, depth, min_confidence=0.0):
+        """The target's own walk, and for a method the walks of the methods it overrides, each dependent kept when its
+        first step is a call that may run the override (a typed or plain call; a self call in its class or a base;
+        no super() call, no guess by name), at most 0.5; each node by its shortest path."""
+        deps, tests = self._walk(target, target_path, depth, min_confidence)
+        path, _, qual = target.partition("::")
+        owner, _, name = qual.rpartition(".")
+        cls = f"{path}::{owner}"
+        if not owner or name.startswith("__") and name.endswith("__") or cls not in self.symbols or min_confidence > 0.5:
+            return deps, tests
+        ancestors, todo = [], [cls]
+        while todo:
+            for b in self.bases.get(todo.pop(0), ()):
+                if b not in ancestors and b != cls:
+                    ancestors.append(b)
+                    todo.append(b)
+        selves = {cls, *ancestors}
+        more = []
+        for method in (f"{b}.{name}" for b in ancestors if f"{b}.{name}" in self.symbols):
+            admitted = {caller for caller, strategy in self.calls[method]
+                        if strategy not in ("super", "name_unique", "name_ambiguous", "override")
+                        and (strategy not in ("self", "self_inherited")
+                             or any(caller.startswith(c + ".") for c in selves))}
+            for d in self._walk(method, method.partition("::")[0], depth, min_confidence)[0]:
+                if d.via[1] in admitted and d.node != target:
+                    more.append(Dependent(d.node, d.path, d.symbol, d.depth, [target] + d.via[1:], d.edge_kinds,
+                                          d.score, min(d.confidence, 0.5), d.lines))
+        best = {}
+        for d in deps + more:
+            if d.node not in best or (d.depth, -d.score) < (best[d.node].depth, -best[d.node].score):
+                best[d.node] = d
+        return sorted(best.values(), key=lambda d: (d.depth, -d.score)), tests
+
+    def _walk(self, target, target_path, depth, min_confidence):
         seen = {target}
         best = {}
         frontier = [(target, [target], [], 1.0, 0.0, [])]
@@ -105,7 +143,8 @@ def test_the_fixture_has_every_kind_the_walk_follows(ws):
 def test_walk_equals_the_reference_for_every_file_and_symbol(ws, targets, min_confidence, small_walk, monkeypatch):
     monkeypatch.setattr(impact, "SMALL_WALK", small_walk)  # 0: every count takes numpy's way
     cur = ws.store.cursor()
-    reference = ReferenceGraph(edges.all_edges(cur), code.test_paths(cur))
+    symbols = {i for i, in cur.execute("SELECT id FROM symbols").fetchall()}
+    reference = ReferenceGraph(edges.all_edges(cur), code.test_paths(cur), symbols)
     graph = ws.load_graph()
     graph._counts.clear()
     answered = 0

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memory_lsp.graph import confidences, follow_unresolved, steps, tests_carry, tests_reach
+from memory_lsp.graph import confidences, follow_unresolved, overridden, steps, tests_carry, tests_reach
 from memory_lsp.graph.steps import csr
 from memory_lsp.graph.names import Names, family_of
 from memory_lsp.store import graph_reads, test_reads
@@ -232,12 +232,14 @@ class ImpactGraph:
              min_confidence: float = 0.0) -> tuple[list[Dependent], list[str]]:
         """Breadth first from the target; each node keeps its first (shortest, best-scored) path
         among the edges at or above `min_confidence`. A stub's symbol: its own dependents and its
-        implementation's (`implementation`), each node by its shortest path."""
-        twin = self.implementation(target)
-        if twin is None:
-            return self._walk(target, target_path, depth, min_confidence)
+        implementation's (`implementation`); a method: and the callers of the methods it overrides
+        that may run it (graph/overridden.py); each node by its shortest path."""
         deps, tests = self._walk(target, target_path, depth, min_confidence)
-        more, more_tests = self._walk(twin, twin.partition("::")[0], depth, min_confidence)
+        twin = self.implementation(target)
+        more, more_tests = self._walk(twin, twin.partition("::")[0], depth, min_confidence) if twin else ([], [])
+        more += overridden.dependents(self, twin or target, depth, min_confidence)
+        if not more:
+            return deps, tests
         best: dict[str, Dependent] = {}
         for d in deps + more:
             if d.node not in best or (d.depth, -d.score) < (best[d.node].depth, -best[d.node].score):
@@ -294,7 +296,7 @@ class ImpactGraph:
         key = (target, target_path, depth, min_confidence)
         found = self._counts.get(key)
         if found is None:
-            if self.implementation(target) is not None:  # a stub's: two walks merged
+            if self.implementation(target) is not None or overridden.overridden(self, target)[0]:  # walks merged
                 found = tuple(map(len, self.walk(target, target_path, depth, min_confidence)))
             else:
                 found = self._small_counts(target, target_path, depth, min_confidence)

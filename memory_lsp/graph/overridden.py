@@ -1,0 +1,89 @@
+"""What dispatch adds to a method's dependents: `def use(b: Base): b.run()` runs `Sub.run` when b is a Sub, but
+its CALLS edge names `Base.run`, the method the receiver's class resolves to (as jedi's goto does). So the callers
+of the methods an override overrides are its dependents too, at most "maybe" (DISPATCH_CONFIDENCE), except two
+kinds of call that never reach it: `super().run()`, which runs the next class up from the caller's own, and
+`self.run()` in a class the override's class does not inherit from (a sibling's self is never a Sub); a call
+guessed by name has its own `override` edges (store/calls.py).
+
+Each overridden method is walked as the target is (graph/impact.py `_walk`), and a dependent stays when its first
+step is a call that may dispatch here; a node whose shortest path starts with one that may not is left out, even
+if a longer path would admit it (rare: a caller making both kinds of call on the same line counts as admitted).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memory_lsp.graph.test_files import inherits_edges
+from memory_lsp.graph.tests_reach import GUESSES
+
+DISPATCH_CONFIDENCE = 0.5  # the caller runs the override only when its receiver is an instance of the override's class
+SELF_CALLS = ("self", "self_inherited")  # strategies of a `self.m()` call (store/calls.py)
+
+
+def ancestors(g, cls: str) -> list[str]:
+    """The classes `cls` inherits from, transitively, nearest first (INHERITS edges of the graph)."""
+    src, dst = _inherits(g)
+    found, frontier = [], [cls]
+    while frontier:
+        ids = np.array([i for i in (g.node_id(c) for c in frontier) if i is not None], dtype=np.int64)
+        frontier = [g.names[b] for b in np.unique(dst[np.isin(src, ids)]).tolist()
+                    if g.names[b] not in found and g.names[b] != cls]
+        found += frontier
+    return found
+
+
+def overridden(g, target: str) -> tuple[list[str], set[str]]:
+    """The methods `target` (a method `path::C.m`) overrides, and the classes whose `self` may be a C: C and its bases."""
+    path, _, qual = target.partition("::")
+    owner, _, name = qual.rpartition(".")
+    if not owner or name.startswith("__") and name.endswith("__") or g.node_id(f"{path}::{owner}") is None:
+        return [], set()  # not a method; a protocol method (`__init__`, `__eq__`) runs for every class alike
+    bases = ancestors(g, f"{path}::{owner}")
+    return [m for m in (f"{b}.{name}" for b in bases) if g.has_symbol(m)], {f"{path}::{owner}", *bases}
+
+
+def dependents(g, target: str, depth: int, min_confidence: float) -> list:
+    """The dependents `target` gains through the methods it overrides (empty for anything else)."""
+    methods, selves = overridden(g, target)
+    if DISPATCH_CONFIDENCE < min_confidence:
+        return []
+    found = []
+    for method in methods:
+        admitted = _admitted_callers(g, g.node_id(method), selves)
+        for d in g._walk(method, method.partition("::")[0], depth, min_confidence)[0]:
+            if len(d.via) > 1 and d.via[1] in admitted and d.node != target:
+                d.via[0], d.confidence = target, min(d.confidence, DISPATCH_CONFIDENCE)
+                found.append(d)
+    return found
+
+
+def _admitted_callers(g, method: int, selves: set[str]) -> set[str]:
+    """The direct callers of `method` with a call that may dispatch to the override: not `super()`, and a self call
+    only in a class whose self may be an instance of the override's class."""
+    lo, hi = int(g.step_ptr[method]), int(g.step_ptr[method + 1])
+    at = g.e["kind"][g.step_edge[lo:hi]] == (g.kinds.index("CALLS") if "CALLS" in g.kinds else -1)
+    callers = g.step_node[lo:hi][at].tolist()
+    strategies = [g.strategies[s] for s in g.e["strategy"][g.step_edge[lo:hi]][at].tolist()]
+    admitted = set()
+    for caller, strategy in zip(callers, strategies):
+        name = g.names[caller]
+        if strategy in ("super", *GUESSES) or strategy in SELF_CALLS and not _in_any(name, selves):
+            continue  # a guess by name has its own `override` edges to each override (store/calls.py)
+        admitted.add(name)
+    return admitted
+
+
+def _inherits(g) -> tuple[np.ndarray, np.ndarray]:
+    """The graph's INHERITS edges (src, dst), kept on it: a file's lenses ask for each of its methods."""
+    found = g.__dict__.get("_inherits")
+    if found is None:
+        found = g.__dict__["_inherits"] = inherits_edges(g)
+    return found
+
+
+def _in_any(symbol: str, classes: set[str]) -> bool:
+    """Whether `symbol` (`path::K.f`, `path::K.f.inner`) is defined in one of `classes`."""
+    path, _, qual = symbol.partition("::")
+    parts = qual.split(".")
+    return any(f"{path}::{'.'.join(parts[:i])}" in classes for i in range(1, len(parts)))

@@ -1,0 +1,44 @@
+"""An override's dependents include the callers of the method it overrides that may run it (graph/overridden.py):
+`use(b: Base)` calling `b.run()` runs `Sub.run` when b is a Sub, though its CALLS edge names `Base.run`. Not a
+`super().run()` (the next class up from the caller's), nor a `self.run()` in a sibling class (click's
+`Command.make_parser` calls `param.add_to_parser`, which runs `Option.add_to_parser` for an option)."""
+
+from __future__ import annotations
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": ("class Base:\n    def run(self):\n        return 1\n\n    def twice(self):\n"
+                    "        return self.run() * 2\n\n\n"
+                    "class Sub(Base):\n    def run(self):\n        return super().run() + 1\n\n\n"
+                    "class Again(Base):\n    def run(self):\n        return super().run() + 2\n"),
+    "pkg/use.py": ("from pkg.base import Base\n\n\ndef use(b: Base):\n    return b.run()\n\n\n"
+                   "def caller():\n    return use(Base())\n"),
+    "pkg/more.py": ("from pkg.base import Base\n\n\nclass Sibling(Base):\n    def go(self):\n"
+                    "        return self.run()\n"),
+}
+
+
+def _dependents(ws, target: str, **kw) -> dict[str, float]:
+    return {f"{d['path']}::{d['symbol']}": d["confidence"] for d in ws.impact(target, depth=3, **kw)["dependents"]}
+
+
+def test_an_override_is_run_by_the_callers_of_the_method_it_overrides(ws):
+    found = _dependents(ws, "pkg/base.py::Sub.run")
+    assert found == {"pkg/use.py::use": 0.5, "pkg/use.py::caller": 0.5,  # b.run() on a Base: maybe a Sub
+                     "pkg/base.py::Base.twice": 0.5}  # self.run() in a base of Sub
+
+
+def test_super_calls_and_a_siblings_self_calls_never_reach_it(ws):
+    found = _dependents(ws, "pkg/base.py::Sub.run")
+    assert "pkg/base.py::Again.run" not in found  # super().run() in Again: Base.run
+    assert "pkg/more.py::Sibling.go" not in found  # self.run() in Sibling: never a Sub
+
+
+def test_the_base_methods_own_dependents_are_unchanged(ws):
+    assert set(_dependents(ws, "pkg/base.py::Base.run")) == {
+        "pkg/use.py::use", "pkg/use.py::caller", "pkg/base.py::Base.twice", "pkg/more.py::Sibling.go",
+        "pkg/base.py::Sub.run", "pkg/base.py::Again.run"}
+
+
+def test_above_maybe_the_dispatch_is_not_listed(ws):
+    assert _dependents(ws, "pkg/base.py::Sub.run", min_confidence=0.6) == {}
