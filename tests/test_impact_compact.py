@@ -62,7 +62,8 @@ class ReferenceGraph:
         path, _, qual = target.partition("::")
         owner, _, name = qual.rpartition(".")
         cls = f"{path}::{owner}"
-        if not owner or name.startswith("__") and name.endswith("__") or cls not in self.symbols or min_confidence > 0.5:
+        if not owner or name.startswith("__") and name.endswith("__") or cls not in self.symbols or min_confidence > 0.5 \
+                or path.endswith(".go"):  # Go's embedding dispatches nothing
             return deps, tests
         ancestors, todo = [], [cls]
         while todo:

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from memory_lsp.graph import overridden
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/base.py": ("class Base:\n    def run(self):\n        return 1\n\n    def twice(self):\n"
@@ -42,3 +44,18 @@ def test_the_base_methods_own_dependents_are_unchanged(ws):
 
 def test_above_maybe_the_dispatch_is_not_listed(ws):
     assert _dependents(ws, "pkg/base.py::Sub.run", min_confidence=0.6) == {}
+
+
+def test_go_embedding_is_no_dispatch(tmp_path, index_files):
+    """An embedded type's method never runs the outer type's (`Server` embeds `Base`): no override there."""
+    ws = index_files(tmp_path, {
+        "go.mod": "module example.com/app\n\ngo 1.21\n",
+        "server/base.go": "package server\n\ntype Base struct{}\n\nfunc (b *Base) Run() int { return 1 }\n",
+        "server/server.go": "package server\n\ntype Server struct {\n\tBase\n}\n\nfunc (s *Server) Run() int { return 2 }\n"})
+    try:
+        graph = ws.load_graph()
+        assert ("server/server.go::Server", "server/base.go::Base") in set(zip(*[
+            [graph.names[i] for i in side.tolist()] for side in overridden.inherits_edges(graph)]))
+        assert overridden.overridden(graph, "server/server.go::Server.Run") == ([], set())
+    finally:
+        ws.close()

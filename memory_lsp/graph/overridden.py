@@ -3,7 +3,8 @@ its CALLS edge names `Base.run`, the method the receiver's class resolves to (as
 of the methods an override overrides are its dependents too, at most "maybe" (DISPATCH_CONFIDENCE), except two
 kinds of call that never reach it: `super().run()`, which runs the next class up from the caller's own, and
 `self.run()` in a class the override's class does not inherit from (a sibling's self is never a Sub); a call
-guessed by name has its own `override` edges (store/calls.py).
+guessed by name has its own `override` edges (store/calls.py). Not in Go, whose embedding (an INHERITS edge)
+dispatches nothing.
 
 Each overridden method is walked as the target is (graph/impact.py `_walk`), and a dependent stays when its first
 step is a call that may dispatch here; a node whose shortest path starts with one that may not is left out, even
@@ -16,9 +17,12 @@ import numpy as np
 
 from memory_lsp.graph.test_files import inherits_edges
 from memory_lsp.graph.tests_reach import GUESSES
+from memory_lsp.index import languages
 
 DISPATCH_CONFIDENCE = 0.5  # the caller runs the override only when its receiver is an instance of the override's class
 SELF_CALLS = ("self", "self_inherited")  # strategies of a `self.m()` call (store/calls.py)
+# Go's embedding is an INHERITS edge, but a method of the embedded type never runs the outer type's
+NO_DISPATCH = frozenset({"go"})
 
 
 def ancestors(g, cls: str) -> list[str]:
@@ -37,7 +41,9 @@ def overridden(g, target: str) -> tuple[list[str], set[str]]:
     """The methods `target` (a method `path::C.m`) overrides, and the classes whose `self` may be a C: C and its bases."""
     path, _, qual = target.partition("::")
     owner, _, name = qual.rpartition(".")
-    if not owner or name.startswith("__") and name.endswith("__") or g.node_id(f"{path}::{owner}") is None:
+    lang = languages.language_for(path)
+    if not owner or name.startswith("__") and name.endswith("__") or g.node_id(f"{path}::{owner}") is None \
+            or lang is None or lang.resolver in NO_DISPATCH:
         return [], set()  # not a method; a protocol method (`__init__`, `__eq__`) runs for every class alike
     bases = ancestors(g, f"{path}::{owner}")
     return [m for m in (f"{b}.{name}" for b in bases) if g.has_symbol(m)], {f"{path}::{owner}", *bases}
