@@ -13,8 +13,6 @@ if a longer path would admit it (rare: a caller making both kinds of call on the
 
 from __future__ import annotations
 
-import numpy as np
-
 from memory_lsp.graph.test_files import inherits_edges
 from memory_lsp.graph.tests_reach import GUESSES
 from memory_lsp.index import languages
@@ -27,14 +25,12 @@ NO_DISPATCH = frozenset({"go"})
 
 def ancestors(g, cls: str) -> list[str]:
     """The classes `cls` inherits from, transitively, nearest first (INHERITS edges of the graph)."""
-    src, dst = _inherits(g)
-    found, frontier = [], [cls]
+    bases, start = _bases(g), g.node_id(cls)
+    found, frontier = [], [start]
     while frontier:
-        ids = np.array([i for i in (g.node_id(c) for c in frontier) if i is not None], dtype=np.int64)
-        frontier = [g.names[b] for b in np.unique(dst[np.isin(src, ids)]).tolist()
-                    if g.names[b] not in found and g.names[b] != cls]
+        frontier = sorted({b for c in frontier for b in bases.get(c, ())} - set(found) - {start})
         found += frontier
-    return found
+    return [g.names[b] for b in found]
 
 
 def overridden(g, target: str) -> tuple[list[str], set[str]]:
@@ -51,9 +47,9 @@ def overridden(g, target: str) -> tuple[list[str], set[str]]:
 
 def dependents(g, target: str, depth: int, min_confidence: float) -> list:
     """The dependents `target` gains through the methods it overrides (empty for anything else)."""
-    methods, selves = overridden(g, target)
     if DISPATCH_CONFIDENCE < min_confidence:
         return []
+    methods, selves = overridden(g, target)
     found = []
     for method in methods:
         admitted = _admitted_callers(g, g.node_id(method), selves)
@@ -80,11 +76,15 @@ def _admitted_callers(g, method: int, selves: set[str]) -> set[str]:
     return admitted
 
 
-def _inherits(g) -> tuple[np.ndarray, np.ndarray]:
-    """The graph's INHERITS edges (src, dst), kept on it: a file's lenses ask for each of its methods."""
-    found = g.__dict__.get("_inherits")
+def _bases(g) -> dict[int, list[int]]:
+    """Each class's direct bases (node ids), made once per graph and kept on it: a file's lenses ask for each of
+    its methods."""
+    found = g.__dict__.get("_bases")
     if found is None:
-        found = g.__dict__["_inherits"] = inherits_edges(g)
+        found = {}
+        for sub, base in zip(*(side.tolist() for side in inherits_edges(g))):
+            found.setdefault(sub, []).append(base)
+        g.__dict__["_bases"] = found
     return found
 
 

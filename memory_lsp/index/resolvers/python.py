@@ -31,6 +31,7 @@ from memory_lsp.index.resolvers import EXTERNAL, ImportRow, ResolveContext, Targ
 # (the stdlib's test/dtracedata/instance.py imports Python's gc beside a gc.py)
 BEFORE_PATH = frozenset(sys.builtin_module_names) | frozenset(
     name.split(".")[0] for name in getattr(_imp, "_frozen_module_names", lambda: ())())
+NAMESPACE_ROOTS = ("", "src")  # where a file in no package finds namespace packages: the workspace root, src/
 
 
 def module_map(ctx: ResolveContext) -> dict[str, str]:
@@ -74,7 +75,7 @@ def _below(ctx: ResolveContext, folder: str) -> list[str]:
 def _namespace_top(path: str) -> str | None:
     """The folder of the workspace root or of src/ a file sits in below (`app` for app/api/views.py)."""
     parts = path.split("/")
-    start = 1 if parts[0] == "src" else 0
+    start = 1 if parts[0] in NAMESPACE_ROOTS else 0
     return "/".join(parts[:start + 1]) if len(parts) > start + 1 and parts[start].isidentifier() else None
 
 
@@ -103,9 +104,9 @@ def _namespace_targets(ctx: ResolveContext, full: str, name: str | None, strateg
     if first in sys.stdlib_module_names:
         return []
     top_package = home
-    while posixpath.dirname(top_package) in packages and top_package:
+    while top_package and posixpath.dirname(top_package) in packages:
         top_package = posixpath.dirname(top_package)
-    beside = ("", "src") if home not in packages else (posixpath.dirname(top_package),)
+    beside = NAMESPACE_ROOTS if home not in packages else (posixpath.dirname(top_package),)
     for top in (posixpath.join(root, first) for root in beside):
         if top not in packages:
             found = _targets(full, name, _namespace_modules(ctx, top), strategy)
