@@ -5,7 +5,8 @@ read (store/test_reads.unresolved_calls) of the same index, row for row and in i
 whole, which makes them from the rows it keeps for the edits to follow.
 Edits chosen for what a row depends on besides its own file: a name defined or removed in another
 file (dispatch), a call resolved by an edit elsewhere (the test's file unchanged), a file added,
-a raised class also made outside a `raise` (its `raised` row goes) and only raised again.
+a raised class also made outside a `raise` (its `raised` row goes) and only raised again; what a
+module a test imports a variable from declares (its attributes, its type), that module alone edited.
 """
 
 from __future__ import annotations
@@ -141,6 +142,7 @@ def _read(rows: list[tuple]) -> dict:
         return out
     empty = {"path": column([]), "src": column([]), "module": column([]), "name": column([])}
     return {"tests": {**empty, "held": column([], bool)}, "dispatch": empty, "classes": {"id": column([])}, "raised": empty, "silent": empty,
+            "declared": {"path": column([]), "fp": column([])},
             "methods": {"path": column([r[0] for r in rows]), "name": column([r[2] for r in rows])},
             "untyped": {"path": column([r[0] for r in rows]), "src": column([r[1] for r in rows]),
                         "name": column([r[2] for r in rows]), "on_self": column([r[3] for r in rows], bool),
@@ -275,5 +277,38 @@ def test_an_edit_that_only_moves_lines_reads_no_unresolved_rows(tmp_path, index_
         assert reads == ["code.py"]
         graph = edit("# a comment\n" + CODE + "\n    def more(self):\n        return self.other()\n")
         assert reads == ["code.py", "code.py"]
+    finally:
+        ws.close()
+
+
+CONFIG = ("class Settings:\n    maker = dict\n    hooks: list = []\n\n    def run(self):\n        return 1\n\n\n"
+          "CONFIG = Settings()\nLEVELS = {}\n")
+CONFIG_TEST = ("from config import CONFIG, LEVELS\n\n\ndef test_made():\n    CONFIG.maker()\n\n\n"
+               "def test_hooks():\n    assert CONFIG.hooks == []\n\n\ndef test_levels():\n    LEVELS.keys()\n")
+
+
+def test_rows_that_read_another_files_declarations_follow_an_edit_of_that_file_alone(tmp_path, index_files):
+    """A test's row through a module variable asks the module for the variable's type and what its
+    class declares (store/test_reads.py `_DECLARED`, Python's own type): `CONFIG.hooks` read holds what
+    the module's code put there (a held row), `CONFIG.maker()` and `LEVELS.keys()` run no code of it
+    (no row). An edit of config.py alone, which changes no edge of the test file, changes those rows."""
+    ws = index_files(tmp_path, {"config.py": CONFIG, "tests/test_config.py": CONFIG_TEST})
+    try:
+        graph = ws.load_graph()
+        seen = []
+        for text in (CONFIG, CONFIG.replace("    maker = dict\n", "").replace("    hooks: list = []\n", ""),
+                     CONFIG.replace("LEVELS = {}", "LEVELS = Settings()"), CONFIG):
+            if seen:
+                (tmp_path / "config.py").write_text(text)
+                ws.reindex({str(tmp_path / "config.py"): text.encode()})
+                graph = ws.load_graph()
+                assert graph.followed
+            want = _whole(ws, graph)
+            assert _rows(graph.unresolved_calls)["tests"] == want["tests"]
+            seen.append(sorted((src.partition("::")[2], held) for src, _module, held in want["tests"]))
+        assert seen == [[("test_hooks", True)],
+                        [("test_made", False)],  # no attribute declared: a blind call through config.py
+                        [("test_hooks", True), ("test_levels", False)],  # LEVELS no dict now
+                        [("test_hooks", True)]]
     finally:
         ws.close()

@@ -193,3 +193,32 @@ def test_a_file_of_constants_runs_where_a_function_imports_it(tmp_path, index_fi
         assert ws.impact("pkg/settings.py", depth=3)["tests"] == []
     finally:
         ws.close()
+
+
+DECLARED = {
+    **CONFIGURED,
+    "pkg/config.py": CONFIGURED["pkg/config.py"].replace("    factory = FACTORY\n",
+                                                         "    factory = FACTORY\n    context_class = dict\n"),
+    "pkg/run.py": "def run_all(processors, event):\n    for p in processors:\n        event = p(event)\n    return event\n",
+    # reads the module variable's attribute that holds the default processors, and runs them
+    "tests/test_direct.py": "from pkg.config import CONFIG\nfrom pkg.run import run_all\n"
+                            "def test_direct():\n    assert run_all(CONFIG.processors, {})\n",
+    # calls the attribute holding `dict`: no code of config.py, nor what config.py's code holds
+    "tests/test_context.py": "from pkg.config import CONFIG\ndef test_context():\n    assert CONFIG.context_class() == {}\n",
+}
+
+
+def test_an_attribute_a_module_variables_class_declares_holds_what_the_module_put_there(tmp_path, index_files):
+    """`_CONFIG.default_processors` read in a test (structlog) holds what config.py's code made (a
+    held row, store/test_reads.py `_HELD_ATTR`); `_CONFIG.default_context_class()` runs what the
+    attribute holds, no code of config.py: it was a blind call through config.py, which selected the
+    test for every file whose dependents reach config.py."""
+    ws = index_files(tmp_path, DECLARED)
+    try:
+        for held in ("pkg/processors.py", "pkg/render.py"):
+            assert ws.impact(held, depth=3)["tests"] == ["tests/test_direct.py", "tests/test_log.py",
+                                                         "tests/test_parts.py"], held
+        for source in ("pkg/processors.py", "pkg/factory.py"):  # (config.py keeps it: an importer making no call)
+            assert "tests/test_context.py" not in ws.impact(source, depth=3)["tests"], source
+    finally:
+        ws.close()

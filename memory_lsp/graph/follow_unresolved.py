@@ -8,6 +8,9 @@ one file's rows, ~10-25 ms. What a row depends on, from the queries' text:
   call re-resolved elsewhere, an import now landing on another file) among the touched ones.
 - other files' existence and test flags (`files m`, `files f`): any file added, deleted or
   turned test or not reads the rows whole again.
+- for `tests`, what a file a test imports names from declares (its module variables' types, what
+  their classes declare: store/test_reads.py `declarations`): where a changed file's moved, the
+  `tests` rows of the test files importing names from it are read again (`_declared_again`).
 - for `dispatch`, whether the call's name is defined anywhere (`symbols`): only the changed
   files' symbols moved, so only names they defined before or define now can change that.
   A name defined now has no row anywhere (dropped, no read); a name no longer defined by them
@@ -136,7 +139,8 @@ _KEEP = {"methods": _methods,
          "untyped": lambda read, tables: _id_rows(tables, read),
          "raised": lambda read, tables: _id_rows(tables, read, False),
          "silent": lambda read, tables: _id_rows(tables, read, False, False),
-         "classes": lambda read, tables: _classes_by_path(tables[0], read["id"].tolist())}
+         "classes": lambda read, tables: _classes_by_path(tables[0], read["id"].tolist()),
+         "declared": lambda read, _tables: dict(zip(read["path"].tolist(), read["fp"].tolist()))}
 
 
 def _with_counts(rows: dict, tables: tuple) -> dict:
@@ -224,6 +228,7 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
             counts[name] = counts.get(name, 0) + 1
             if counts[name] == 1:
                 flipped.add(name)
+    declared = _declared_again(rows, cur, [p for p in paths if is_test.get(p) is False], tests, redo)
     if gone_names:
         read = test_reads.rows_named(cur, "dispatch", sorted(gone_names))
         dispatch.update(zip(read["path"].tolist(), read["name"].tolist(), read["src"].tolist()))
@@ -232,7 +237,22 @@ def _update(rows: dict, cur, paths: list[str], is_test: dict[str, bool], names_b
         untyped = _concat([_where(untyped, ~np.isin(untyped["name"], sorted(flipped))),
                            _id_rows(tables, test_reads.rows_named(cur, "untyped", sorted(called[c] for c in flipped)))])
     return {"tests": tests, "dispatch": dispatch, "untyped": untyped, "classes": classes, "raised": _concat(raised),
-            "silent": _concat(silent), "methods": _concat(methods), "method_files": counts, "tables": tables}
+            "silent": _concat(silent), "methods": _concat(methods), "method_files": counts, "tables": tables,
+            "declared": declared}
+
+
+def _declared_again(rows: dict, cur, code: list[str], tests: dict, redo: set[str]) -> dict[str, str]:
+    """The files' declarations (store/test_reads.py `declarations`) now; where those of a file in `code`
+    moved, the `tests` rows of the test files importing names from it read again into `tests`."""
+    declared, now = dict(rows["declared"]), test_reads.declarations(cur, code) if code else {}
+    moved = [path for path in code if now.get(path) != declared.get(path)]
+    for path in code:
+        declared.pop(path, None)
+    declared.update(now)
+    for path in sorted(test_reads.importing_tests(cur, moved) - redo) if moved else ():
+        tests.pop(path, None)
+        tests.update(_tests_by_path(test_reads.tests_of(cur, path)))
+    return declared
 
 
 def calls(rows: dict, kinds=KINDS) -> dict[str, dict[str, np.ndarray]]:

@@ -26,6 +26,17 @@ def _unresolved(edges_filter: str = "") -> str:
             f"e.kind = 'CALLS' AND e.line IS NOT NULL {edges_filter})")
 
 
+# an attribute `r.name` that the class of a module variable `i` imports declares (`_CONFIG = _Configuration()`, in
+# its class body `default_context_class: type[Context] = dict`), no method. Correlated: one test file's read asks
+# about the few files it imports (~5 ms a statement; as a table of every file's, ~20)
+_DECLARED = """
+    SELECT 1 FROM refs v JOIN refs h ON h.path = v.path AND h.kind IN ('heldtype', 'returntype')
+         AND h.src = v.path || '::' || v.rtype || '.' || r.name
+    WHERE v.kind = 'vartype' AND v.path = i.target AND v.name = i.name AND NOT i.is_module
+      AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = h.src)
+"""
+
+
 # a test file's call through an import of a workspace file
 _THROUGH = """
     FROM refs r JOIN files t ON t.path = r.path AND t.is_test
@@ -43,6 +54,8 @@ _BLIND = f"""
       AND NOT (r.receiver = i.binding AND NOT i.is_module AND EXISTS (
                SELECT 1 FROM refs v WHERE v.kind = 'vartype' AND v.path = i.target AND v.name = i.name
                AND v.rtype = 'builtin'))
+      -- a call of an attribute the variable's class declares runs what the attribute holds, no code of that file
+      AND NOT (r.receiver = i.binding AND EXISTS ({_DECLARED}))
     ORDER BY r.src, module"""
 
 
@@ -55,10 +68,22 @@ _HELD = """
     ORDER BY r.src, module""".format(through=_THROUGH)
 
 
+# ... reading such an attribute (`_CONFIG.default_processors`, read rows have no receiver: index/reads.py): it
+# holds what the module's code put there (`_BUILTIN_DEFAULT_PROCESSORS = [...]`), which runs where it is handed
+_HELD_ATTR = f"""
+    SELECT DISTINCT r.src, i.target AS module, true AS held
+    FROM refs r JOIN files t ON t.path = r.path AND t.is_test
+         JOIN imports i ON i.path = r.path AND i.target IS NOT NULL AND i.target <> r.path AND NOT i.is_module
+         JOIN files m ON m.path = i.target AND NOT coalesce(m.is_test, false)
+    WHERE r.kind = 'attr' AND EXISTS ({_DECLARED})
+    ORDER BY r.src, module"""
+
+
 def unresolved_test_calls(cur) -> dict[str, np.ndarray]:
     """(src, module, held): the symbol of a test file around an unresolved call (held False), or a call
     of a module variable (held True), and the workspace file that call goes through."""
-    return cur.execute(f"SELECT * FROM ({_BLIND}) UNION ALL SELECT * FROM ({_HELD}) ORDER BY src, module, held").fetchnumpy()
+    return cur.execute(f"SELECT * FROM ({_BLIND}) UNION ALL SELECT * FROM ({_HELD}) UNION ALL SELECT * FROM ({_HELD_ATTR}) "
+                       "ORDER BY src, module, held").fetchnumpy()
 
 
 def _joined(*reads: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -180,16 +205,47 @@ def _keyed(sql: str, columns: str, where: str = "", edges_where: str = "") -> st
     and `edges_where` to its edge lookup's."""
     head, edges = "SELECT DISTINCT r.src", "FROM edges e WHERE"
     body, order = sql.rsplit("ORDER BY", 1)
-    if head not in body or edges not in body or not order.strip():
+    if head not in body or not order.strip():
         raise RuntimeError("test_reads: the unresolved-call query changed shape")
     body = body.replace(head, f"SELECT DISTINCT {columns}, r.src", 1)
     return body.replace(edges, f"{edges} {edges_where}", 1) + where if edges_where else body + where
 
 
-_ROWS = {"tests": _keyed(_BLIND, "r.path") + " UNION ALL " + _keyed(_HELD, "r.path"), "dispatch": _keyed(_DISPATCH, "r.path, r.name"),
+# (path, fp): what a test file's rows read of a workspace file it imports names from (`_DECLARED`, Python's own
+# type in `_BLIND`), as one number per file: its module variables' types, the types and values its classes
+# declare, its methods. A graph following an edit reads the importing test files' rows again when it moves.
+_DECLARATIONS = """
+    SELECT path, sum(h)::VARCHAR AS fp FROM (
+        SELECT path, hash(kind, src, name, rtype) AS h FROM refs WHERE kind IN ('vartype', 'heldtype', 'returntype') {path}
+        UNION ALL SELECT path, hash(id) FROM symbols WHERE kind = 'method' {path})
+    GROUP BY path ORDER BY path"""
+
+
+def declarations(cur, paths: list[str] | None = None) -> dict[str, str]:
+    """`_DECLARATIONS` of every file, or of `paths` (a file with none is absent)."""
+    if paths is None:
+        return dict(cur.execute(_DECLARATIONS.format(path="")).fetchall())
+    found = {}
+    for path in paths:  # an equality per statement: pushed into the scans (a list is a whole scan)
+        found.update(cur.execute(_DECLARATIONS.format(path="AND path = $1"), [path]).fetchall())
+    return found
+
+
+def importing_tests(cur, paths: list[str]) -> set[str]:
+    """The test files importing a name (not the module) from one of `paths`."""
+    found = set()
+    for path in paths:
+        found.update(p for p, in cur.execute(
+            "SELECT DISTINCT i.path FROM imports i JOIN files t ON t.path = i.path AND t.is_test "
+            "WHERE i.target = ? AND NOT i.is_module", [path]).fetchall())
+    return found
+
+
+_ROWS = {"tests": " UNION ALL ".join(_keyed(sql, "r.path") for sql in (_BLIND, _HELD, _HELD_ATTR)), "dispatch": _keyed(_DISPATCH, "r.path, r.name"),
          "untyped": _keyed(_UNTYPED, "r.path"), "raised": _RAISED.format(path="", c_path=""), "classes": _CLASSES,
          "silent": _SILENT.format(r_path="", s_path=""),
-         "methods": "SELECT DISTINCT path, name FROM symbols WHERE kind = 'method'"}
+         "methods": "SELECT DISTINCT path, name FROM symbols WHERE kind = 'method'",
+         "declared": _DECLARATIONS.format(path="")}
 
 
 def unresolved_rows(cur, kinds: tuple[str, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
@@ -226,16 +282,23 @@ def unresolved_rows_of(cur, path: str, is_test: bool) -> dict[str, dict[str, np.
     and the file's `symbols` (kind, id, name) of kind class or method. One file per statement: an
     equality is pushed into the scans of refs and edges, a list of paths is not (whole-table
     scans again: ~50 ms for 3 paths against ~7)."""
-    sqls, columns = ((_BLIND, _HELD), "r.path") if is_test else ((_DISPATCH,), "r.path, r.name")
-    return {"tests" if is_test else "dispatch": _joined(*(
-                cur.execute(_keyed(sql, columns, " AND r.path = ?", "e.src_path = ? AND"), [path, path]).fetchnumpy()
-                for sql in sqls)),
+    return {"tests" if is_test else "dispatch": tests_of(cur, path) if is_test else _of_file(cur, _DISPATCH, "r.path, r.name", path),
             "untyped": cur.execute(_keyed(_UNTYPED, "r.path", " AND r.path = ?", "e.src_path = ? AND"),
                                    [path, path]).fetchnumpy(),
             "raised": cur.execute(_RAISED.format(path="AND path = $1", c_path="AND c.path = $1"), [path]).fetchnumpy(),
             "silent": cur.execute(_SILENT.format(r_path="AND path = $1", s_path="WHERE s.path = $1"), [path]).fetchnumpy(),
             "symbols": cur.execute("SELECT DISTINCT kind, id, name FROM symbols WHERE path = ? AND kind IN ('class', 'method')",
                                    [path]).fetchnumpy()}
+
+
+def tests_of(cur, path: str) -> dict[str, np.ndarray]:
+    """The `tests` rows of one test file (path, src, module, held)."""
+    return _joined(*(_of_file(cur, sql, "r.path", path) for sql in (_BLIND, _HELD, _HELD_ATTR)))
+
+
+def _of_file(cur, sql: str, columns: str, path: str) -> dict[str, np.ndarray]:
+    keyed = _keyed(sql, columns, " AND r.path = ?", "e.src_path = ? AND")
+    return cur.execute(keyed, [path] * keyed.count("?")).fetchnumpy()
 
 
 def rows_named(cur, kind: str, names: list[str]) -> dict[str, np.ndarray]:
