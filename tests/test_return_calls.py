@@ -318,3 +318,41 @@ def test_a_package_no_longer_reexporting_by_import_star_untypes_the_attribute(tm
 def test_a_package_no_longer_reexporting_a_package_untypes_the_attribute(tmp_path, write_files):
     _edit_and_compare(tmp_path, write_files, "pkg/__init__.py", "from pkg.fields import *", "",
                       ("tests/test_float.py", 5), [], files=STARRED)
+
+
+ANY_FILES = {
+    "log/__init__.py": "from log.config import get_logger\n",
+    "log/config.py": (
+        "import typing\n"
+        "from typing import Any\n"
+        "class Proxy:\n"
+        "    def bind(self, **kw):\n"
+        "        return self\n"
+        "class Other:\n"
+        "    def bind(self, **kw):\n"
+        "        return self\n"
+        "def wrap_logger(logger) -> Any:\n"
+        "    return Proxy()\n"
+        "def get_logger(*args) -> Any:\n"
+        "    return wrap_logger(None)\n"
+        "def either(flag) -> typing.Any:\n"
+        "    return Proxy() if flag else Other()\n"
+        "def local():\n"
+        "    get_logger().bind(x=1)\n"
+    ),
+    "use.py": "import log\nfrom log.config import either\ndef run():\n    log.get_logger().bind(y=2)\n    either(1).bind()\n",
+}
+
+
+def test_a_function_annotated_any_returns_what_its_body_returns(tmp_path, index_files):
+    # structlog's `get_logger(...) -> Any` returns `wrap_logger(...)`, a `BoundLoggerLazyProxy`: `Any` says nothing
+    ws = index_files(tmp_path, ANY_FILES)
+    try:
+        def binds(path, line):
+            return [(dst, how) for dst, how in calls_at(ws, path, line) if dst.endswith(".bind")]
+        assert binds("log/config.py", 16) == [("log/config.py::Proxy.bind", "typed")]  # in its own file
+        assert binds("use.py", 4) == [("log/config.py::Proxy.bind", "returned")]  # through the package's re-export
+        # returns that disagree: no type, as for a function with no annotation (a name guess at most)
+        assert all(how in ("name_unique", "name_ambiguous") for _, how in binds("use.py", 5))
+    finally:
+        ws.close()

@@ -19,8 +19,9 @@ import re
 
 from memory_lsp.index import elements, exprtext, receivers
 
-DEFER, ANY_OF, ELEMENT, RETURNED = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT, receivers.RETURNED
-EITHER = receivers.EITHER
+DEFER, ANY_OF, ELEMENT, RETURNED, EITHER = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT, receivers.RETURNED, receivers.EITHER
+# `-> Any` types nothing: the function's returns do (structlog's `get_logger() -> Any` returns a `BoundLoggerLazyProxy`)
+ANY = frozenset(("Any", "typing.Any", "t.Any", "typing_extensions.Any"))
 APPLIED = "()"  # after a mark: the result of calling what that function returns (a decorator factory's)
 CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
@@ -80,12 +81,10 @@ class Returns:
         self._classes_returned: dict | None = None  # `_getters`, once every return is added
 
     def add(self, func: str | None, kind: str, text: str) -> None:
-        if func is None:
-            return
-        if kind == "type":
+        if func is not None and kind == "type":
             if text.strip() != "None" or func not in self.annotation:  # a property's setter (`-> None`) after its getter
                 self.annotation[func] = text
-        else:
+        elif func is not None:
             (self.yields if kind == "yield" else self.values).setdefault(func, []).append(text)
 
     def of(self, func: str, depth: int = 0) -> str | None:
@@ -97,7 +96,7 @@ class Returns:
         self._memo[func] = None  # a recursive function: unknown while it is being worked out
         chain, cls = self.context[func]
         found = None
-        if func in self.annotation:
+        if func in self.annotation and self.annotation[func].strip().strip("'\"") not in ANY:
             text = self.annotation[func].strip().strip("'\"")
             found = cls if text in ("Self", "typing.Self", "typing_extensions.Self", "this") else \
                 self.rules.returned_type(self.annotation[func], self.typevars)
