@@ -44,10 +44,10 @@ MIGRATIONS: dict[int, str] = {
 # the temp directory (<db>.tmp) instead of growing; by default DuckDB takes up to 80% of RAM, and an
 # index of the stdlib grew the indexing process to 900 MB in call resolution
 MEMORY_LIMIT_MB = 256
-# ...but a whole-workspace join needs memory in proportion to what it joins: 256 MB failed ("failed
-# to pin block") on 25,000 files, 160 MB on the stdlib's 350k references; a run that resolves
-# every reference raises the limit to this much per reference for its length, up to half the RAM
-BYTES_PER_RESOLVED_ROW = 768
+# ...but a whole-workspace join needs memory in proportion to what it joins: 256 MB failed ("failed to pin
+# block") on 25,000 files, 160 MB on the stdlib's 350k refs; a whole resolution raises the limit to this per
+# reference for its length, up to half the RAM (640, not 768: the stdlib's run under 400 MB, BENCHMARKS.md cw)
+BYTES_PER_RESOLVED_ROW = 640
 # a whole index run's limit outside call resolution: the run is one transaction, and what its
 # statements dropped (temporary tables) stays in DuckDB's memory until the commit, which then adds
 # its own buffers; under 256 MB the commit was the stdlib run's peak (404 MB; 366-372 MB under this)
