@@ -216,22 +216,28 @@ def _keyed(sql: str, columns: str, where: str = "", edges_where: str = "") -> st
 
 
 # (path, fp): what a test file's rows read of a workspace file it imports names from (`_DECLARED`, Python's own
-# type in `_BLIND`), as one number per file: its module variables' types, the types and values its classes
-# declare, its methods. A graph following an edit reads the importing test files' rows again when it moves.
+# type in `_BLIND`), as one number per file: its module variables' types, and what the classes they are instances of
+# declare (attributes' types and values, members). A graph following an edit reads the importing test files' rows
+# again when it moves: rarely (a function added moves nothing), since each such file may have many importing tests.
 _DECLARATIONS = """
+    WITH v AS (SELECT path, name, rtype FROM refs WHERE kind = 'vartype' {v})
     SELECT path, sum(h)::VARCHAR AS fp FROM (
-        SELECT path, hash(kind, src, name, rtype) AS h FROM refs WHERE kind IN ('vartype', 'heldtype', 'returntype') {path}
-        UNION ALL SELECT path, hash(id) FROM symbols WHERE kind = 'method' {path})
+        SELECT path, hash(name, rtype) AS h FROM v
+        UNION ALL SELECT h.path, hash(h.kind, h.src, h.name, h.rtype) FROM refs h
+            SEMI JOIN v ON v.path = h.path AND v.rtype = h.src_class
+            WHERE h.kind IN ('heldtype', 'returntype') {h}
+        UNION ALL SELECT s.path, hash(s.id) FROM symbols s SEMI JOIN v ON v.path = s.path AND v.rtype = s.parent {s})
     GROUP BY path ORDER BY path"""
 
 
 def declarations(cur, paths: list[str] | None = None) -> dict[str, str]:
     """`_DECLARATIONS` of every file, or of `paths` (a file with none is absent)."""
     if paths is None:
-        return dict(cur.execute(_DECLARATIONS.format(path="")).fetchall())
+        return dict(cur.execute(_DECLARATIONS.format(v="", h="", s="")).fetchall())
     found = {}
     for path in paths:  # an equality per statement: pushed into the scans (a list is a whole scan)
-        found.update(cur.execute(_DECLARATIONS.format(path="AND path = $1"), [path]).fetchall())
+        found.update(cur.execute(_DECLARATIONS.format(v="AND path = $1", h="AND h.path = $1", s="WHERE s.path = $1"),
+                                 [path]).fetchall())
     return found
 
 
@@ -249,7 +255,7 @@ _ROWS = {"tests": " UNION ALL ".join(_keyed(sql, "r.path") for sql in (_BLIND, _
          "untyped": _keyed(_UNTYPED, "r.path"), "raised": _RAISED.format(path="", c_path=""), "classes": _CLASSES,
          "silent": _SILENT.format(r_path="", s_path=""),
          "methods": "SELECT DISTINCT path, name FROM symbols WHERE kind = 'method'",
-         "declared": _DECLARATIONS.format(path="")}
+         "declared": _DECLARATIONS.format(v="", h="", s="")}
 
 
 def unresolved_rows(cur, kinds: tuple[str, ...] | None = None) -> dict[str, dict[str, np.ndarray]]:
