@@ -96,8 +96,8 @@ class Returns:
         self._memo[func] = None  # a recursive function: unknown while it is being worked out
         chain, cls = self.context[func]
         found = None
-        if func in self.annotation and self.annotation[func].strip().strip("'\"") not in ANY:
-            text = self.annotation[func].strip().strip("'\"")
+        text = self.annotation.get(func, "").strip().strip("'\"")
+        if func in self.annotation and text not in ANY:
             found = cls if text in ("Self", "typing.Self", "typing_extensions.Self", "this") else \
                 self.rules.returned_type(self.annotation[func], self.typevars)
         else:

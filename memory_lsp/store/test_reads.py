@@ -27,14 +27,13 @@ def _unresolved(edges_filter: str = "") -> str:
 
 
 # an attribute `r.name` that the class of a module variable `i` imports declares (`_CONFIG = _Configuration()`, in
-# its class body `default_context_class: type[Context] = dict`), no method. Correlated: one test file's read asks
-# about the few files it imports (~5 ms a statement; as a table of every file's, ~20)
-_DECLARED = """
-    SELECT 1 FROM refs v JOIN refs h ON h.path = v.path AND h.kind IN ('heldtype', 'returntype')
-         AND h.src = v.path || '::' || v.rtype || '.' || r.name
-    WHERE v.kind = 'vartype' AND v.path = i.target AND v.name = i.name AND NOT i.is_module
-      AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = h.src)
-"""
+# its class body `default_context_class: type[Context] = dict`), no method: what the variable `v` and the row `h` meet.
+# `_BLIND` asks it correlated (one test file's read asks about the few files it imports, ~5 ms a statement);
+# `_HELD_ATTR` joins it (a correlated EXISTS over every test's reads held ~90 MB more at a graph's load)
+_DECLARED_V = "v.kind = 'vartype' AND v.path = i.target AND v.name = i.name"
+_DECLARED_H = ("h.path = v.path AND h.name = r.name AND h.kind IN ('heldtype', 'returntype') "
+               "AND h.src = v.path || '::' || v.rtype || '.' || r.name")
+_DECLARED_ATTRIBUTE = "NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = h.src)"
 
 
 # a test file's call through an import of a workspace file
@@ -55,7 +54,8 @@ _BLIND = f"""
                SELECT 1 FROM refs v WHERE v.kind = 'vartype' AND v.path = i.target AND v.name = i.name
                AND v.rtype = 'builtin'))
       -- a call of an attribute the variable's class declares runs what the attribute holds, no code of that file
-      AND NOT (r.receiver = i.binding AND EXISTS ({_DECLARED}))
+      AND NOT (r.receiver = i.binding AND NOT i.is_module AND EXISTS (
+               SELECT 1 FROM refs v JOIN refs h ON {_DECLARED_H} WHERE {_DECLARED_V} AND {_DECLARED_ATTRIBUTE}))
     ORDER BY r.src, module"""
 
 
@@ -70,16 +70,13 @@ _HELD = """
 
 # ... reading such an attribute (`_CONFIG.default_processors`, read rows have no receiver: index/reads.py): it
 # holds what the module's code put there (`_BUILTIN_DEFAULT_PROCESSORS = [...]`), which runs where it is handed
-_HELD_ATTR = """
+_HELD_ATTR = f"""
     SELECT DISTINCT r.src, i.target AS module, true AS held
     FROM refs r JOIN files t ON t.path = r.path AND t.is_test
          JOIN imports i ON i.path = r.path AND i.target IS NOT NULL AND i.target <> r.path AND NOT i.is_module
          JOIN files m ON m.path = i.target AND NOT coalesce(m.is_test, false)
-         -- `_DECLARED` as joins: as a correlated EXISTS over every test's reads it held ~90 MB more at a graph's load
-         JOIN refs v ON v.kind = 'vartype' AND v.path = i.target AND v.name = i.name
-         JOIN refs h ON h.path = v.path AND h.name = r.name AND h.kind IN ('heldtype', 'returntype')
-              AND h.src = v.path || '::' || v.rtype || '.' || r.name
-    WHERE r.kind = 'attr' AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = h.src)
+         JOIN refs v ON {_DECLARED_V} JOIN refs h ON {_DECLARED_H}
+    WHERE r.kind = 'attr' AND {_DECLARED_ATTRIBUTE}
     ORDER BY r.src, module"""
 
 
@@ -215,7 +212,7 @@ def _keyed(sql: str, columns: str, where: str = "", edges_where: str = "") -> st
     return body.replace(edges, f"{edges} {edges_where}", 1) + where if edges_where else body + where
 
 
-# (path, fp): what a test file's rows read of a workspace file it imports names from (`_DECLARED`, Python's own
+# (path, fp): what a test file's rows read of a workspace file it imports names from (`_DECLARED_*`, Python's own
 # type in `_BLIND`), as one number per file: its module variables' types, and what the classes they are instances of
 # declare (attributes' types and values, members). A graph following an edit reads the importing test files' rows
 # again when it moves: rarely (a function added moves nothing), since each such file may have many importing tests.
