@@ -123,5 +123,5 @@ def test_an_attribute_annotated_a_mapping_is_python_s_mapping():
     ("tuple[Key, Item]", {}),  # a tuple itself iterates its items: no slots
 ])
 def test_slots_read_from_an_annotation(annotation, want):
-    got = elements.slots(annotation, receivers.element_text(annotation), receivers.ELEMENT, receivers.annotation_type)
+    got = elements.slots(annotation, elements.element_text(annotation), receivers.ELEMENT, receivers.annotation_type)
     assert got == want

@@ -1,10 +1,11 @@
-"""What iterating an annotated container gives, slot by slot: `for k, v in pairs` with `pairs:
+"""What iterating an annotated container gives (`list[Foo]`, and a class of one type argument,
+`Registry[Foo]`: `element_text`), slot by slot: `for k, v in pairs` with `pairs:
 list[tuple[Key, Item]]` binds k to Key and v to Item; `for name, item in table.items()` with `table:
 dict[str, Item]` binds item to Item (`.values()` gives the values, `.keys()` and the mapping itself
 the keys); `for i, x in enumerate(items)` and `for a, b in zip(xs, ys)` bind x, a and b to elements
 of the arguments, `for i, (k, v) in enumerate(pairs)` k and v to the slots of pairs' elements.
 index/receivers.py keeps these types beside the annotated name (`pairs[]0`, `table{}1`);
-index/returns.py reads them for a name bound by a `for` (a tuple target's names carry their slot,
+index/iterated.py reads them for a name bound by a `for` (a tuple target's names carry their slot,
 `10` for the first name of a tuple in the second place).
 """
 
@@ -14,6 +15,17 @@ import re
 
 from memory_lsp.index import exprtext
 
+# what holds one type without being it (`Optional[Foo]`), and what is iterated as a container of its argument
+WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
+_ITERABLES = re.compile(r"^(?:[\w.]+\.)?(?:Iterator|Iterable|Generator|AsyncIterator|AsyncIterable|AsyncGenerator|"
+                        r"list|List|Sequence|MutableSequence|set|Set|frozenset|FrozenSet|Collection|Deque|deque)\[(.*)\]$", re.S)
+# a class of one type argument (markdown's `util.Registry[Treeprocessor]`, whose `__iter__` gives `_T`): iterated or
+# indexed, that argument, as a container's; not Python's forms that hold no elements
+_GENERIC = re.compile(r"^([A-Za-z_][\w.]*)\[(.*)\]$", re.S)
+_NO_ELEMENTS = frozenset(
+    "Awaitable Coroutine Future Task ContextManager AsyncContextManager AbstractContextManager Type type Literal "
+    "ContextVar ReferenceType ref cached_property partial TypeGuard TypeIs Required NotRequired ReadOnly Unpack "
+    "Concatenate Callable Union Optional Annotated ClassVar Final".split())
 SLOT = "\x1c"  # in an element binding, before the slot of a tuple target's name (`for k, v in x`: 0, 1)
 MAPPING = "{}"  # after a name: its mapping's keys (0) and values (1)
 _MAPPINGS = re.compile(r"^(?:[\w.]+\.)?(?:dict|Dict|Mapping|MutableMapping|OrderedDict|DefaultDict|defaultdict)"
@@ -57,3 +69,16 @@ def slots(annotation: str, element: str | None, element_suffix: str, annotation_
             if typ:
                 out[suffix + str(i)] = typ
     return out
+
+
+def element_text(text: str) -> str | None:
+    """`list[Foo]`, `Optional[Sequence[tuple[A, B]]]`, `util.Registry[Foo]` -> what iterating it yields, as written."""
+    t = text.strip().strip("'\"").strip()
+    m = WRAPPERS.match(t)
+    while m and not _ITERABLES.match(t):
+        t = exprtext.top_split(m.group(1), ",")[0].strip().strip("'\"")
+        m = WRAPPERS.match(t)
+    m = _ITERABLES.match(t) or _GENERIC.match(t)
+    if m is None or m.re is _GENERIC and (m.group(1).rsplit(".", 1)[-1] in _NO_ELEMENTS or len(type_args(m.group(2))) != 1):
+        return None
+    return m.group(m.re.groups)

@@ -340,19 +340,18 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
         ftype = typer.fixture(s.qualname) if s.parent is None and s.kind == "function" else None
         if returns.names_class(ftype):
             facts.refs.append(Ref("fixturetype", None, None, s.name, None, s.start_line, ftype))
-    # what each function returns, for the calls of other files marked with it (store/return_calls.py)
-    for s in syms if rets_at else ():
-        rtype = typer.of(s.qualname) if s.kind in ("function", "method") else None
-        if returns.gives_type(rtype):
-            facts.refs.append(Ref("returntype", s.qualname, s.parent, s.name, None, s.start_line, rtype))
-        atype = typer.applied(s.qualname) if s.kind in ("function", "method") else None  # for `->f()` marks
-        if returns.names_class(atype):
-            facts.refs.append(Ref("appliedtype", s.qualname, s.parent, s.name, None, s.start_line, atype))
+    # what each function returns, what calling its result gives (`->f()` marks) and what iterating it gives
+    # (`->f[]`), for the calls of other files marked with it (store/return_calls.py)
+    for s in (s for s in syms if s.kind in ("function", "method")) if rets_at else ():
+        for kind, typ in (("returntype", typer.of(s.qualname)), ("appliedtype", typer.applied(s.qualname)),
+                          ("elementtype", typer.elements(s.qualname))):
+            if returns.gives_type(typ) if kind != "appliedtype" else returns.names_class(typ):
+                facts.refs.append(Ref(kind, s.qualname, s.parent, s.name, None, s.start_line, typ))
     facts.refs += receivers_ts.callback_refs(syms, defs) if rules is receivers_ts else []  # what callbacks get
     # what each class's typed attributes are, read like a method's return (`->Flask.json`: returns.py)
     for s in syms if rules is receivers else ():
-        for attr, atype in typer.attributes(s.qualname) if s.kind in classes else ():
-            facts.refs.append(Ref("returntype", f"{s.qualname}.{attr}", s.qualname, attr, None, s.start_line, atype))
+        for kind, attr, atype in typer.attributes(s.qualname) if s.kind in classes else ():
+            facts.refs.append(Ref(kind, f"{s.qualname}.{attr}", s.qualname, attr, None, s.start_line, atype))
 
 
 def _class_parameter(scopes, functions: list, name: str) -> tuple[str, str]:

@@ -40,7 +40,6 @@ BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 # str); of the other builtins' methods only list's and tuple's `count` and `index` share their names (an int)
 STRING_METHODS = frozenset(n for n in dir(str) + dir(bytes) if not n.startswith("_"))
 LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{0,2}['"]|[\[{]|\d)""")
-_WRAPPERS = re.compile(r"^(?:typing\.|t\.)?(?:Optional|Final|ClassVar|Annotated|Type|type)\[(.*)\]$", re.S)
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
 _PRIORITY = {"type": 4, "call": 3, "cast": 3, "iter": 3, "either": 3, "callee": 3, "literal": 2, "param": 1,
              "assign": 1} | dict.fromkeys(elements.TARGET_SLOTS, 3)  # a tuple target's name ranks as `for x in`
@@ -57,8 +56,6 @@ EITHER = "\x1d"  # a name bound to one of several values (`cls = template_class 
 RETURNED = "->"  # what another file's function returns: `->Environment.from_string` (a method of the class
 # the file names Environment), `->env.from_string` (a fixture's or module's), `->make_env` (an
 # imported function); store/return_calls.py looks it up
-_ITERABLES = re.compile(r"^(?:[\w.]+\.)?(?:Iterator|Iterable|Generator|AsyncIterator|AsyncIterable|AsyncGenerator|"
-                        r"list|List|Sequence|MutableSequence|set|Set|frozenset|FrozenSet|Collection|Deque|deque)\[(.*)\]$", re.S)
 
 
 class Binding(NamedTuple):
@@ -74,7 +71,7 @@ def annotation_type(text: str) -> str | None:
     """`Optional["Foo"]`, `Foo | None`, `'Foo'` -> Foo; containers -> "builtin"; else None."""
     t = text.strip().strip("'\"").strip()
     for _ in range(3):
-        m = _WRAPPERS.match(t)
+        m = elements.WRAPPERS.match(t)
         if not m:
             break
         t = exprtext.top_split(m.group(1), ",")[0].strip().strip("'\"")
@@ -153,21 +150,10 @@ def applied_type(text: str, typevars: frozenset = frozenset()) -> str | None:
     return annotation_type(results.pop()) if len(results) == 1 else None
 
 
-def element_text(text: str) -> str | None:
-    """`list[Foo]`, `Optional[Sequence[tuple[A, B]]]` -> what iterating it yields, as written."""
-    t = text.strip().strip("'\"").strip()
-    m = _WRAPPERS.match(t)
-    while m and not _ITERABLES.match(t):
-        t = exprtext.top_split(m.group(1), ",")[0].strip().strip("'\"")
-        m = _WRAPPERS.match(t)
-    m = _ITERABLES.match(t)
-    return m.group(1) if m else None
-
-
 def element_type(text: str, inner: str | None = None) -> str | None:
     """`list[Foo]`, `Optional[Sequence[Foo]]` -> Foo: what iterating yields, when a class or Python's
     ("builtin": `list[str]`) (`inner`: element_text's)."""
-    inner = element_text(text) if inner is None else inner
+    inner = elements.element_text(text) if inner is None else inner
     return annotation_type(inner.split(",")[0]) if inner and "[" not in inner else None
 
 
@@ -250,7 +236,7 @@ class Scopes:
         if line is not None:
             self.lines.setdefault(key, []).append((line, rank, typ))
         if kind == "type" and self._python and (scope, name + ELEMENT) not in self.table:
-            element = element_type(text or "", inner := element_text(text or ""))  # inner: for the slots too
+            element = element_type(text or "", inner := elements.element_text(text or ""))  # inner: for the slots too
             if element:
                 self.table[(scope, name + ELEMENT)] = (rank, element)
             for suffix, slot in elements.slots(text or "", inner, ELEMENT, annotation_type).items():

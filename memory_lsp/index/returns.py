@@ -15,25 +15,19 @@ leave the function untyped.
 
 from __future__ import annotations
 
-import re
-
-from memory_lsp.index import elements, exprtext, receivers
+from memory_lsp.index import exprtext, receivers
+from memory_lsp.index.iterated import CYCLE, DOTTED as _DOTTED, MAX_DEPTH as _MAX_DEPTH, Iterated
 
 DEFER, ANY_OF, ELEMENT, RETURNED, EITHER = receivers.DEFER, receivers.ANY_OF, receivers.ELEMENT, receivers.RETURNED, receivers.EITHER
 # `-> Any` types nothing: the function's returns do (structlog's `get_logger() -> Any` returns a `BoundLoggerLazyProxy`)
 ANY = frozenset(("Any", "typing.Any", "t.Any", "typing_extensions.Any"))
 APPLIED = "()"  # after a mark: the result of calling what that function returns (a decorator factory's)
-CYCLE = "\x00"  # a name whose type is being worked out: left out of the agreement (the other calls decide)
 _OWN_CLASS = frozenset(("self.__class__", "cls", "type(self)", "self.__class__.__new__"))
-_DOTTED = re.compile(r"[A-Za-z_][\w.]*").fullmatch
-_PAIRING = frozenset(("enumerate", "zip"))  # Python's functions whose items pair their arguments' elements
-_NAMED = re.compile(r"(?:self\.)?[A-Za-z_]\w*").fullmatch  # a name, or an attribute of the instance
 _CASTS = frozenset(("cast", "typing.cast", "t.cast"))
 _NOT_OWNERS = receivers.BUILTIN_NAMES | {"self", "cls"}  # `self.x` is typed by receivers.rtype, not here
 _NO_METHODS = frozenset(("object", "Generic", "Protocol"))  # bases a `super()` call looks past
 _ENUMS = ("Enum", "Flag")  # the endings of enum.Enum's kinds' names: Enum, IntEnum, StrEnum, Flag, IntFlag
 _DJANGO_MANAGERS = frozenset(("Manager", "BaseManager"))
-_MAX_DEPTH = 64  # nested calls in one expression and hops between functions (a cycle stops at the memo)
 
 
 def _django_manager(callee: str) -> str | None:
@@ -58,8 +52,9 @@ def gives_type(typ: str | None) -> bool:
     return names_class(typ) or typ == "builtin"
 
 
-class Returns:
-    """Return types of one file's functions, worked out when first asked (memoised)."""
+class Returns(Iterated):
+    """Return types of one file's functions, worked out when first asked (memoised); what iterating
+    or indexing a value gives: index/iterated.py."""
 
     def __init__(self, scopes: receivers.Scopes, defined: set, classes: set, bases: dict, context: dict,
                  typevars: frozenset = frozenset(), rules=receivers, makers: dict | None = None):
@@ -268,51 +263,6 @@ class Returns:
                 return None, None
         return None, None
 
-    def element(self, text: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
-        """What iterating `text` yields (`for x in text`): the elements of a name or `self.x`
-        annotated `list[Foo]`, or of a call of this file's function annotated `-> Iterator[Foo]`;
-        for a tuple target's name (`for k, v in text`: its slot first), that slot of each element,
-        or of a mapping's `items()` (index/elements.py)."""
-        slot, text = elements.split_slot(text)
-        if _NAMED(text):
-            return self._beside(text, ELEMENT + slot, chain, cls) or \
-                (self._beside(text, elements.MAPPING + "0", chain, cls) if not slot else None)  # a mapping's keys
-        call = exprtext.split_call(text)
-        owner, view = exprtext.split_attr(call[0]) if call and not call[1].strip() else ("", "")
-        if view in elements.VIEWS and _NAMED(owner) and (elements.VIEWS[view] is None) == bool(slot):
-            return self._beside(owner, elements.MAPPING + (elements.VIEWS[view] or slot), chain, cls)
-        # `for i, x in enumerate(items)`: x an element of items; `for a, b in zip(xs, ys)`: of xs, of ys
-        pairing = call and call[0] in _PAIRING and (None, call[0]) not in self.defined  # Python's, not a namesake here
-        args = elements.type_args(call[1]) if pairing and slot and depth <= _MAX_DEPTH else []
-        at = int(slot[0]) - (call[0] == "enumerate") if args else -1  # (enumerate's `start` is no iterable)
-        if 0 <= at < len(args) and (call[0] == "zip" or at == 0) and "=" not in args[at]:
-            return self.element((elements.SLOT + slot[1:] if slot[1:] else "") + args[at], chain, cls, depth + 1)
-        if slot:
-            return None
-        func, made = self._called(call[0], chain, cls, depth + 1) if call and depth <= _MAX_DEPTH else (None, None)
-        if func in self.annotation:
-            return receivers.element_type(self.annotation[func])
-        # `for part in value.split(",")`, `head, _, tail = value.partition(";")`: a string's parts are strings
-        return made if made == "builtin" and self._string_method(exprtext.split_attr(call[0])[1]) else None
-
-    def item(self, text: str, chain: list, cls: str | None) -> str | None:
-        """What `x[k]` is (`self.tags[key].to_python()`): a value of a name or `self.x` annotated
-        as a mapping (`dict[str, Foo]`), an element of one annotated as a list (`list[Foo]`); a
-        slice of a list is no element."""
-        split = exprtext.split_subscript(text)
-        if split is not None and ":" in exprtext.top_split(split[1], ",")[0]:  # a slice: of Python's value, the same
-            typ = self.expr(split[0], chain, cls) if self.rules is receivers and split[0].isidentifier() else None
-            return typ if typ in ("builtin", CYCLE) else None
-        if split is None or not _NAMED(split[0]):
-            return None
-        return self._beside(split[0], elements.MAPPING + "1", chain, cls) or self._beside(split[0], ELEMENT, chain, cls)
-
-    def _beside(self, name: str, suffix: str, chain: list, cls: str | None) -> str | None:
-        """What the scopes keep beside a name or `self.x` (its elements, a slot of them)."""
-        hit = self.scopes.lookup(chain, name + suffix) if name.isidentifier() else \
-            self.scopes.lookup([cls], name + suffix) or self.scopes.lookup([cls], name[5:] + suffix)
-        return hit[1] if hit and hit[1] != receivers.CONFLICT else None
-
     def bound(self, typ: str, chain: list, cls: str | None, depth: int = 0) -> str | None:
         """The type of a name bound to a call (DEFER), to one of several values (EITHER) or several
         times (ANY_OF), in `chain`."""
@@ -354,11 +304,12 @@ class Returns:
             return None if outermost else CYCLE
         return seen.pop() if len(seen) == 1 and None not in seen else None
 
-    def attributes(self, cls: str) -> list[tuple[str, str]]:
-        """(name, type) of the attributes `cls` types itself (`self.json: JSONProvider = ...`, `right:
+    def attributes(self, cls: str) -> list[tuple[str, str, str]]:
+        """(row kind, name, type) of the attributes `cls` types itself (`self.json: JSONProvider = ...`, `right:
         Expr` in its body, `self.current = Token(...)`), for other files' calls through an instance
         (`app.json.dumps()`, marked `->Flask.json` by receivers.rtype; store/return_calls.py reads
-        the rows as a method's return, a property's being one)."""
+        the rows as a method's return, a property's being one), and what their elements are (`self.blocks:
+        Registry[Block]`: an `elementtype` row, for `for b in parser.blocks`, marked `->Parser.blocks[]`)."""
         if self._attrs is None:  # each class's names, gathered once: one pass over the file's bindings
             self._attrs = {}
             for scope, n in self.scopes.table:
@@ -369,7 +320,10 @@ class Returns:
                  if a.isidentifier() and (cls, a) not in self.defined)
         # an enum's `RED = 1` is a member, an instance of the enum (`Color.RED.describe()`)
         members = any(b.rsplit(".", 1)[-1].endswith(_ENUMS) for b in self.bases.get(cls, ()))
-        return [(a, cls if members and t == "builtin" else t) for a, t in typed if gives_type(t)]
+        held = [(a, self._beside("self." + a, ELEMENT, [cls], cls)) for a in sorted(names)
+                if a.isidentifier() and (cls, a) not in self.defined]
+        return [("returntype", a, cls if members and t == "builtin" else t) for a, t in typed if gives_type(t)] + \
+            [("elementtype", a, t) for a, t in held if gives_type(t)]
 
     def bases_elsewhere(self, cls: str) -> bool:
         """Whether `cls` or a base of it here names a base this file does not define (nor Python)."""

@@ -61,9 +61,9 @@ class FileShape(NamedTuple):
     returns: tuple = ()  # sorted (src, name, rtype) of what its functions return and its variables are
 
 
-# refs of what a function returns / what calling its result gives / what it gives its callbacks /
+# refs of what a function returns / what calling its result gives / what it gives its callbacks / what its result holds /
 # what a class attribute holds (`context_class = Context`: store/held_calls.py)
-RETURN_KINDS = ("returntype", "appliedtype", "paramtype", "heldtype")
+RETURN_KINDS = ("returntype", "appliedtype", "paramtype", "heldtype", "elementtype")
 # and what a module-level variable is (store/var_calls.py), and a fixture's name (index/fixtures.py)
 SHAPE_RETURNS = RETURN_KINDS + ("vartype", "fixturename")
 
@@ -71,7 +71,7 @@ SHAPE_RETURNS = RETURN_KINDS + ("vartype", "fixturename")
 def shape_return(kind: str, src: str, name: str, rtype: str, slot: str | None = None) -> tuple:
     """A FileShape `returns` row: an applied type (`appliedtype`) after "()", a callback's
     parameter after its slot, a variable's after "=", a fixture's name after "@", so that any changing is seen."""
-    mark = {"returntype": "", "appliedtype": "()", "vartype": "=", "paramtype": f"({slot})", "heldtype": "<-",
+    mark = {"returntype": "", "appliedtype": "()", "vartype": "=", "paramtype": f"({slot})", "heldtype": "<-", "elementtype": "[]",
             "fixturename": "@"}[kind]
     return (src, name, mark + (rtype or ""))
 

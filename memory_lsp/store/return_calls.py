@@ -27,12 +27,13 @@ MARK = "->"
 RETURNED_KINDS = "('class', 'interface')"
 # the mark without its prefix, its function's name (after the last dot, without the "()" of a mark
 # of what calling its result gives: `->click.group()`) and its owner (before it, or '')
-MARK_FUNCTION = "regexp_replace(regexp_extract(rtype, '[^.>]*$'), '[(]([0-9]+,[0-9]+)?[)]$', '')"
+MARK_FUNCTION = "regexp_replace(regexp_extract(rtype, '[^.>]*$'), '([(]([0-9]+,[0-9]+)?[)]|[[][]])$', '')"
 # a callback's parameter: `->operate(0,1)` is the second parameter of the callback passed first to operate
 SLOT = "regexp_extract({0}, '[(]([0-9]+,[0-9]+)[)]$', 1)"
 PARTS = f"""substr(rtype, 3) AS mark, {MARK_FUNCTION} AS fname,
             CASE WHEN contains(substr(rtype, 3), '.') THEN regexp_extract(substr(rtype, 3), '^(.*)[.][^.]*$', 1)
-                 ELSE '' END AS owner, ends_with(rtype, '()') AS applied, {SLOT.format('rtype')} AS slot"""
+                 ELSE '' END AS owner, ends_with(rtype, '()') AS applied, {SLOT.format('rtype')} AS slot,
+            ends_with(rtype, '[]') AS element"""
 
 
 def owners(kind: str, target: str) -> str:
@@ -105,12 +106,13 @@ def returned_types(store, cur, in_scope: str, wanted: str, kind: str = "call", o
         -- a method, an attribute its class types (index/returns.py `attributes`: a row of its own)
         -- or a class its body holds (`storage_class = ds.Headers`: `self.storage_class()` makes one)
         member AS (SELECT id FROM symbols WHERE kind = 'method' AND name IN {wanted}
-                   UNION SELECT src FROM refs WHERE kind IN ('returntype', 'heldtype') AND name IN {wanted}),
+                   UNION SELECT src FROM refs WHERE kind IN ('returntype', 'heldtype', 'elementtype') AND name IN {wanted}),
         meth AS (SELECT k.path, k.src, '{MARK}' || k.receiver || '.' || k.name || CASE WHEN k.applied THEN '()' ELSE '' END
-                        || CASE WHEN k.slot <> '' THEN '(' || k.slot || ')' ELSE '' END AS rtype, m.id AS fn, a.d
+                        || CASE WHEN k.slot <> '' THEN '(' || k.slot || ')' ELSE '' END
+                        || CASE WHEN k.element THEN '[]' ELSE '' END AS rtype, m.id AS fn, a.d
                  FROM {owned} k JOIN anc a ON a.cid = k.cid
                  JOIN member m ON m.id = a.base || '.' || k.name
-                 QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name, k.applied, k.slot)),
+                 QUALIFY a.d = min(a.d) OVER (PARTITION BY k.path, k.src, k.receiver, k.name, k.applied, k.slot, k.element)),
         m AS (SELECT DISTINCT path, src, rtype, {PARTS} FROM _refs WHERE kind = '{kind}' AND starts_with(rtype, '{MARK}'))
         SELECT path, src, rtype, fn FROM meth
         UNION SELECT m.path, m.src, m.rtype, e.id FROM m  -- joins on equal keys each: one OR of both ran 0.15 s
@@ -127,9 +129,9 @@ def returned_types(store, cur, in_scope: str, wanted: str, kind: str = "call", o
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rfv AS
         SELECT f.path AS site, f.src, f.rtype AS mark, t.path, t.rtype FROM _rfn f
-        JOIN refs t ON t.kind IN (CASE WHEN ends_with(f.rtype, '()') THEN 'appliedtype'
-                                       WHEN {SLOT.format('f.rtype')} <> '' THEN 'paramtype' ELSE 'returntype' END,
-                                  CASE WHEN NOT ends_with(f.rtype, ')') THEN 'heldtype' END)
+        JOIN refs t ON t.kind IN (CASE WHEN ends_with(f.rtype, '()') THEN 'appliedtype' WHEN ends_with(f.rtype, '[]')
+                                       THEN 'elementtype' WHEN {SLOT.format('f.rtype')} <> '' THEN 'paramtype' ELSE 'returntype' END,
+                                  CASE WHEN NOT ends_with(f.rtype, ')') AND NOT ends_with(f.rtype, ']') THEN 'heldtype' END)
              AND t.src = f.fn AND (t.kind <> 'paramtype' OR t.receiver = {SLOT.format('f.rtype')})
         WHERE t.name IN {functions}""")
     # a function returning Python's own type (`-> dict`) or a type its file imports from outside
@@ -143,7 +145,7 @@ def returned_types(store, cur, in_scope: str, wanted: str, kind: str = "call", o
     # own (wtforms' `data_required = DataRequired`): what the call makes, an instance of that class
     cur.execute(f"""INSERT INTO {out} SELECT DISTINCT m.path, m.src, m.rtype, e.id FROM
         (SELECT path, src, rtype, {PARTS} FROM _refs WHERE kind = '{kind}' AND starts_with(rtype, '{MARK}')) m
-        JOIN _imports i ON i.path = m.path AND NOT i.is_module AND m.owner = '' AND NOT m.applied AND m.slot = ''
+        JOIN _imports i ON i.path = m.path AND NOT i.is_module AND m.owner = '' AND NOT m.applied AND m.slot = '' AND NOT m.element
              AND i.binding = m.fname AND {in_scope.format(src='m.src')}
         JOIN _exports e ON e.path = i.target AND e.name = i.name AND e.kind = 'class'""")
     for temp in ("_rfn", "_rfv"):

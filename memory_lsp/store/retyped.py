@@ -59,6 +59,9 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
         # an attribute's mark (`->Flask.json` for `app.json.dumps()`) names no call: the receivers ending in it
         files |= {r[0] for r in cur.execute(f"""SELECT DISTINCT path FROM refs WHERE kind = 'call' AND contains(receiver, '.')
                                                 AND regexp_extract(receiver, '[^.]*$') IN {functions}""").fetchall()}
+        # an element's (`->Parser.blocks[]` for `for b in parser.blocks: b.run()`) names neither
+        files |= {r[0] for r in cur.execute(f"""SELECT DISTINCT path FROM refs WHERE kind = 'call' AND ends_with(rtype, '[]')
+                                                AND {MARK_FUNCTION} IN {functions}""").fetchall()}
         if cur.execute("SELECT count(*) FROM files WHERE is_test AND path IN (SELECT DISTINCT path FROM _refs)").fetchone()[0]:
             files |= {r[0] for r in cur.execute(
                 f"SELECT DISTINCT path FROM refs WHERE receiver IN {named} AND kind = 'call'").fetchall()}
@@ -78,7 +81,7 @@ def bring_dependents(store, cur, names: set[str], selfs: list[str]) -> None:
         var AS (SELECT DISTINCT i.path, i.binding FROM imports i
                 JOIN refs v ON v.kind = 'vartype' AND v.path = i.target AND v.name = i.name
                 WHERE NOT i.is_module AND i.path IN (SELECT path FROM c))
-        SELECT r.* EXCLUDE (mark, fname, owner, applied, slot) FROM m r  -- a mark whose function, owner or returned class changed
+        SELECT r.* EXCLUDE (mark, fname, owner, applied, slot, element) FROM m r  -- a mark whose function, owner or returned class changed
         WHERE r.fname IN {functions} OR split_part(r.owner, '.', -1) IN {named}
         UNION SELECT r.* FROM c r  -- a receiver typed by a class so named
         WHERE NOT starts_with(r.rtype, '{MARK}') AND r.rtype NOT IN ('builtin', 'local', 'super')
