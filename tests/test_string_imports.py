@@ -109,3 +109,45 @@ def test_a_plugin_renamed_in_its_dict_is_followed(tmp_path, write_files):
 def test_a_loaded_function_renamed_away_leaves_no_edge(tmp_path, write_files):
     _edit_and_compare(tmp_path, write_files, "pkg/plugins/speedup.py", "def speedup(md)", "def faster(md)",
                       ("pkg/plugins/__init__.py", 3), [], strategies=("import",), files=FILES)
+
+
+TUTORIALS = {
+    "docs/__init__.py": "",
+    "docs/default/__init__.py": "",
+    "docs/default/tutorial001.py": "def main():\n    return 1\n",
+    "docs/default/tutorial001_an.py": "def main():\n    return 2\n",
+    "docs/default/tutorial002.py": "def run():\n    return 3\n",
+    "tests/__init__.py": "",
+    # typer's tutorial tests: a fixture imports each module its params name
+    "tests/test_tutorial001.py": (
+        "import importlib\n"
+        "import pytest\n"
+        "@pytest.fixture(name='mod', params=[pytest.param('tutorial001'), pytest.param('tutorial001_an')])\n"
+        "def get_mod(request):\n"
+        "    module_name = f'docs.default.{request.param}'\n"
+        "    return importlib.import_module(module_name)\n"
+        "def test_main(mod):\n"
+        "    assert mod.main()\n"
+    ),
+    "tests/test_tutorial002.py": (
+        "import importlib\n"
+        "import pytest\n"
+        "@pytest.mark.parametrize('name', ['tutorial002'])\n"
+        "def test_main(name):\n"
+        "    assert importlib.import_module(f'docs.default.{name}').run() == 3\n"
+    ),
+}
+
+
+def test_a_module_named_by_a_parameter_is_imported_by_the_test(tmp_path, index_files):
+    ws = index_files(tmp_path, TUTORIALS)
+    try:
+        assert ws.impact("docs/default/tutorial001.py", depth=3)["tests"] == ["tests/test_tutorial001.py"]
+        assert ws.impact("docs/default/tutorial001_an.py", depth=3)["tests"] == ["tests/test_tutorial001.py"]
+        assert ws.impact("docs/default/tutorial002.py", depth=3)["tests"] == ["tests/test_tutorial002.py"]
+    finally:
+        ws.close()
+    facts = extract("tests/test_tutorial001.py", TUTORIALS["tests/test_tutorial001.py"].encode(), "python")
+    assert [(i.module, i.alias) for i in facts.imports if i.module.startswith("docs")] == [
+        ("docs.default.tutorial001", '"docs.default.tutorial001"'),
+        ("docs.default.tutorial001_an", '"docs.default.tutorial001_an"')]

@@ -12,6 +12,9 @@ function the string is in when that function calls the loader; for a string at t
 level, the loading functions that name the module-level variable it is assigned in (mistune's
 `_plugins`), and the module itself when it calls the loader at its own level. A string naming no
 symbol of the module resolves to nothing.
+An f-string naming a module path before its one placeholder (typer's tutorial tests:
+`importlib.import_module(f"docs_src.default.{request.param}")` in a fixture with `params=[pytest.param("tutorial001"),
+...]`) is a plain import of that path with each pytest parameter's value of the file: the test runs the module.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from memory_lsp.index.facts import FileFacts, Import, Ref
 LOADERS = ("import_module", "__import__")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _FUNCTIONS = ("function", "method")
+_PREFIX = re.compile(r"(?:[A-Za-z_]\w*\.)+")  # an f-string's module path before its placeholder
 
 
 @functools.lru_cache(maxsize=1)
@@ -49,10 +53,17 @@ def add(facts: FileFacts, data: bytes, root) -> None:
     lines = data.split(b"\n")
     seen = set()
     captures = tree_sitter.QueryCursor(_strings_query()).captures(root).get("text", [])
+    prefixes, params = [], []  # `f"docs_src.default.{request.param}"`; `pytest.param("tutorial001")`
     for node in sorted(captures, key=lambda n: n.start_byte):
         if node.parent.named_child_count != 3 or node.parent.parent.type == "concatenated_string":
-            continue  # an f-string's parts, or a piece of a longer string
+            parts = [c.type for c in node.parent.named_children]  # an f-string's parts, or a piece of a longer string
+            if parts == ["string_start", "string_content", "interpolation", "string_end"] \
+                    and _PREFIX.fullmatch(text := node.text.decode("utf-8", "replace")):
+                prefixes.append((node.start_point[0] + 1, text))
+            continue
         text = node.text.decode("utf-8", "replace")
+        if text.isidentifier() and _a_param(node.parent):
+            params.append(text)
         if not _DOTTED.fullmatch(text):
             continue
         line = node.start_point[0] + 1
@@ -68,6 +79,24 @@ def add(facts: FileFacts, data: bytes, root) -> None:
             facts.imports.append(Import(line, f'"{module}"', name, text))
         for src in srcs:
             facts.refs.append(Ref("call", src, loaders[src], text, None, line))
+    # a module named by a parameter's value (typer's tutorial tests: `import_module(f"docs_src.default.{request.param}")`
+    # in a fixture whose `params` are the modules' names): an import of each, bound to a name no statement can bind
+    for line, prefix in prefixes:
+        facts.imports += [Import(line, prefix + name, None, f'"{prefix}{name}"') for name in dict.fromkeys(params)]
+
+
+def _a_param(node) -> bool:
+    """Whether the string `node` is a pytest parameter's value: in `params=[...]` or a `pytest.param(...)`
+    or `parametrize(...)` call's arguments."""
+    for _ in range(4):
+        node = node.parent
+        if node is None:
+            return False
+        if node.type == "keyword_argument" and (name := node.child_by_field_name("name")) is not None:
+            return name.text == b"params"
+        if node.type == "call" and (func := node.child_by_field_name("function")) is not None:
+            return func.text.rsplit(b".", 1)[-1] in (b"param", b"parametrize")
+    return False
 
 
 def _reads(lines: list[bytes], symbols, qualname: str, name: str) -> bool:
