@@ -151,3 +151,6 @@ def test_a_module_named_by_a_parameter_is_imported_by_the_test(tmp_path, index_f
     assert [(i.module, i.alias) for i in facts.imports if i.module.startswith("docs")] == [
         ("docs.default.tutorial001", '"docs.default.tutorial001"'),
         ("docs.default.tutorial001_an", '"docs.default.tutorial001_an"')]
+    facts = extract("tests/test_tutorial002.py", TUTORIALS["tests/test_tutorial002.py"].encode(), "python")
+    # the parametrized names (`'name'`) are no value
+    assert [i.module for i in facts.imports if i.module.startswith("docs")] == ["docs.default.tutorial002"]

@@ -85,9 +85,10 @@ def add(facts: FileFacts, data: bytes, root) -> None:
         facts.imports += [Import(line, prefix + name, None, f'"{prefix}{name}"') for name in dict.fromkeys(params)]
 
 
-def _a_param(node) -> bool:
-    """Whether the string `node` is a pytest parameter's value: in `params=[...]` or a `pytest.param(...)`
-    or `parametrize(...)` call's arguments."""
+def _a_param(string) -> bool:
+    """Whether the `string` node is a pytest parameter's value: in `params=[...]`, a `pytest.param(...)`
+    call's arguments, or a `parametrize(...)` call's values (not its names, a string argument itself)."""
+    node = string
     for _ in range(4):
         node = node.parent
         if node is None:
@@ -95,7 +96,8 @@ def _a_param(node) -> bool:
         if node.type == "keyword_argument" and (name := node.child_by_field_name("name")) is not None:
             return name.text == b"params"
         if node.type == "call" and (func := node.child_by_field_name("function")) is not None:
-            return func.text.rsplit(b".", 1)[-1] in (b"param", b"parametrize")
+            called = func.text.rsplit(b".", 1)[-1]
+            return called == b"param" or called == b"parametrize" and string.parent.type != "argument_list"
     return False
 
 
