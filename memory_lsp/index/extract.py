@@ -345,7 +345,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
     for s in (s for s in syms if s.kind in ("function", "method")) if rets_at else ():
         for kind, typ in (("returntype", typer.of(s.qualname)), ("appliedtype", typer.applied(s.qualname)),
                           ("elementtype", typer.elements(s.qualname))):
-            if returns.gives_type(typ) if kind != "appliedtype" else returns.names_class(typ):
+            if returns.names_class(typ) or typ == "builtin" and kind != "appliedtype":  # (returns.gives_type)
                 facts.refs.append(Ref(kind, s.qualname, s.parent, s.name, None, s.start_line, typ))
     facts.refs += receivers_ts.callback_refs(syms, defs) if rules is receivers_ts else []  # what callbacks get
     # what each class's typed attributes are, read like a method's return (`->Flask.json`: returns.py)

@@ -28,7 +28,7 @@ def _marks(typ: str | None) -> bool:
 
 class Iterated:
     """The element and item reading of index/returns.py's `Returns`: it gives `scopes`, `annotation`,
-    `rules`, `defined` and `_called` / `_string_method`."""
+    `rules`, `defined`, `expr`, `_called` and `_string_method`."""
 
     def elements(self, func: str) -> str | None:
         """What iterating what `func` returns gives, by its annotation (`-> util.Registry[Treeprocessor]`)."""
