@@ -106,7 +106,8 @@ def main() -> None:
     ap.add_argument("--truth", required=True, help="bench_truth.py --parts tests --out file")
     ap.add_argument("--paths", action="store_true", help="print each false positive's path")
     args = ap.parse_args()
-    pairs = json.loads(Path(args.truth).read_text())[0]["tests"]["false_positives"]
+    runs = json.loads(Path(args.truth).read_text())  # one entry per package: this package's
+    pairs = next(r for r in runs if r["corpus"] == args.package)["tests"]["false_positives"]
     ws_path = truth_corpus.workspace(args.package)
     ws = Workspace.open(ws_path, db=corpora.fresh_db("causes-" + args.package.split("==")[0]))
     ws.index()

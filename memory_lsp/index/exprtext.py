@@ -90,6 +90,18 @@ def either_values(text: str) -> list[str]:
     return [v for v in values if v]
 
 
+_NO_CLASS = frozenset(("None", "True", "False", "NotImplemented", "Ellipsis"))
+_CLASS_NAME = re.compile(r"(?:[a-z_]\w*\.)*_?[A-Z]\w*[a-z]\w*")  # `Foo`, `core.TyperCommand`; not a CONSTANT, not `self.x`
+
+
+def either_class(text: str) -> str | None:
+    """The one class named outright among the values `a or b` can be (`info.cls or TyperCommand`): the
+    value's class when the others are what the file cannot read, so a call of the name makes one; else None."""
+    named = {v for v in either_values(text) if _CLASS_NAME.fullmatch(v) and v not in _NO_CLASS
+             and not v.startswith(("self.", "cls."))}
+    return named.pop() if len(named) == 1 else None
+
+
 _STEP = re.compile(r"^((?:this\s*\.\s*)?[A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\b")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 

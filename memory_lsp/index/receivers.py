@@ -227,6 +227,8 @@ class Scopes:
             typ = DEFER + text  # the local F makes, not a class named F (index/returns.py `class_of`)
         if kind in ("type", "cast") and self._python and typ and (made := exprtext.class_of_type(text or "")):
             self.classes[key] = made
+        elif kind == "either" and self._python and (made := exprtext.either_class(text or "")):
+            self.classes.setdefault(key, made)  # `cls = info.cls or TyperCommand`: `cls(...)` makes a TyperCommand
         if kind == "type" and self._python:  # `self.signer: type[Other] = signer`: Other, whatever signer is
             if key not in self.declared and (self.table.get(key) or (0,))[0] == 4:
                 del self.table[key]  # an alias's, made first
