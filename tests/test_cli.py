@@ -82,8 +82,11 @@ def test_not_a_workspace(tmp_path):
 
 def test_second_process_is_told_the_index_is_busy(root):
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, duckdb, time; c = duckdb.connect(sys.argv[1]); "
-         "print('ready', flush=True); time.sleep(60)", str(root / ".memory" / "index.duckdb")],
+        # (a process that is not memory-lsp's: it asks the owner, which keeps the index after the CLI's
+        # commands, to let go first, as memory-lsp's own processes do)
+        [sys.executable, "-c", "import sys, duckdb, time; from memory_lsp import runtime; runtime.let_go(sys.argv[2]); "
+         "c = duckdb.connect(sys.argv[1]); print('ready', flush=True); time.sleep(60)",
+         str(root / ".memory" / "index.duckdb"), str(root)],
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "ready"

@@ -23,7 +23,6 @@ from memory_lsp.commands import COMMANDS, Command, run
 from memory_lsp.errors import IndexBusy, UserError
 from memory_lsp.paths import MEMORY_DIR, workspace_root
 from memory_lsp.server import link
-from memory_lsp.workspace.offline import OfflineWorkspace
 
 
 class Unreachable(UserError):
@@ -88,6 +87,8 @@ def _to_owner(db: str | None, command: Command, root: Path) -> bool:
 def _open(root: Path, db: str | None, command: Command):
     """(workspace, IndexBusy or None): the index for a command that needs it (None while busy);
     for a memory read, the index if there is one and it is free, else the log; else the log."""
+    from memory_lsp.workspace.offline import OfflineWorkspace  # not in a command the owner answers
+
     index_exists = db is not None or (root / MEMORY_DIR / "index.duckdb").exists()
     if not command.needs_index and not (command.reads_memories and index_exists):
         return OfflineWorkspace(root), None

@@ -11,9 +11,6 @@ import sys
 from pathlib import Path
 
 from memory_lsp.cli.text import printable
-from memory_lsp.memory import citations as cites
-from memory_lsp.memory import export
-from memory_lsp.memory.book import MemoryBook
 from memory_lsp.memory.model import Memory
 from memory_lsp.paths import workspace_root
 
@@ -29,6 +26,8 @@ def warn(lines: list[str]) -> None:
 
 # -- memories ----------------------------------------------------------------------------------
 def describe(m: Memory) -> list[str]:
+    from memory_lsp.memory import citations as cites  # the code reading it needs: only where a memory is shown
+
     flags = [m.priority]
     if m.needs_review:
         flags.append("unreviewed")
@@ -89,6 +88,8 @@ def render_import(args, data) -> int:
     lines = [f"imported {len(data['created'])} memories from {', '.join(data['files']) or 'no rules files'} "
              f"({data['unchanged']} already known, {len(data['retired'])} retired, {len(data['refused'])} refused)"]
     if data["created"] and not args.json:
+        from memory_lsp.memory.book import MemoryBook
+
         known = MemoryBook(workspace_root(args.workspace)).load().memories  # the result names them only
         lines += [f"  {i}  {known[i].type}: {known[i].text[:100]}" for i in data["created"]]
     lines += [f"  refused {r}" for r in data["refused"]]
@@ -118,6 +119,8 @@ def render_export(args, data) -> int:
         return 0
     out = Path(args.output)
     if args.format == "agents" and out.exists():
+        from memory_lsp.memory import export
+
         text = export.replace_block(out.read_text(encoding="utf-8"), text)
     out.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     print(f"wrote {data['count']} memories to {out}", file=sys.stderr)

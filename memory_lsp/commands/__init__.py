@@ -18,7 +18,6 @@ from typing import Callable
 from memory_lsp.commands import code, consolidate, memory
 from memory_lsp.commands.spec import Command, Context, Param
 from memory_lsp.errors import UserError
-from memory_lsp.workspace.offline import OfflineWorkspace
 
 COMMANDS: dict[str, Command] = {c.name: c for c in (*memory.COMMANDS, *consolidate.COMMANDS, *code.COMMANDS)}
 
@@ -42,6 +41,8 @@ def run(workspace, name: str, arguments: dict | None = None, *, progress: Callab
     if found is None:
         raise UserError(f"unknown command {name!r}; the commands are: {', '.join(COMMANDS)}")
     arguments = found.arguments(arguments)
+    from memory_lsp.workspace.offline import OfflineWorkspace  # the log reading loads with its first use
+
     if found.needs_index and isinstance(workspace, OfflineWorkspace):
         raise workspace.unavailable()
     context = Context(progress=progress) if warn is None else Context(progress=progress, warn=warn)

@@ -18,7 +18,6 @@ import re
 
 from memory_lsp.commands.spec import Command, Param
 from memory_lsp.errors import UserError
-from memory_lsp.memory.capture import lexical_similarity
 from memory_lsp.memory.model import PRIORITIES, Memory
 
 DUPLICATE = 0.88
@@ -69,7 +68,7 @@ def _close_pairs(texts: list[str]) -> tuple[dict[tuple[int, int], float], str]:
 
         vectors = Embedder().encode(texts)
     except (RuntimeError, OSError, ImportError):  # no model installed: still useful, less so
-        scores = ((i, j, lexical_similarity(texts[i], texts[j])) for i in range(len(texts))
+        scores = ((i, j, _lexical(texts[i], texts[j])) for i in range(len(texts))
                   for j in range(i + 1, len(texts)))
         return {(i, j): s for i, j, s in scores if s >= DUPLICATE}, "lexical"
     matrix = vectors @ vectors.T
@@ -128,7 +127,7 @@ def _contradictions(live: list[Memory]) -> list[dict]:
                     continue
                 shared = _cited(a) & _cited(b)
                 seen.add((a.id, b.id))
-                plain = lexical_similarity(_bare(a.text), _bare(b.text))
+                plain = _lexical(_bare(a.text), _bare(b.text))
                 flipped = _negated(a.text) != _negated(b.text)
                 numbers = _NUMBER.findall(a.text) != _NUMBER.findall(b.text)
                 if plain >= SAME_CLAIM and (flipped or numbers):
@@ -158,6 +157,12 @@ def _cited(m: Memory) -> set[str]:
 
 def _negated(text: str) -> bool:
     return len(_NEGATION.findall(text.replace("\u2019", "'"))) % 2 == 1
+
+
+def _lexical(a: str, b: str) -> float:
+    from memory_lsp.memory.capture import lexical_similarity  # not on the way of every CLI command
+
+    return lexical_similarity(a, b)
 
 
 def _bare(text: str) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from memory_lsp.commands.spec import Command, Param
 from memory_lsp.errors import UserError
-from memory_lsp.memory import export, secrets
 from memory_lsp.memory.model import SOURCES, STATES, TYPES, VERDICTS
 
 EXPORT_FORMATS = ("json", "markdown", "agents")
@@ -93,6 +92,8 @@ def import_rules(ws, a, ctx) -> dict:
 
 
 def export_memories(ws, a, ctx) -> dict:
+    from memory_lsp.memory import export, secrets  # not on the way of every CLI command
+
     memories = [m.to_json() for m in ws.memories()]
     for m in memories:  # a secret that reached the log some other way (a merge, a hand edit) stops here
         findings = secrets.scan(m["text"])

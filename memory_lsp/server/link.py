@@ -11,24 +11,20 @@ stays small and starts fast.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
 import logging
 import os
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from memory_lsp import __version__
-from memory_lsp.bridge import private_folder
 from memory_lsp.errors import UserError
+from memory_lsp.runtime import (LET_GO, RUNTIME_ENV, info_path, key, lock_path, log_path,  # noqa: F401 (the owner's)
+                                owner_running, runtime_dir, socket_path)
 
-RUNTIME_ENV = "MEMORY_LSP_RUNTIME_DIR"  # where the socket, lock and log live (tests use their own)
 START_TIMEOUT = 30.0  # seconds a client waits for a new owner to listen
 RESPAWN_EVERY = 2.0  # seconds between attempts to start an owner while none listens
 MAX_REQUEST = 16 * 1024 * 1024  # bytes in one command line
@@ -36,54 +32,6 @@ MAX_REQUEST = 16 * 1024 * 1024  # bytes in one command line
 
 class Unreachable(UserError):
     """No owner answered (none could be started, or it did not listen in time)."""
-
-
-def runtime_dir() -> Path:
-    """This user's private folder for the owner's socket, lock and log (created 0700, checked)."""
-    if os.environ.get(RUNTIME_ENV):
-        folder = Path(os.environ[RUNTIME_ENV])
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "memory-lsp"
-    else:
-        folder = Path(tempfile.gettempdir()) / f"memory-lsp-{os.getuid()}"
-    return private_folder(folder)
-
-
-def key() -> str:
-    """One owner per installation: two virtual environments never share one (their code may differ)."""
-    here = Path(__file__).resolve().parents[1]
-    return hashlib.sha256(f"{__version__}:{sys.prefix}:{here}".encode()).hexdigest()[:12]
-
-
-def socket_path() -> Path:
-    return runtime_dir() / f"owner-{key()}.sock"
-
-
-def lock_path() -> Path:
-    return runtime_dir() / f"owner-{key()}.lock"
-
-
-def info_path() -> Path:
-    """The running owner's pid and socket (JSON)."""
-    return runtime_dir() / f"owner-{key()}.json"
-
-
-def log_path() -> Path:
-    return runtime_dir() / f"owner-{key()}.log"
-
-
-def owner_running() -> bool:
-    """Does a live process hold the owner lock (one is listening, or about to)?"""
-    try:
-        with open(lock_path(), "a+") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(lock, fcntl.LOCK_UN)
-            return False
-    except OSError:
-        return False
 
 
 def start_owner() -> None:

@@ -43,6 +43,7 @@ class Owner:
         self.last_active = time.monotonic()
         self._lock = threading.Lock()
         self._creating = threading.Lock()
+        self._kept: dict = {}  # root -> (holder, folder): a folder a CLI command opened, kept open (`_keep`)
 
     def serve(self) -> None:
         """Accept clients until nobody has used the owner for `idle` seconds."""
@@ -52,9 +53,11 @@ class Owner:
                 conn, _ = self.listener.accept()
             except socket.timeout:
                 with self._lock:
-                    if self.connections == 0 and time.monotonic() - self.last_active > self.idle:
-                        log.info("no client for %.0f s: exiting", self.idle)
-                        return
+                    idle = self.connections == 0 and time.monotonic() - self.last_active > self.idle
+                if idle:
+                    log.info("no client for %.0f s: exiting", self.idle)
+                    self._release_kept()
+                    return
                 continue
             conn.settimeout(None)
             if not _same_user(conn):
@@ -84,8 +87,8 @@ class Owner:
 
     def _command(self, conn: socket.socket) -> None:
         """`{"root", "command", "arguments"}` -> `{"result"}` or `{"error", "busy"}`, one line each.
-        The folder opens for the command and closes after it unless a window holds it: the index
-        file is free again when the CLI returns."""
+        The folder opens for the first command and stays open for the next ones until the owner idles
+        out (`_keep`)."""
         from pathlib import Path
 
         from memory_lsp.errors import IndexBusy, UserError
@@ -101,6 +104,8 @@ class Owner:
                     or not isinstance(request.get("command"), str):
                 raise UserError('bad request: expected {"root": PATH, "command": NAME, "arguments": {...}}')
             root = Path(request["root"]).resolve()
+            if request["command"] == link.LET_GO:
+                raise _Answered({"closed": self._release_kept(root)})
             warnings: list[str] = []
             user = _CommandUser()
             folder, _created = self.pool.acquire(root, Config(), user)
@@ -113,7 +118,10 @@ class Owner:
                 if during and folder.reindexing:
                     reply["note"] = "an index run is under way: this answer is from the index before it"
             finally:
+                self._keep(root, folder)
                 self.pool.release(folder, user)
+        except _Answered as answered:
+            reply = {"result": answered.result}
         except UserError as exc:
             reply = {"error": one_line(str(exc)), "busy": isinstance(exc, IndexBusy)}
         except Exception as exc:
@@ -129,6 +137,28 @@ class Owner:
             with self._lock:
                 self.commands -= 1
                 self.last_active = time.monotonic()
+
+    def _keep(self, root, folder) -> None:
+        """Hold a folder a CLI command opened (and its impact graph, once a command loaded it) until the
+        owner idles out: an agent's commands come in bursts, and each one opened the index and loaded
+        the graph again (BENCHMARKS.md da). Not a folder that failed to open: the next command tries again."""
+        from memory_lsp.settings import Config
+
+        with self._lock:
+            if root in self._kept or folder.ws is None:
+                return
+            keeper = _CommandUser()
+            self._kept[root] = keeper, self.pool.acquire(root, Config(), keeper)[0]  # the command's: it holds it still
+
+    def _release_kept(self, root=None) -> bool:
+        """Close the folders kept for CLI commands (only `root`'s if given) unless a window holds one:
+        True if that closed the index (its file is free for another process)."""
+        with self._lock:
+            roots = list(self._kept) if root is None else [root] if root in self._kept else []
+            kept = [self._kept.pop(r) for r in roots]
+        for keeper, folder in kept:
+            self.pool.release(folder, keeper)
+        return bool(kept) and not self.pool.holds(root)
 
     def _session(self, conn: socket.socket) -> None:
         """One editor window: an LSP session over the connection until the proxy leaves."""
@@ -193,6 +223,14 @@ def main() -> int:
         link.info_path().unlink(missing_ok=True)
         logging.shutdown()
     os._exit(0)  # folders were closed by their sessions; do not wait for stray daemon threads
+
+
+class _Answered(Exception):
+    """A command line the owner answers itself (`link.LET_GO`)."""
+
+    def __init__(self, result: dict):
+        super().__init__()
+        self.result = result
 
 
 class _CommandUser:

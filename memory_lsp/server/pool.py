@@ -68,6 +68,11 @@ class FolderPool:
                     if self._closing.get(folder.path) is closed:
                         del self._closing[folder.path]
 
+    def holds(self, path: Path | None) -> bool:
+        """Whether a folder at `path` is open or closing."""
+        with self._lock:
+            return path in self._folders or path in self._closing
+
     def users(self) -> int:
         with self._lock:
             return sum(len(u) for u in self._users.values())

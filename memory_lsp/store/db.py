@@ -6,9 +6,9 @@ The database is a cache of the workspace: a file that will not open (damaged wri
 not a DuckDB file, a block whose checksum fails when every table is read once on open) or that
 was written by another schema version is set aside and rebuilt (the read of every table costs
 ~0.7 s for a 90 MB index, so it runs only when the file is not as the last clean close left it:
-a process killed, a file changed by anything else). A running process that meets
-damage later (`damaged(exc)`: a checksum failure, a fatal error that invalidated the connection)
-opens it again with `set_aside` (server/folders.py).
+a process killed, a file changed by anything else). A running process that meets damage later
+(`damaged(exc)`: a checksum failure, a fatal error that invalidated the connection) opens it
+again with `set_aside` (server/folders.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import duckdb
 
@@ -61,9 +61,7 @@ _DAMAGE = ("Corrupt database file", "Could not read enough bytes", "database has
 
 def damaged(exc: BaseException) -> bool:
     """Does this error mean the database must be reopened or rebuilt (it says nothing of a query)?"""
-    if isinstance(exc, duckdb.FatalException):
-        return True
-    return isinstance(exc, duckdb.Error) and any(mark in str(exc) for mark in _DAMAGE)
+    return isinstance(exc, duckdb.FatalException) or isinstance(exc, duckdb.Error) and any(m in str(exc) for m in _DAMAGE)
 
 
 def extension_directory() -> str | None:
@@ -83,8 +81,7 @@ class Store:
     """Owns one DuckDB connection; the writer uses `conn`, readers each take a `cursor()`."""
 
     def __init__(self, conn: duckdb.DuckDBPyConnection, path: str, recovered: str | None):
-        self.conn = conn
-        self.path = path
+        self.conn, self.path = conn, path
         self.recovered = recovered  # why the database was rebuilt on open, if it was
         self._extensions = _load_extensions(conn, ("fts",))
         self._local = threading.local()
@@ -106,8 +103,9 @@ class Store:
         return self._extensions
 
     @classmethod
-    def open(cls, path: str | os.PathLike, set_aside: str | None = None) -> "Store":
-        """Open (or create) the database; `set_aside`: why the file there must not be used again."""
+    def open(cls, path: str | os.PathLike, set_aside: str | None = None, free_it: Callable[[], bool] | None = None):
+        """Open (or create) the database; `set_aside`: why the file there must not be used again;
+        `free_it`: asked once when another process holds the file, True if it let it go (try again)."""
         path = str(path)
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -120,6 +118,8 @@ class Store:
             conn = _connect(path, verify=not clean_close.closed_cleanly(path))
         except duckdb.Error as exc:
             if _is_lock_error(exc):
+                if free_it is not None and free_it():
+                    return cls.open(path, set_aside)
                 raise IndexBusy(_busy_message(path, exc)) from None
             recovered = f"the database would not open ({_first_line(exc)}); it was set aside and rebuilt"
             log.warning("index %s: %s", path, recovered)

@@ -27,6 +27,7 @@ from memory_lsp.memory import gitmined
 from memory_lsp.memory.book import MemoryBook
 from memory_lsp.memory.model import Memory
 from memory_lsp.memory.secrets import redact_file_text
+from memory_lsp import runtime
 from memory_lsp.paths import memory_dir, relpath, workspace_root
 from memory_lsp.settings import Settings
 from memory_lsp.store import Store
@@ -71,9 +72,8 @@ class Workspace:
     def open(cls, root: str | os.PathLike, db: str | None = None, settings: Settings | None = None,
              memory_limit_mb: int | None = None, index_apart_from: int | None = None) -> "Workspace":
         root = workspace_root(root)
-        if db is None:
-            db = str(memory_dir(root) / "index.duckdb")
-        store = Store.open(db)
+        db = str(memory_dir(root) / "index.duckdb") if db is None else db
+        store = Store.open(db, free_it=lambda: runtime.let_go(root))  # the owner may keep it for CLI commands
         if memory_limit_mb:  # a long-lived process: DuckDB would cache up to 80% of RAM; it spills instead
             store.set_memory_limit(memory_limit_mb)
         ws = cls(root, store, settings or Settings())

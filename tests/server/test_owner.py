@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as t
 
 from conftest import cli, code_actions, command, hover_at, lenses, memory_ids, open_doc, pull, running, wait_for
@@ -169,3 +170,36 @@ def test_reads_while_index_runs_all_answer(tmp_path):
     out, err = indexing.communicate(timeout=300)
     assert indexing.returncode == 0, err
     assert json.loads(out)["files"] == 600
+
+
+def test_the_owner_keeps_a_cli_folder_open_and_lets_go_when_another_process_asks(project):
+    """An agent's CLI commands come in bursts: after one, the owner keeps the index open (and the
+    graph an `impact` loaded) for the next. A process that opens the file itself (a script, a
+    standalone server, a CLI write reading the index) asks the owner to let go, and gets it."""
+    from memory_lsp.errors import IndexBusy
+    from memory_lsp.store.db import Store
+    from memory_lsp.workspace import Workspace
+
+    assert cli(project, "index").returncode == 0
+    first = cli(project, "impact", "app/core.py::parse", "--json")
+    assert first.returncode == 0, first.stderr
+    with pytest.raises(IndexBusy):  # kept: DuckDB's lock is the owner's
+        Store.open(project / ".memory" / "index.duckdb")
+    ws = Workspace.open(project)  # asks the owner to let go
+    assert ws.impact("app/core.py::parse")["dependents"] == json.loads(first.stdout)["dependents"]
+    ws.close()
+    again = cli(project, "impact", "app/core.py::parse", "--json")  # the owner opens it again
+    assert again.returncode == 0 and json.loads(again.stdout) == json.loads(first.stdout), again.stderr
+
+
+async def test_a_window_s_index_is_not_let_go(project):
+    from memory_lsp.errors import IndexBusy
+    from memory_lsp.workspace import Workspace
+
+    async with running(project) as window:
+        doc = open_doc(window, project, "app/core.py")
+        assert "splits on every comma" in await hover_text(window, doc, 4)
+        assert cli(project, "stats").returncode == 0
+        with pytest.raises(IndexBusy):
+            Workspace.open(project)
+        assert "splits on every comma" in await hover_text(window, doc, 4)
