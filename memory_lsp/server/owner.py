@@ -43,7 +43,7 @@ class Owner:
         self.last_active = time.monotonic()
         self._lock = threading.Lock()
         self._creating = threading.Lock()
-        self._kept: dict = {}  # root -> (holder, folder): a folder a CLI command opened, kept open (`_keep`)
+        self._kept: dict = {}  # root -> (holder, folder, file id): a folder a CLI command opened, kept open (`_keep`)
 
     def serve(self) -> None:
         """Accept clients until nobody has used the owner for `idle` seconds."""
@@ -106,6 +106,8 @@ class Owner:
             root = Path(request["root"]).resolve()
             if request["command"] == link.LET_GO:
                 raise _Answered({"closed": self._release_kept(root)})
+            if self._file_replaced(root):  # `rm -r .memory` to start again: a new index, not the deleted file
+                self._release_kept(root)
             warnings: list[str] = []
             user = _CommandUser()
             folder, _created = self.pool.acquire(root, Config(), user)
@@ -148,7 +150,7 @@ class Owner:
             if root in self._kept or folder.ws is None:
                 return
             keeper = _CommandUser()
-            self._kept[root] = keeper, self.pool.acquire(root, Config(), keeper)[0]  # the command's: it holds it still
+            self._kept[root] = keeper, self.pool.acquire(root, Config(), keeper)[0], _file_id(folder.ws.store.path)
 
     def _release_kept(self, root=None) -> bool:
         """Close the folders kept for CLI commands (only `root`'s if given) unless a window holds one:
@@ -156,9 +158,15 @@ class Owner:
         with self._lock:
             roots = list(self._kept) if root is None else [root] if root in self._kept else []
             kept = [self._kept.pop(r) for r in roots]
-        for keeper, folder in kept:
+        for keeper, folder, _ in kept:
             self.pool.release(folder, keeper)
         return bool(kept) and not self.pool.holds(root)
+
+    def _file_replaced(self, root) -> bool:
+        """Whether the index file of the folder kept for `root` was deleted or replaced since it opened."""
+        with self._lock:
+            kept = self._kept.get(root)
+        return kept is not None and kept[1].ws is not None and _file_id(kept[1].ws.store.path) != kept[2]
 
     def _session(self, conn: socket.socket) -> None:
         """One editor window: an LSP session over the connection until the proxy leaves."""
@@ -238,6 +246,14 @@ class _CommandUser:
 
     def changed(self, folder, paths) -> None:
         pass
+
+
+def _file_id(path: str) -> tuple | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _same_user(conn: socket.socket) -> bool:

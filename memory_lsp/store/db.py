@@ -119,7 +119,7 @@ class Store:
         except duckdb.Error as exc:
             if _is_lock_error(exc):
                 if free_it is not None and free_it():
-                    return cls.open(path, set_aside)
+                    return cls.open(path)  # (a file set aside was moved already)
                 raise IndexBusy(_busy_message(path, exc)) from None
             recovered = f"the database would not open ({_first_line(exc)}); it was set aside and rebuilt"
             log.warning("index %s: %s", path, recovered)

@@ -203,3 +203,16 @@ async def test_a_window_s_index_is_not_let_go(project):
         with pytest.raises(IndexBusy):
             Workspace.open(project)
         assert "splits on every comma" in await hover_text(window, doc, 4)
+
+
+def test_an_index_deleted_while_the_owner_keeps_it_is_made_again(project):
+    import shutil
+
+    assert cli(project, "index").returncode == 0
+    shutil.rmtree(project / ".memory")  # to start again, while the owner keeps the old file open
+    again = cli(project, "index", "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["parsed"] > 0 and (project / ".memory" / "index.duckdb").exists()
+    stats = cli(project, "stats", "--json")
+    assert stats.returncode == 0, stats.stderr
+    assert sum(lang["files"] for lang in json.loads(stats.stdout)["languages"]) > 0
