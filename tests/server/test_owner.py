@@ -216,3 +216,13 @@ def test_an_index_deleted_while_the_owner_keeps_it_is_made_again(project):
     stats = cli(project, "stats", "--json")
     assert stats.returncode == 0, stats.stderr
     assert sum(lang["files"] for lang in json.loads(stats.stdout)["languages"]) > 0
+
+
+async def test_a_window_opened_after_cli_commands_starts_the_kept_folder(project):
+    assert cli(project, "stats").returncode == 0  # the owner keeps the folder, opened but not started
+    (project / "app" / "extra.py").write_text("def added():\n    return 1\n")  # indexed by the window's start
+    async with running(project) as window:
+        doc = open_doc(window, project, "app/core.py")
+        assert "splits on every comma" in await hover_text(window, doc, 4)
+        found = await window.workspace_symbol_async(t.WorkspaceSymbolParams(query="added"))
+        assert any(s.name == "added" for s in found)
