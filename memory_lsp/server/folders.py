@@ -41,8 +41,7 @@ class IndexStopped(Exception):
 class Folder:
     def __init__(self, path: Path, config: Config, reader: Executor,
                  on_change: Callable[["Folder", set[str] | None], None]):
-        self.path = path
-        self.config = config
+        self.path, self.config = path, config
         self.on_change = on_change  # (folder, changed paths or None = everything): refresh the editor
         self.on_progress: Callable[[str, int | None], None] | None = None
         self.bridge = None  # the CLI's way in while this server owns the index (closed first)
@@ -336,7 +335,9 @@ class Folder:
         self.on_change(self, paths)
         # the changed code's search documents and vectors wait for a pause (the graph loop): the job
         # reads every item's text to find what is missing (0.5-2.6 s at 11,000 files) and would
-        # hold the next keystroke's re-index behind it
+        # hold the next keystroke's re-index behind it; a CLI command's folder has no loop: built behind
+        if not self.started:  # its answer, not at the first search (2.5 s on the stdlib, BENCHMARKS.md da)
+            self._submit(self._catch_up, True)
 
     def _want_embedding(self) -> bool:
         """Queue the background embedding job; True if one is queued (it settles when it ends)."""
