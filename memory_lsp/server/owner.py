@@ -120,7 +120,7 @@ class Owner:
                 if during and folder.reindexing:
                     reply["note"] = "an index run is under way: this answer is from the index before it"
             finally:
-                self._keep(root, folder)
+                self._keep(root, folder, request["command"])
                 self.pool.release(folder, user)
         except _Answered as answered:
             reply = {"result": answered.result}
@@ -140,17 +140,22 @@ class Owner:
                 self.commands -= 1
                 self.last_active = time.monotonic()
 
-    def _keep(self, root, folder) -> None:
-        """Hold a folder a CLI command opened (and its impact graph, once a command loaded it) until the
-        owner idles out: an agent's commands come in bursts, and each one opened the index and loaded
-        the graph again (BENCHMARKS.md da). Not a folder that failed to open: the next command tries again."""
+    def _keep(self, root, folder, command: str) -> None:
+        """Hold a folder a CLI command opened (and its impact graph) until the owner idles out: an agent's
+        commands come in bursts, and each one opened the index and loaded the graph again (BENCHMARKS.md
+        da). Not a folder that failed to open: the next command tries again. The graph is loaded behind
+        the first command and an index command's answer, as an editor's folder does in its graph loop."""
+        from memory_lsp.commands import REINDEX
         from memory_lsp.settings import Config
 
         with self._lock:
-            if root in self._kept or folder.ws is None:
+            if folder.ws is None or root in self._kept and command != REINDEX:
                 return
-            keeper = _CommandUser()
-            self._kept[root] = keeper, self.pool.acquire(root, Config(), keeper)[0], _file_id(folder.ws.store.path)
+            if root not in self._kept:
+                keeper = _CommandUser()
+                self._kept[root] = keeper, self.pool.acquire(root, Config(), keeper)[0], _file_id(folder.ws.store.path)
+        if not folder.started:  # (a window's folder has its graph loop)
+            self.pool.reader.submit(_load_graph, folder.ws)
 
     def _release_kept(self, root=None) -> bool:
         """Close the folders kept for CLI commands (only `root`'s if given) unless a window holds one:
@@ -246,6 +251,16 @@ class _CommandUser:
 
     def changed(self, folder, paths) -> None:
         pass
+
+
+def _load_graph(ws) -> None:
+    try:
+        if ws.has_code():
+            started = time.monotonic()
+            ws.load_graph(prepare=True)
+            log.info("the graph of %s loaded behind a CLI command in %.2f s", ws.root, time.monotonic() - started)
+    except Exception:  # (closed meanwhile: the next `impact` loads it)
+        log.info("loading the graph behind a CLI command failed", exc_info=True)
 
 
 def _file_id(path: str) -> tuple | None:

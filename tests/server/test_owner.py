@@ -226,3 +226,15 @@ async def test_a_window_opened_after_cli_commands_starts_the_kept_folder(project
         assert "splits on every comma" in await hover_text(window, doc, 4)
         found = await window.workspace_symbol_async(t.WorkspaceSymbolParams(query="added"))
         assert any(s.name == "added" for s in found)
+
+
+def test_the_graph_is_loaded_behind_the_first_cli_command(project):
+    from memory_lsp.server import link
+
+    assert cli(project, "index").returncode == 0
+    deadline = time.monotonic() + 60
+    while f"the graph of {project.resolve()} loaded behind a CLI command" not in link.log_path().read_text():
+        assert time.monotonic() < deadline, "no graph loaded behind the command"
+        time.sleep(0.1)
+    answer = cli(project, "impact", "app/core.py::parse", "--json")
+    assert answer.returncode == 0 and json.loads(answer.stdout)["dependents"], answer.stderr
