@@ -71,6 +71,14 @@ def owner_running() -> bool:
         return False
 
 
+def exchange(sock: socket.socket, request: dict, timeout: float | None) -> bytes:
+    """Send one JSON line over a connected socket and read the one-line answer (b"" if the peer closed first)."""
+    sock.settimeout(timeout)
+    sock.sendall((json.dumps(request, default=str) + "\n").encode())
+    with sock.makefile("rb") as stream:
+        return stream.readline()
+
+
 def let_go(root: str | os.PathLike) -> bool:
     """Ask this user's running owner to close the index of `root` that it keeps open after CLI
     commands (server/owner.py `_keep`), so that this process can open it: True if it closed it.
@@ -81,14 +89,12 @@ def let_go(root: str | os.PathLike) -> bool:
         return False
     if not isinstance(info, dict) or info.get("pid") == os.getpid() or not owner_running():
         return False
-    request = json.dumps({"root": str(Path(root).resolve()), "command": LET_GO}) + "\n"
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(LET_GO_WAIT_S)
             sock.connect(str(socket_path()))
-            sock.sendall(request.encode())
-            with sock.makefile("rb") as stream:
-                reply = json.loads(stream.readline() or b"null")
+            line = exchange(sock, {"root": str(Path(root).resolve()), "command": LET_GO}, LET_GO_WAIT_S)
+        reply = json.loads(line or b"null")
     except (OSError, ValueError):
         return False
     return isinstance(reply, dict) and isinstance(reply.get("result"), dict) and reply["result"].get("closed") is True

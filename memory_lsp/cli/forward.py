@@ -22,6 +22,7 @@ from memory_lsp.bridge import INFO_FILE, one_line, read_info
 from memory_lsp.commands import COMMANDS, Command, run
 from memory_lsp.errors import IndexBusy, UserError
 from memory_lsp.paths import MEMORY_DIR, workspace_root
+from memory_lsp.runtime import exchange
 from memory_lsp.server import link
 
 
@@ -119,14 +120,11 @@ def ask(root: Path, name: str, arguments: dict | None, timeout: float | None = 1
     if info is None:
         raise Unreachable(f"no memory-lsp language server is running for {Path(root).resolve()}")
     server = f"the language server (pid {info['pid']})"
-    request = (json.dumps({"command": name, "arguments": arguments}, default=str) + "\n").encode()
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
             sock.connect(info["socket"])
-            sock.sendall(request)
-            with sock.makefile("rb") as stream:
-                line = stream.readline()
+            line = exchange(sock, {"command": name, "arguments": arguments}, timeout)
     except socket.timeout:
         raise Unreachable(f"{server} did not answer {name} within {timeout:g} s") from None
     except OSError as exc:

@@ -22,8 +22,7 @@ import time
 from pathlib import Path
 
 from memory_lsp.errors import UserError
-from memory_lsp.runtime import (LET_GO, RUNTIME_ENV, info_path, key, lock_path, log_path,  # noqa: F401 (the owner's)
-                                owner_running, runtime_dir, socket_path)
+from memory_lsp.runtime import exchange, log_path, owner_running, socket_path
 
 START_TIMEOUT = 30.0  # seconds a client waits for a new owner to listen
 RESPAWN_EVERY = 2.0  # seconds between attempts to start an owner while none listens
@@ -76,12 +75,8 @@ def connect(start: bool = True, timeout: float = START_TIMEOUT, waiting=None) ->
 def ask(root: Path, name: str, arguments: dict, timeout: float | None = None) -> dict:
     """Run one command in the owner (started if need be): `{"result", "warnings"}`, or
     `{"error", "busy"}` when it failed (busy: another process, not an owner, holds the index)."""
-    request = (json.dumps({"root": str(root), "command": name, "arguments": arguments}, default=str) + "\n").encode()
     with connect(waiting=lambda: print("memory-lsp: starting the owner process...", file=sys.stderr)) as sock:
-        sock.settimeout(timeout)
-        sock.sendall(request)
-        with sock.makefile("rb") as stream:
-            line = stream.readline()
+        line = exchange(sock, {"root": str(root), "command": name, "arguments": arguments}, timeout)
     try:
         reply = json.loads(line)
     except ValueError:

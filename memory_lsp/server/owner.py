@@ -22,6 +22,7 @@ import threading
 import time
 
 from memory_lsp.bridge import one_line, write_atomically
+from memory_lsp import runtime
 from memory_lsp.server import link
 
 log = logging.getLogger("memory_lsp.owner")
@@ -92,7 +93,6 @@ class Owner:
         from pathlib import Path
 
         from memory_lsp.errors import IndexBusy, UserError
-        from memory_lsp.settings import Config
 
         with self._lock:
             self.commands += 1
@@ -104,32 +104,16 @@ class Owner:
                     or not isinstance(request.get("command"), str):
                 raise UserError('bad request: expected {"root": PATH, "command": NAME, "arguments": {...}}')
             root = Path(request["root"]).resolve()
-            if request["command"] == link.LET_GO:
-                raise _Answered({"closed": self._release_kept(root)})
-            if self._file_replaced(root):  # `rm -r .memory` to start again: a new index, not the deleted file
-                self._release_kept(root)
-            warnings: list[str] = []
-            user = _CommandUser()
-            folder, _created = self.pool.acquire(root, Config(), user)
-            try:
-                folder.open()
-                during = folder.reindexing and request["command"] != "memory.reindex"
-                reply["result"] = folder.command(request["command"], request.get("arguments") or {},
-                                                 warn=warnings.append).result()
-                reply["warnings"] = warnings
-                if during and folder.reindexing:
-                    reply["note"] = "an index run is under way: this answer is from the index before it"
-            finally:
-                self._keep(root, folder, request["command"])
-                self.pool.release(folder, user)
-        except _Answered as answered:
-            reply = {"result": answered.result}
+            if request["command"] == runtime.LET_GO:  # another process wants the file
+                reply["result"] = {"closed": self._release_kept(root)}
+            else:
+                self._run(root, request, reply)
         except UserError as exc:
             reply = {"error": one_line(str(exc)), "busy": isinstance(exc, IndexBusy)}
         except Exception as exc:
             log.exception("a CLI command failed")
             reply = {"error": f"memory-lsp failed ({type(exc).__name__}); the owner's log has the details: "
-                              f"{link.log_path()}"}
+                              f"{runtime.log_path()}"}
         try:
             conn.sendall((json.dumps(reply, default=str) + "\n").encode())
         except OSError:
@@ -139,6 +123,27 @@ class Owner:
             with self._lock:
                 self.commands -= 1
                 self.last_active = time.monotonic()
+
+    def _run(self, root, request: dict, reply: dict) -> None:
+        """One command in the folder at `root`, kept open after it (`_keep`)."""
+        from memory_lsp.settings import Config
+
+        if self._file_replaced(root):  # `rm -r .memory` to start again: a new index, not the deleted file
+            self._release_kept(root)
+        warnings: list[str] = []
+        user = _CommandUser()
+        folder, _created = self.pool.acquire(root, Config(), user)
+        try:
+            folder.open()
+            during = folder.reindexing and request["command"] != "memory.reindex"
+            reply["result"] = folder.command(request["command"], request.get("arguments") or {},
+                                             warn=warnings.append).result()
+            reply["warnings"] = warnings
+            if during and folder.reindexing:
+                reply["note"] = "an index run is under way: this answer is from the index before it"
+        finally:
+            self._keep(root, folder, request["command"])
+            self.pool.release(folder, user)
 
     def _keep(self, root, folder, command: str) -> None:
         """Hold a folder a CLI command opened (and its impact graph) until the owner idles out: an agent's
@@ -214,18 +219,18 @@ def main() -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format=f"%(asctime)s owner[{os.getpid()}] %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)  # INFO logs every message's data
-    lock = open(link.lock_path(), "a+")
+    lock = open(runtime.lock_path(), "a+")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return 0  # another owner won the race
-    path = link.socket_path()
+    path = runtime.socket_path()
     path.unlink(missing_ok=True)  # we hold the lock: a socket there is a dead owner's
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(path))
     os.chmod(path, 0o600)
     listener.listen(64)
-    write_atomically(link.info_path(), {"pid": os.getpid(), "socket": str(path), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    write_atomically(runtime.info_path(), {"pid": os.getpid(), "socket": str(path), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     sys.stdin = open(os.devnull)  # forked parse workers must not wait on a real stdin (server.start)
     log.info("listening at %s", path)
     try:
@@ -233,17 +238,9 @@ def main() -> int:
     finally:
         listener.close()
         path.unlink(missing_ok=True)
-        link.info_path().unlink(missing_ok=True)
+        runtime.info_path().unlink(missing_ok=True)
         logging.shutdown()
     os._exit(0)  # folders were closed by their sessions; do not wait for stray daemon threads
-
-
-class _Answered(Exception):
-    """A command line the owner answers itself (`link.LET_GO`)."""
-
-    def __init__(self, result: dict):
-        super().__init__()
-        self.result = result
 
 
 class _CommandUser:

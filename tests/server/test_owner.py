@@ -229,11 +229,11 @@ async def test_a_window_opened_after_cli_commands_starts_the_kept_folder(project
 
 
 def test_the_graph_is_loaded_behind_the_first_cli_command(project):
-    from memory_lsp.server import link
+    from memory_lsp import runtime
 
     assert cli(project, "index").returncode == 0
     deadline = time.monotonic() + 60
-    while f"the graph of {project.resolve()} loaded behind a CLI command" not in link.log_path().read_text():
+    while f"the graph of {project.resolve()} loaded behind a CLI command" not in runtime.log_path().read_text():
         assert time.monotonic() < deadline, "no graph loaded behind the command"
         time.sleep(0.1)
     answer = cli(project, "impact", "app/core.py::parse", "--json")
