@@ -11,7 +11,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, caller_params, docs, effects, elements, exprtext, fixtures, handed, instance, languages, made_classes, reads, receivers, receivers_java, receivers_ts, returns, string_imports
+from memory_lsp.index import aliases, caller_params, def_time, docs, effects, elements, exprtext, fixtures, handed, instance, languages, made_classes, reads, receivers, receivers_java, receivers_ts, returns, string_imports
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 from memory_lsp.python_protocol import PROTOCOL
 
@@ -312,8 +312,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
         rtype = rules.rtype(scopes, quals, cls, name, whole, here, typer, line)
         if rtype is None and bound and receiver in lang.self_names and (cls, name) not in defined:
             rtype = instance.bound_type(bound.get((cls, "self." + name)), scopes, quals, cls, typer, rules)
-        facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line,
-                              rtype))
+        facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line, rtype))
+        if top is not None and rules is receivers and def_time.in_header(defs[top][4], pos):  # also run at def time
+            facts.refs.append(facts.refs[-1]._replace(src=syms[top].parent))
         if pos in raised:
             facts.refs.append(facts.refs[-1]._replace(kind="raised", rtype=None))
         if kind == "read":  # implies no call
