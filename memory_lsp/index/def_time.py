@@ -7,9 +7,10 @@ runs it. Such a call stays the function's too: what breaks when `Argument` chang
 from __future__ import annotations
 
 
-def in_header(def_node, pos: int) -> bool:
-    """Whether byte `pos` lies in the header of the Python function `def_node` (before its body)."""
+def header_end(def_node) -> int:
+    """Where the header of definition `def_node` ends: its body's start for a Python function, else
+    its start (a class's bases are the class's own)."""
     if def_node.type != "function_definition":
-        return False
+        return def_node.start_byte
     body = def_node.child_by_field_name("body")
-    return body is not None and pos < body.start_byte
+    return body.start_byte if body is not None else def_node.start_byte

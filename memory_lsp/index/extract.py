@@ -292,7 +292,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
             bases.setdefault(child_qual, []).append(name if not receiver else receiver + "." + name)
         else:
             calls.append((item, top, enclosing_class))
-    if not _types_receivers(lang.name):
+    if not languages.types_receivers(lang.name):
         for (_, kind, name, receiver, line, _whole), top, cls in calls:
             facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line))
         return
@@ -306,6 +306,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
     if rules is receivers:
         caller_params.bind(scopes, defs, syms, calls, args_at, sees, lambda chain, cls, text, line: rules.rtype(
             scopes, chain, cls, "", text, False, typer, line), lang.self_names)
+    heads: dict[int, int] = {}  # a definition's header end (index/def_time.py)
     for (pos, kind, name, receiver, line, whole), top, cls in calls:
         quals = sees[top]
         here = any((q, name) in defined for q in quals)
@@ -313,7 +314,8 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
         if rtype is None and bound and receiver in lang.self_names and (cls, name) not in defined:
             rtype = instance.bound_type(bound.get((cls, "self." + name)), scopes, quals, cls, typer, rules)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line, rtype))
-        if top is not None and rules is receivers and def_time.in_header(defs[top][4], pos):  # also run at def time
+        if top is not None and rules is receivers and pos < (heads[top] if top in heads else heads.setdefault(
+                top, def_time.header_end(defs[top][4]))):  # run where the def runs too
             facts.refs.append(facts.refs[-1]._replace(src=syms[top].parent))
         if pos in raised:
             facts.refs.append(facts.refs[-1]._replace(kind="raised", rtype=None))
@@ -392,9 +394,3 @@ def _pattern_kind(caps: dict) -> tuple:
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     return next(((kind,) for kind in ("mutation", "alias", "decorated") if kind in caps), ("other",))
 
-
-@functools.lru_cache(maxsize=None)
-def _types_receivers(lang_name: str) -> bool:
-    """Receiver types are given where the language's query captures bindings (`@bind`)."""
-    query = languages.tags_query(lang_name)
-    return any(query.capture_name(i) == "bind" for i in range(query.capture_count))

@@ -105,6 +105,13 @@ def tags_query(name: str):
 
 
 @functools.lru_cache(maxsize=None)
+def types_receivers(name: str) -> bool:
+    """Receiver types are given where the language's query captures bindings (`@bind`)."""
+    query = tags_query(name)
+    return any(query.capture_name(i) == "bind" for i in range(query.capture_count))
+
+
+@functools.lru_cache(maxsize=None)
 def parser(name: str):
     import tree_sitter
 

@@ -20,7 +20,7 @@ import builtins
 import re
 from typing import NamedTuple
 
-from memory_lsp.index import elements, exprtext
+from memory_lsp.index import elements, exprtext, rebound
 
 BUILTIN_CALLS = frozenset(
     "set dict list tuple frozenset str bytes bytearray int float complex bool open iter sorted reversed "
@@ -310,8 +310,14 @@ class Scopes:
                     # one bound above first: `rv = rv.make_conditional()` calls what rv was (the right side runs first)
                     above = [b for b in bound if b[0] < line] or bound
                     return (hit[0], max(above)[2]) if above else hit
-                return hit
+                rebound = line is not None and scope == chain[0] and hit[0] == _PRIORITY["type"]  # annotated here
+                return (self._rebound(scope, name, line) if rebound else None) or hit
         return None
+
+    def _rebound(self, scope: str | None, name: str, line: int) -> tuple[int, str] | None:
+        """What an annotated name bound again below its annotation is at `line` (index/rebound.py)."""
+        return rebound.last_binding(self.lines.get((scope, name), ()), _PRIORITY["type"], name, line,
+                                    lambda root: (scope, root) in self.table)
 
 
 def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, receiver: str | None,
