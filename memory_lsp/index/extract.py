@@ -11,7 +11,7 @@ import functools
 import hashlib
 import re
 
-from memory_lsp.index import aliases, caller_params, def_time, docs, effects, elements, exprtext, fixtures, handed, instance, languages, made_classes, reads, receivers, receivers_java, receivers_ts, returns, string_imports
+from memory_lsp.index import aliases, caller_params, def_time, docs, effects, elements, exprtext, fixtures, handed, instance, languages, made_classes, reads, receivers, receivers_java, receivers_ts, returns, string_imports, type_comments
 from memory_lsp.index.facts import Chunk, FileFacts, Import, Ref, Symbol
 from memory_lsp.python_protocol import PROTOCOL
 
@@ -166,6 +166,7 @@ def _interpret(facts: FileFacts, lang, data: bytes, root) -> None:
         top_level = {s.name for s in facts.symbols if s.parent is None}
         facts.imports += aliases.alias_imports(facts.path, assignments, facts.imports, top_level)
         refs += aliases.held_values(assignments, top_level | {i.alias or i.name or i.module.split('.')[0] for i in facts.imports})
+    binds += type_comments.declared(binds, data) if lang.name == "python" else []  # `x = {}  # type: Dict[str, Foo]`
     _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, raised, makers)
     facts.side_effects = effects.side_effects(lang, facts.imports, called)
 
