@@ -74,6 +74,9 @@
 ; `cls = template_class or self.template_class`, `x = Foo() if flag else Bar()`: what its operands
 ; agree on (index/returns.py)
 (assignment left: (identifier) @bind.name right: [(boolean_operator operator: "or") (conditional_expression)] @bind.either) @bind
+; `use = serializer`, `use = self.serializer` in a function: what that name or attribute is, read as the one
+; operand of the above (index/extract.py; a class body's are `held`, a module's aliases index/aliases.py)
+(assignment left: (identifier) @bind.name right: [(identifier) (attribute)] @bind.same) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: [(boolean_operator operator: "or") (conditional_expression)] @bind.either) @bind
 (assignment left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name) right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension) (set_comprehension)] @bind.literal) @bind
 ; a class attribute holding a class or function (`context_class = Context`): `self.context_class()`

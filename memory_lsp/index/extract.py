@@ -259,6 +259,9 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
         if tag == 3:
             rets_at.append((enclosing.qualname if enclosing else None, item[1], item[2]))
         elif tag == 2:
+            if item.kind == "same" and (enclosing is None or enclosing.kind in classes):
+                continue  # `use = serializer` in a function is one operand of `a or b` (tags.scm); not elsewhere
+            item = item._replace(kind="either") if item.kind == "same" else item
             scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
             if item.name.startswith("self.") and enclosing is not None and enclosing.qualname != scope:
                 assigned.setdefault((scope, item.name[5:]), item.line)
@@ -391,7 +394,7 @@ def _pattern_kind(caps: dict) -> tuple:
             return (kind,)
     if "bind" in caps:
         value = next((k for k in ("type", "cast", "call", "literal", "alias", "iter", *elements.TARGET_SLOTS, "held",
-                                  "either", "callee", "bound", "narrow", "factory", "default", "typevar") if "bind." + k in caps), None)
+                                  "either", "callee", "bound", "narrow", "factory", "default", "typevar", "same") if "bind." + k in caps), None)
         return ("bind", value, "param" if caps["bind"][0].type == "parameters" else "assign")
     return next(((kind,) for kind in ("mutation", "alias", "decorated") if kind in caps), ("other",))
 
