@@ -6,7 +6,7 @@ caller (36 dependents at depth 3 by jedi, none found)."""
 
 from test_call_returns import _edited_equals_fresh
 
-from memory_lsp.index import extract, rebound, receivers
+from memory_lsp.index import extract
 
 ARROW = (
     "import os, typing as t; from pkg import locales\n"                      # 1
@@ -65,10 +65,6 @@ def test_below_the_rebinding_the_name_is_its_new_value():
     assert rtypes[(19, "upper")] == "builtin"  # `text = text.strip()`: the annotation's str, changed in form
     # what a standard-library function or a local's method returns is no class of ours: no guess follows
     assert rtypes[(23, "write")] == "t.BinaryIO" and rtypes[(23, "update")] == "builtin"
-
-
-def test_the_marks_are_the_receivers():
-    assert (rebound.DEFER, rebound.ELEMENT) == (receivers.DEFER, receivers.ELEMENT)
 
 
 def test_the_method_has_its_caller_and_test(index_files, tmp_path):

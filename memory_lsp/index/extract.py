@@ -310,7 +310,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
     if rules is receivers:
         caller_params.bind(scopes, defs, syms, calls, args_at, sees, lambda chain, cls, text, line: rules.rtype(
             scopes, chain, cls, "", text, False, typer, line), lang.self_names)
-    heads: dict[int, int] = {}  # a definition's header end (index/def_time.py)
+    header_end = functools.cache(lambda top: def_time.header_end(defs[top][4]))  # a definition's, once
     for (pos, kind, name, receiver, line, whole), top, cls in calls:
         quals = sees[top]
         here = any((q, name) in defined for q in quals)
@@ -318,8 +318,7 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
         if rtype is None and bound and receiver in lang.self_names and (cls, name) not in defined:
             rtype = instance.bound_type(bound.get((cls, "self." + name)), scopes, quals, cls, typer, rules)
         facts.refs.append(Ref(kind, syms[top].qualname if top is not None else None, cls, name, receiver, line, rtype))
-        if top is not None and rules is receivers and pos < (heads[top] if top in heads else heads.setdefault(
-                top, def_time.header_end(defs[top][4]))):  # run where the def runs too
+        if top is not None and rules is receivers and pos < header_end(top):  # run where the def runs too
             facts.refs.append(facts.refs[-1]._replace(src=syms[top].parent))
         if pos in raised:
             facts.refs.append(facts.refs[-1]._replace(kind="raised", rtype=None))

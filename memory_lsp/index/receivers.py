@@ -317,7 +317,7 @@ class Scopes:
     def _rebound(self, scope: str | None, name: str, line: int) -> tuple[int, str] | None:
         """What an annotated name bound again below its annotation is at `line` (index/rebound.py)."""
         return rebound.last_binding(self.lines.get((scope, name), ()), _PRIORITY["type"], name, line,
-                                    lambda root: (scope, root) in self.table)
+                                    lambda root: (scope, root) in self.table, (DEFER, ELEMENT))
 
 
 def rtype(scopes: Scopes, chain: list[str | None], cls: str | None, name: str, receiver: str | None,

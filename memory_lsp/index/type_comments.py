@@ -23,7 +23,7 @@ def declared(binds: list[Binding], data: bytes) -> list[Binding]:
         return []
     lines, out = data.split(b"\n"), []
     for bind in binds:
-        found = _COMMENT.search(lines[bind.line - 1]) if bind.kind in _ASSIGNED and bind.line <= len(lines) else None
+        found = _COMMENT.search(lines[bind.line - 1]) if bind.kind in _ASSIGNED else None
         if found and not found[1].startswith(b"("):  # `(int, str) -> bool`: a signature's
             out.append(bind._replace(kind="type", text=found[1].decode("utf-8", "replace")))
     return out
