@@ -76,7 +76,13 @@ def ask(root: Path, name: str, arguments: dict, timeout: float | None = None) ->
     """Run one command in the owner (started if need be): `{"result", "warnings"}`, or
     `{"error", "busy"}` when it failed (busy: another process, not an owner, holds the index)."""
     with connect(waiting=lambda: print("memory-lsp: starting the owner process...", file=sys.stderr)) as sock:
-        line = exchange(sock, {"root": str(root), "command": name, "arguments": arguments}, timeout)
+        try:
+            line = exchange(sock, {"root": str(root), "command": name, "arguments": arguments}, timeout)
+        except socket.timeout:
+            raise Unreachable(f"the memory-lsp owner did not answer {name} within {timeout:g} s; "
+                              f"its log: {log_path()}") from None
+        except OSError:  # reset or broken: it died before it answered
+            line = b""
     try:
         reply = json.loads(line)
     except ValueError:

@@ -49,16 +49,24 @@ class Owner:
     def serve(self) -> None:
         """Accept clients until nobody has used the owner for `idle` seconds."""
         self.listener.settimeout(0.5)
+        leaving = False
         while True:
             try:
                 conn, _ = self.listener.accept()
             except socket.timeout:
                 with self._lock:
-                    idle = self.connections == 0 and time.monotonic() - self.last_active > self.idle
-                if idle:
+                    quiet = self.connections == 0
+                    idle = quiet and (leaving or time.monotonic() - self.last_active > self.idle)
+                if idle and leaving:
                     log.info("no client for %.0f s: exiting", self.idle)
                     self._release_kept()
                     return
+                if idle:
+                    # No client can connect once the socket's name is gone (each waits for the owner
+                    # lock, then starts another owner). One that connected before is queued in the
+                    # listener: closing it now would reset its connection, so accept it first.
+                    runtime.socket_path().unlink(missing_ok=True)
+                    leaving = True
                 continue
             conn.settimeout(None)
             if not _same_user(conn):

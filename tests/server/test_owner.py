@@ -104,6 +104,78 @@ def test_an_idle_owner_exits():
     assert "no client for 1 s: exiting" in owner.stderr.read()
 
 
+def test_a_client_that_connects_as_the_idle_owner_leaves_is_answered(monkeypatch):
+    """The race behind a CLI's `ConnectionResetError`: the owner's last wait for a client ran out,
+    and a client connected before it closed its listener. That client is answered, then it leaves."""
+    import socket
+    import threading
+
+    from memory_lsp import runtime
+    from memory_lsp.server.owner import Owner
+
+    monkeypatch.setenv("MEMORY_LSP_RUNTIME_DIR", str(_short_dir()))
+    path = str(runtime.socket_path())
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(4)
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(30)
+    connected = threading.Event()
+
+    class ClientComesLate:  # the listener, as the owner sees it; the client connects as its first wait ends
+        waits = 0
+
+        def settimeout(self, seconds):
+            listener.settimeout(seconds)
+
+        def accept(self):
+            self.waits += 1
+            if self.waits == 1:
+                client.connect(path)
+                client.sendall(json.dumps({"root": "/nowhere", "command": runtime.LET_GO}).encode() + b"\n")
+                connected.set()
+                raise socket.timeout
+            return listener.accept()
+
+    owner = Owner(ClientComesLate(), idle=0.0)
+
+    def serve_then_close():  # as owner.main does
+        owner.serve()
+        listener.close()
+
+    thread = threading.Thread(target=serve_then_close)
+    thread.start()
+    assert connected.wait(30)
+    with client, client.makefile("rb") as answer:
+        assert json.loads(answer.readline()) == {"result": {"closed": False}}
+    thread.join(30)
+    assert not thread.is_alive() and not os.path.exists(path)
+
+
+def test_an_owner_that_resets_the_connection_is_one_clear_line(monkeypatch):
+    import socket
+    import struct
+    import threading
+
+    from memory_lsp import runtime
+    from memory_lsp.server import link
+
+    monkeypatch.setenv("MEMORY_LSP_RUNTIME_DIR", str(_short_dir()))
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(runtime.socket_path()))
+    listener.listen(1)
+
+    def die():  # an owner killed with the request unread: the kernel resets the connection
+        conn, _ = listener.accept()
+        conn.recv(1)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+
+    threading.Thread(target=die, daemon=True).start()
+    with listener, pytest.raises(link.Unreachable, match="^the memory-lsp owner died during index; its log: "):
+        link.ask(Path("/nowhere"), "index", {}, timeout=30)
+
+
 def test_a_second_owner_leaves_the_first_in_place():
     env = dict(os.environ, MEMORY_LSP_RUNTIME_DIR=str(_short_dir()), MEMORY_LSP_OWNER_IDLE="30")
     first = subprocess.Popen([sys.executable, "-c", OWNER_CODE], env=env, stderr=subprocess.DEVNULL)
