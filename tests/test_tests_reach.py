@@ -445,6 +445,35 @@ def test_a_file_of_constants_keeps_the_file_level_rule_beside_unresolved_calls_i
         ws.close()
 
 
+PACKAGES = {
+    "docs/__init__.py": "",
+    "docs/options/__init__.py": "",
+    "docs/options/name.py": "def main():\n    return 'name'\n",
+    "docs/options/help.py": "def main():\n    return 'help'\n",
+    "docs/other/__init__.py": "",
+    "docs/other/tool.py": "def main():\n    return 'tool'\n",
+    "tests/test_name.py": ("import pytest\n\n\n@pytest.fixture(params=[pytest.param('name')])\ndef mod(request):\n"
+                           "    import importlib\n\n    return importlib.import_module(f'docs.options.{request.param}')\n\n\n"
+                           "def test_name(mod):\n    assert mod.main() == 'name'\n"),
+    "tests/test_help.py": ("def load():\n    from docs.options import help\n\n    return help\n\n\n"
+                           "def test_help():\n    assert load().main() == 'help'\n"),
+    "tests/test_tool.py": "def test_tool():\n    from docs.other import tool\n\n    assert tool.main() == 'tool'\n",
+}
+
+
+def test_a_packages_init_runs_where_a_module_inside_it_is_imported(tmp_path, index_files):
+    """typer: a fixture imports `docs_src.arguments.default.tutorial001`, which runs the empty
+    `default/__init__.py` (and each package's above it) in the tests using the fixture."""
+    ws = index_files(tmp_path, PACKAGES)
+    try:
+        assert ws.impact("docs/options/__init__.py", depth=3)["tests"] == ["tests/test_help.py", "tests/test_name.py"]
+        assert ws.impact("docs/other/__init__.py", depth=3)["tests"] == ["tests/test_tool.py"]
+        assert ws.impact("docs/__init__.py", depth=3)["tests"] == ["tests/test_help.py", "tests/test_name.py",
+                                                                   "tests/test_tool.py"]
+    finally:
+        ws.close()
+
+
 LEVELS = {
     "pkg/__init__.py": "",
     "pkg/levels.py": "LEVELS = {'debug': 10}\n\n\ndef level_of(name):\n    return LEVELS[name]\n",

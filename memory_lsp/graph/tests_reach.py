@@ -27,7 +27,8 @@ file) stays where the symbol graph knows nothing:
   - test files with no resolved call into non-test code: those asserting on the target's file or
     importing it.
 A Python file with no def or class (constants) runs where it is first imported: at collection, unless
-a function imports it (jinja2's `generate_lorem_ipsum`), then in the tests reaching that function.
+a function imports it (jinja2's `generate_lorem_ipsum`), then in the tests reaching that function; a
+package's `__init__.py` also where a function imports a module inside the package.
 """
 
 from __future__ import annotations
@@ -321,8 +322,10 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
         all(_protocol_method(g.names[v]) for v in mine[reach.plain[mine]].tolist())  # a file's live symbols only
     if unknown and not len(mine) and _ext(target_path) in ("py", "pyi"):
         # a file of module-level code only (constants): its lines run where it is first imported, at collection,
-        # unless a function imports it (jinja2's `generate_lorem_ipsum`): the tests that reach such a function
-        found.update(reach.test_files(g, _local_importers(g, own)))
+        # unless a function imports it (jinja2's `generate_lorem_ipsum`): the tests that reach such a function.
+        # A package's `__init__.py` runs for an import of any module inside it (typer's tests import
+        # `docs_src.arguments.default.tutorial001` in a fixture: `default/__init__.py` runs there)
+        found.update(reach.test_files(g, np.concatenate([_local_importers(g, f) for f in _imported_with(g, own)])))
         unknown = False
     asserting = {t for f in files for t in g.assert_src[g.assert_ptr[f]:g.assert_ptr[f + 1]].tolist()}
     by_files = asserting | {f for f in files if g.is_test[f]}
@@ -332,6 +335,15 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
         found.update(t for t in direct if g.is_test[t] and not reach.known[t])
     found.discard(own)
     return sorted(t for t in found if reach.holds_tests[t])
+
+
+def _imported_with(g, f: int) -> list[int]:
+    """The files whose import runs file `f`: itself, and for a package's `__init__.py` every file of the package."""
+    name = g.names[f]
+    if not name.endswith(("/__init__.py", "/__init__.pyi")) and name not in ("__init__.py", "__init__.pyi"):
+        return [f]
+    folder = name.rpartition("/")[0] + "/" if "/" in name else ""
+    return [f] + [p for p in np.flatnonzero(g.is_file).tolist() if p != f and g.names[p].startswith(folder)]
 
 
 def _local_importers(g, f: int) -> np.ndarray:
