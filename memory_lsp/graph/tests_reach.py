@@ -152,8 +152,9 @@ class _Walk:
                  extra: tuple[np.ndarray, np.ndarray], parent: np.ndarray, held: int = 0):
         n = g.n
         self.has_caller = np.bincount(rows[keep], minlength=n) > 0
-        callee = np.concatenate([rows[keep], extra[0]]).astype(np.int32)
-        caller = np.concatenate([step_node[keep], extra[1]]).astype(np.int32)
+        # 4 bytes a step in every array of the build that holds one (its peak: BENCHMARKS.md df)
+        callee = np.concatenate([rows[keep], extra[0]], dtype=np.int32)
+        caller = np.concatenate([step_node[keep], extra[1]], dtype=np.int32)
         order = np.argsort(callee, kind="stable")
         self.ptr, self.node = csr(callee[order], n), caller[order]
         # the last `held` steps are a module's held values (tests_through.py): one byte a step says so
@@ -163,8 +164,8 @@ class _Walk:
         # what some test runs (forwards from every symbol of a test file): a walk from a target
         # never needs to leave it; and what it runs but through held values: the file-level rule
         # turns on that, so that those steps only add tests
-        self.live, self.live_plain = self._from_tests(g, np.repeat(np.arange(n), np.diff(self.ptr)), self.node,
-                                                      through_held)
+        self.live, self.live_plain = self._from_tests(g, np.repeat(np.arange(n, dtype=np.int32), np.diff(self.ptr)),
+                                                      self.node, through_held)
         self.bits = self._bits(g)
 
     def _from_tests(self, g, callee: np.ndarray, caller: np.ndarray, skip: np.ndarray | None = None):
@@ -216,8 +217,8 @@ class _Walk:
         bits = np.zeros((len(live) + 1, words), dtype=np.uint64)
         np.bitwise_or.at(bits, (row[entries], slot // 64), np.left_shift(np.uint64(1), (slot % 64).astype(np.uint64)))
         held = np.flatnonzero(self.parent >= 0)  # forwards: caller -> callee, what holds -> what is held
-        src = np.concatenate([self.node.astype(np.int64), self.parent[held].astype(np.int64)])
-        dst = np.concatenate([np.repeat(np.arange(n), np.diff(self.ptr)), held])
+        src = np.concatenate([self.node, self.parent[held]], dtype=np.int32)
+        dst = np.concatenate([np.repeat(np.arange(n, dtype=np.int32), np.diff(self.ptr)), held], dtype=np.int32)
         src, dst = row[src[self.live[src]]], row[dst[self.live[src]]]  # what a live node reaches is live
         order = np.argsort(dst, kind="stable")
         src, dst = src[order], dst[order]
@@ -331,10 +332,24 @@ def select(g, reach: TestReach, target: str, target_path: str, touched: np.ndarr
     by_files = asserting | {f for f in files if g.is_test[f]}
     found.update(t for t in by_files if unknown or _ext(g.names[t]) not in reach.call_exts)
     if own is not None:  # no resolved call into the code: the tests that import the file or assert on it
-        direct = _importers(g, own) | set(g.assert_src[g.assert_ptr[own]:g.assert_ptr[own + 1]].tolist())
-        found.update(t for t in direct if g.is_test[t] and not reach.known[t])
+        found.update(_direct(g, reach, own))
     found.discard(own)
     return sorted(t for t in found if reach.holds_tests[t])
+
+
+_NO_TESTS: frozenset = frozenset()
+
+
+def _direct(g, reach: TestReach, own: int) -> frozenset:
+    """The test files importing file `own` or asserting on it that make no resolved call into the
+    code; kept per graph (its reach is its own): a file's lenses ask for each of its symbols."""
+    kept = g.__dict__.setdefault("_direct_tests", {})
+    found = kept.get(own)
+    if found is None:
+        direct = _importers(g, own) | set(g.assert_src[g.assert_ptr[own]:g.assert_ptr[own + 1]].tolist())
+        found = frozenset(t for t in direct if g.is_test[t] and not reach.known[t]) or _NO_TESTS
+        kept[own] = found
+    return found
 
 
 def _imported_with(g, f: int) -> list[int]:
