@@ -354,11 +354,10 @@ def _direct(g, reach: TestReach, own: int) -> frozenset:
 
 def _imported_with(g, f: int) -> list[int]:
     """The files whose import runs file `f`: itself, and for a package's `__init__.py` every file of the package."""
-    name = g.names[f]
-    if not name.endswith(("/__init__.py", "/__init__.pyi")) and name not in ("__init__.py", "__init__.pyi"):
+    folder, slash, leaf = g.names[f].rpartition("/")
+    if leaf not in ("__init__.py", "__init__.pyi"):
         return [f]
-    folder = name.rpartition("/")[0] + "/" if "/" in name else ""
-    return [f] + [p for p in np.flatnonzero(g.is_file).tolist() if p != f and g.names[p].startswith(folder)]
+    return [f] + [p for p in np.flatnonzero(g.is_file).tolist() if p != f and g.names[p].startswith(folder + slash)]
 
 
 def _local_importers(g, f: int) -> np.ndarray:

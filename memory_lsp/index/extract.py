@@ -259,9 +259,10 @@ def _attach_references(facts, lang, defs, refs, inherits, binds, rets, args_at, 
         if tag == 3:
             rets_at.append((enclosing.qualname if enclosing else None, item[1], item[2]))
         elif tag == 2:
-            if item.kind == "same" and (enclosing is None or enclosing.kind in classes):
-                continue  # `use = serializer` in a function is one operand of `a or b` (tags.scm); not elsewhere
-            item = item._replace(kind="either") if item.kind == "same" else item
+            if item.kind == "same":  # `use = serializer` in a function is one operand of `a or b` (tags.scm)
+                if enclosing is None or enclosing.kind in classes:
+                    continue  # not elsewhere
+                item = item._replace(kind="either")
             scope = enclosing_class if item.name.startswith("self.") else (enclosing.qualname if enclosing else None)
             if item.name.startswith("self.") and enclosing is not None and enclosing.qualname != scope:
                 assigned.setdefault((scope, item.name[5:]), item.line)

@@ -47,35 +47,57 @@ class Owner:
         self._kept: dict = {}  # root -> (holder, folder, file id): a folder a CLI command opened, kept open (`_keep`)
 
     def serve(self) -> None:
-        """Accept clients until nobody has used the owner for `idle` seconds."""
+        """Accept clients until nobody has used the owner for `idle` seconds. To leave, it first takes its
+        socket's name away, so that no client can connect (each waits for the owner lock, then starts
+        another owner), and waits once more: a client that connected just before is queued in the
+        listener, and closing the listener would reset it. Such a client keeps the owner (`_stay`)."""
         self.listener.settimeout(0.5)
         leaving = False
         while True:
             try:
-                conn, _ = self.listener.accept()
+                accepted = [self.listener.accept()[0]]
             except socket.timeout:
                 with self._lock:
-                    quiet = self.connections == 0
-                    idle = quiet and (leaving or time.monotonic() - self.last_active > self.idle)
+                    idle = self.connections == 0 and (leaving or time.monotonic() - self.last_active > self.idle)
                 if idle and leaving:
                     log.info("no client for %.0f s: exiting", self.idle)
                     self._release_kept()
                     return
                 if idle:
-                    # No client can connect once the socket's name is gone (each waits for the owner
-                    # lock, then starts another owner). One that connected before is queued in the
-                    # listener: closing it now would reset its connection, so accept it first.
                     runtime.socket_path().unlink(missing_ok=True)
                     leaving = True
                 continue
-            conn.settimeout(None)
-            if not _same_user(conn):
-                log.warning("refused a connection from another user")
-                conn.close()
-                continue
-            with self._lock:  # counted from accept: a session whose first byte is late is no idle time
-                self.connections += 1
-            threading.Thread(target=self._serve_one, args=(conn,), name="memory-client", daemon=True).start()
+            if leaving:
+                accepted += self._stay()
+                leaving = False
+            for conn in accepted:
+                self._accepted(conn)
+
+    def _stay(self) -> list[socket.socket]:
+        """A client connected as the owner was leaving: listen under the socket's name again, and take
+        the other clients queued on the old listener (no new one can reach it) before closing it."""
+        old, self.listener = self.listener, listen(runtime.socket_path())
+        self.listener.settimeout(0.5)
+        old.setblocking(False)
+        queued = []
+        while True:
+            try:
+                queued.append(old.accept()[0])
+            except OSError:  # none left (BlockingIOError)
+                break
+        old.close()
+        log.info("a client came as the owner was leaving: it stays")
+        return queued
+
+    def _accepted(self, conn: socket.socket) -> None:
+        conn.settimeout(None)
+        if not _same_user(conn):
+            log.warning("refused a connection from another user")
+            conn.close()
+            return
+        with self._lock:  # counted from accept: a session whose first byte is late is no idle time
+            self.connections += 1
+        threading.Thread(target=self._serve_one, args=(conn,), name="memory-client", daemon=True).start()
 
     def _serve_one(self, conn: socket.socket) -> None:
         """An editor's LSP stream starts with a header; a CLI command is one JSON line."""
@@ -234,10 +256,7 @@ def main() -> int:
         return 0  # another owner won the race
     path = runtime.socket_path()
     path.unlink(missing_ok=True)  # we hold the lock: a socket there is a dead owner's
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(path))
-    os.chmod(path, 0o600)
-    listener.listen(64)
+    listener = listen(path)
     write_atomically(runtime.info_path(), {"pid": os.getpid(), "socket": str(path), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     sys.stdin = open(os.devnull)  # forked parse workers must not wait on a real stdin (server.start)
     log.info("listening at %s", path)
@@ -249,6 +268,15 @@ def main() -> int:
         runtime.info_path().unlink(missing_ok=True)
         logging.shutdown()
     os._exit(0)  # folders were closed by their sessions; do not wait for stray daemon threads
+
+
+def listen(path) -> socket.socket:
+    """A listening socket at `path` that only this user may open (its folder is private too)."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    os.chmod(path, 0o600)
+    listener.listen(64)
+    return listener
 
 
 class _CommandUser:

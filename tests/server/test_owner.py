@@ -106,7 +106,8 @@ def test_an_idle_owner_exits():
 
 def test_a_client_that_connects_as_the_idle_owner_leaves_is_answered(monkeypatch):
     """The race behind a CLI's `ConnectionResetError`: the owner's last wait for a client ran out,
-    and a client connected before it closed its listener. That client is answered, then it leaves."""
+    and a client connected before it closed its listener. That client is answered, the owner listens
+    under its socket's name again (the next client reaches it), then it leaves."""
     import socket
     import threading
 
@@ -137,7 +138,14 @@ def test_a_client_that_connects_as_the_idle_owner_leaves_is_answered(monkeypatch
                 raise socket.timeout
             return listener.accept()
 
-    owner = Owner(ClientComesLate(), idle=0.0)
+        def setblocking(self, flag):
+            listener.setblocking(flag)
+
+        def close(self):
+            listener.close()
+
+    owner = Owner(ClientComesLate(), idle=2.0)
+    owner.last_active -= 10  # idle from the start
 
     def serve_then_close():  # as owner.main does
         owner.serve()
@@ -148,6 +156,12 @@ def test_a_client_that_connects_as_the_idle_owner_leaves_is_answered(monkeypatch
     assert connected.wait(30)
     with client, client.makefile("rb") as answer:
         assert json.loads(answer.readline()) == {"result": {"closed": False}}
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as after:  # the owner stayed, reachable by name
+        after.settimeout(30)
+        after.connect(path)
+        after.sendall(json.dumps({"root": "/nowhere", "command": runtime.LET_GO}).encode() + b"\n")
+        with after.makefile("rb") as answer:
+            assert json.loads(answer.readline()) == {"result": {"closed": False}}
     thread.join(30)
     assert not thread.is_alive() and not os.path.exists(path)
 
