@@ -265,3 +265,42 @@ def test_module_level_code_is_read_only_as_indexed(tmp_path, index_files):
                                                     {"path": "d.py", "symbol": None, "lines": [3]}]
     finally:
         ws.close()
+
+
+def test_a_file_changed_since_indexing_is_searched_in_the_indexed_chunks(tmp_path, index_files):
+    """Each importing file is read whole from the disk while it is the text indexed; one edited since is
+    searched in the index's chunks instead (its uses inside functions at the index's lines)."""
+    ws = index_files(tmp_path, {"a.py": "def hook():\n    return 1\n",
+                                "b.py": "from a import hook\n\ndef wire(bus):\n    bus.connect(hook)\n\nregister(hook)\n"})
+    try:
+        both = [{"path": "b.py", "symbol": "wire", "lines": [4]}, {"path": "b.py", "symbol": None, "lines": [6]}]
+        assert ws.impact("a.py::hook")["reads"] == both
+        (tmp_path / "b.py").write_text("from a import hook\n\n\ndef wire(bus):\n    bus.connect(hook)\n",
+                                       encoding="utf-8")
+        assert ws.impact("a.py::hook")["reads"] == [{"path": "b.py", "symbol": "wire", "lines": [4]}]
+        (tmp_path / "b.py").write_text("def wire(bus):\n    return bus\n", encoding="utf-8")  # no use left on disk
+        assert ws.impact("a.py::hook")["reads"] == []
+    finally:
+        ws.close()
+
+
+def test_a_triple_quote_inside_a_string_starts_no_prose(tmp_path, index_files):
+    """A file read whole: a `\"\"\"` written inside a one-line string or a comment (tomllib's parser checks
+    for one) opens no docstring, so the uses after it are still found; a docstring's are not."""
+    ws = index_files(tmp_path, {"a.py": "class Any:\n    pass\n",
+                                "b.py": ("from a import Any\n\n"
+                                         "def opens(src):\n    return src.startswith('\"\"\"') or src == \"'''\"  # \"\"\"\n\n"
+                                         "def parse(src) -> Any:\n    \"\"\"Gives an Any.\"\"\"\n    return src\n")})
+    try:
+        assert ws.impact("a.py::Any")["reads"] == [{"path": "b.py", "symbol": "parse", "lines": [6]}]
+    finally:
+        ws.close()
+
+
+def test_a_pattern_is_tried_only_where_a_written_form_starts():
+    """`matches` with the forms a use is written in finds what the pattern finds over the whole text."""
+    pattern = attribute_reads.re.compile(r"(?<![\w.@])(?:hook|m\.hook|pkg\.m\.hook)(?![\w(])")
+    text = "x = hook\ny = m.hook, pkg.m.hook, a.hook, hooks, @hook, hook(1)\nz = [m.hook]\n"
+    written = ("hook", "m.hook", "pkg.m.hook")
+    assert list(attribute_reads.matches(text, pattern, written)) == list(attribute_reads.matches(text, pattern))
+    assert [line for line, _, _ in attribute_reads.matches(text, pattern, written)] == [0, 1, 1, 2]

@@ -38,12 +38,26 @@ def _read_at(name: str) -> re.Pattern:
     return re.compile(r"\." + re.escape(name) + r"(?![\w(])")
 
 
-def matches(text: str, pattern: re.Pattern):
-    """Per match of `pattern` in `text`: its line's index (from 0), its line's text before it, and where it starts."""
+def matches(text: str, pattern: re.Pattern, written: tuple[str, ...] = ()):
+    """Per match of `pattern` in `text`: its line's index (from 0), its line's text before it, and where it
+    starts. With `written`, the strings every match starts with: tried only where one starts (Python's `re`
+    tries a pattern opening with a look-behind at every character: 4x slower on the stdlib)."""
     line, last = 0, 0
-    for m in pattern.finditer(text):
-        line, last = line + text.count("\n", last, m.start()), m.start()
-        yield line, text[text.rfind("\n", 0, m.start()) + 1:m.start()], m.start()
+    for start in _starts(text, pattern, written) if written else (m.start() for m in pattern.finditer(text)):
+        line, last = line + text.count("\n", last, start), start
+        yield line, text[text.rfind("\n", 0, start) + 1:start], start
+
+
+def _starts(text: str, pattern: re.Pattern, written: tuple[str, ...]):
+    """Where `pattern` matches at an occurrence of one of `written` (no two matches overlap: one
+    starting inside another follows a name's character, which the look-behind refuses)."""
+    at = set()
+    for w in written:
+        i = text.find(w)
+        while i >= 0:
+            at.add(i)
+            i = text.find(w, i + 1)
+    return (i for i in sorted(at) if pattern.match(text, i))
 
 
 def _read_from(before: str) -> str:

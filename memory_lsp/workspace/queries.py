@@ -118,15 +118,16 @@ def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[attribute_reads.Read
 
 
 def _indexed_text(snap: Snapshot, path: str, words: list[str], indexed: str) -> str | None:
-    """The file's text on disk when it holds one of `words` and its hash is `indexed`, the index's (an
-    editor's unsaved buffer or a later edit would put its lines elsewhere than the index's), else None."""
+    """The file's text on disk when its hash is `indexed`, the index's (an editor's unsaved buffer or a
+    later edit would put its lines elsewhere than the index's), "" when it holds none of `words` (no use
+    there now), else None."""
     try:
         data = (snap.root / path).read_bytes()
     except OSError:
         return None
-    if not any(w.encode() in data for w in words) or extract.content_hash(data) != indexed:
-        return None
-    return data.decode("utf-8", "replace")
+    if not any(w.encode() in data for w in words):
+        return ""
+    return data.decode("utf-8", "replace") if extract.content_hash(data) == indexed else None
 
 
 def summary(snap: Snapshot, top: int = 10) -> dict:
