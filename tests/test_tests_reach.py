@@ -379,9 +379,10 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
     elif target == target_path and not plain & live:
         found |= {s for s, d in cur.execute("SELECT src_path, dst_path FROM edges WHERE kind = 'ASSERTS_ON'").fetchall()
                   if d in files} | (files & tests)
-    # a test file holds tests when the runners collect it (test*.py, *_test.py) and a function or class
-    # in it is named test*
-    # in it is named test*, or a class in it inherits a test* method (a mixin's, up to four bases up)
+    # a test file holds tests when the runners collect it (test*.py, *_test.py) and in it a module-level
+    # function or a method of classes is named test*, or a class named test* has a workspace base, or a
+    # class inherits a test* method (a mixin's, up to four bases up)
+    kind_of = dict(cur.execute("SELECT id, kind FROM symbols").fetchall())
     tested = {i.rpartition(".")[0] for i in symbols if "." in i.partition("::")[2]
               and i.rpartition(".")[2].lower().startswith("test")}
     bases = defaultdict(set)
@@ -389,9 +390,18 @@ def reference_tests(cur, target: str, target_path: str, touched: set[str]) -> li
         bases[src].add(dst)
     for _ in range(4):
         tested |= {c for c, b in bases.items() if b & tested}
-    holding = {p for i, p in symbols.items() if (i.partition("::")[2].rsplit(".", 1)[-1].lower().startswith("test")
-                                                   or i in tested)
-               and (p.rsplit("/", 1)[-1].startswith("test") or p.endswith("_test.py"))}
+
+    def collected(i: str) -> bool:
+        path, _, qualname = i.partition("::")
+        outer, _, leaf = qualname.rpartition(".")
+        if not leaf.lower().startswith("test"):
+            return i in tested
+        chain = [f"{path}::{outer.rsplit('.', k)[0]}" for k in range(outer.count(".") + 1)] if outer else []
+        return kind_of[i] == "function" and not outer or kind_of[i] == "method" and \
+            all(kind_of.get(c) == "class" for c in chain) or kind_of[i] == "class" and bool(bases.get(i)) or i in tested
+
+    holding = {p for i, p in symbols.items() if collected(i) and (p.rsplit("/", 1)[-1].startswith("test")
+                                                                  or p.endswith("_test.py"))}
     return sorted((found - {target_path}) & holding)
 
 
@@ -510,5 +520,43 @@ def test_a_test_class_named_otherwise_holds_the_tests_it_inherits(tmp_path, inde
     ws = index_files(tmp_path, MIXED)
     try:
         assert ws.impact("pkg/cache.py", depth=3)["tests"] == ["tests/test_cache.py"]
+    finally:
+        ws.close()
+
+
+HELPERS = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def render(text):\n    return text.upper()\n",
+    # markdown's src/markdown/test_tools.py: a TestCase of helpers for its tests, and a metaclass whose nested
+    # `test` function becomes the test methods of the classes that use it; it runs no test of its own
+    "pkg/test_tools.py": ("import unittest\n\nfrom pkg.core import render\n\n\n"
+                          "class TestCase(unittest.TestCase):\n    def assertRenders(self, text, out):\n"
+                          "        self.assertEqual(render(text), out)\n\n\n"
+                          "class LegacyMeta(type):\n    def __new__(cls, name, bases, dct):\n"
+                          "        def make(text):\n            def test(self):\n                render(text)\n"
+                          "            return test\n        dct['test_one'] = make('a')\n"
+                          "        return type.__new__(cls, name, bases, dct)\n\n\n"
+                          "class LegacyTestCase(unittest.TestCase, metaclass=LegacyMeta):\n    pass\n"),
+    # a class named test* with a workspace base: the base makes its tests
+    "tests/test_legacy.py": "from pkg.test_tools import LegacyTestCase\n\n\nclass TestBasic(LegacyTestCase):\n    pass\n",
+    # mistune's: a class a function makes, named test*, with a workspace base
+    "tests/test_made.py": ("from pkg.test_tools import LegacyTestCase\n\n\ndef load(name):\n"
+                           "    class TestMade(LegacyTestCase):\n        pass\n    globals()['TestMade' + name] = TestMade\n\n\n"
+                           "load('x')\n"),
+    # a class named test* of Python's base only, with no test method: nothing runs
+    "tests/test_empty.py": ("import unittest\n\nfrom pkg.core import render\n\n\n"
+                            "class TestNothing(unittest.TestCase):\n    def helper(self):\n        return render('x')\n"),
+    "tests/test_plain.py": "from pkg.core import render\n\n\ndef test_render():\n    assert render('a') == 'A'\n",
+}
+
+
+def test_a_class_named_test_holds_tests_only_with_test_methods_or_a_workspace_base(tmp_path, index_files):
+    """markdown's test_tools.py (src/) holds a `TestCase` of helpers and a metaclass with a nested `test`
+    function: no runner collects a test there (coverage: its 11 pairs were false). A class named Test* of a
+    workspace base holds the tests the base makes, also one a function makes (mistune's)."""
+    ws = index_files(tmp_path, HELPERS)
+    try:
+        assert ws.impact("pkg/core.py", depth=3)["tests"] == ["tests/test_legacy.py", "tests/test_made.py",
+                                                               "tests/test_plain.py"]
     finally:
         ws.close()

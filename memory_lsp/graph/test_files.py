@@ -1,5 +1,5 @@
 """Which test files hold tests (graph/tests_reach.py): a Python test file collected by the runners with a
-function or class named test*, or a class inheriting a workspace class's test* methods."""
+module-level function or a class's method named test*, or a class inheriting a workspace class's test* methods."""
 
 from __future__ import annotations
 
@@ -20,16 +20,43 @@ def leaf(name: str) -> str:
 
 
 def holds_tests_in(g, f: int, inherits: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
-    """Whether test file `f` holds a test (`TestReach._holds_tests`): a function or class named test*,
-    or a class inheriting a workspace class's test* methods (cachetools' `class CacheTest(unittest.TestCase,
-    CacheTestMixin)`: unittest collects a TestCase whatever its name, and its tests are the mixin's).
+    """Whether test file `f` holds a test (`TestReach._holds_tests`): a module-level function named test*, a
+    test* method of a class (unittest collects a TestCase whatever its name), or a class inheriting a workspace
+    class's test* methods (cachetools' `class CacheTest(unittest.TestCase, CacheTestMixin)`: its tests are the
+    mixin's) or named test* with a workspace base. A class named Test* with neither runs no test (markdown's
+    `test_tools.py` offers its tests a `TestCase` of helpers; its nested `test` functions become methods elsewhere).
     `inherits`: the graph's INHERITS edges (`inherits_edges`), when many files are asked."""
     if ext(g.names[f]) not in ("py", "pyi"):
         return True
     base = g.names[f].rsplit("/", 1)[-1]
-    rows = g.file_symbol[g.file_symbol_ptr[f]:g.file_symbol_ptr[f + 1]].tolist()
-    return (base.startswith("test") or base.endswith("_test.py")) and \
-        (any(leaf(g.names[i]).lower().startswith("test") for i in rows) or _inherits_tests(g, rows, inherits))
+    if not (base.startswith("test") or base.endswith("_test.py")):
+        return False
+    lo, hi = int(g.file_symbol_ptr[f]), int(g.file_symbol_ptr[f + 1])
+    rows = g.file_symbol[lo:hi].tolist()
+    kinds = [g.sym_kinds[k] for k in g.sym_kind[g.file_symbol_row[lo:hi]].tolist()]
+    classes = {g.names[i].partition("::")[2] for i, kind in zip(rows, kinds) if kind == "class"}
+    named = []  # the classes named test*
+    for i, kind in zip(rows, kinds):
+        outer, _, name = g.names[i].partition("::")[2].rpartition(".")
+        if not name.lower().startswith("test"):
+            continue
+        if kind == "function" and not outer or kind == "method" and _in_classes(outer, classes):
+            return True  # what the runners collect: a module-level test function, a class's test method
+        if kind == "class":
+            named.append(i)
+    edges = inherits if inherits is not None else inherits_edges(g)
+    # a class named test* with a workspace base, which may make its tests (markdown's `LegacyTestCase` through its
+    # metaclass; mistune's `BaseTestCase.load_fixtures`, also for a class a function makes and puts in `globals()`)
+    return bool(np.isin(named, edges[0]).any()) or _inherits_tests(g, rows, edges)
+
+
+def _in_classes(qualname: str, classes: set[str]) -> bool:
+    """Whether `qualname` and each name around it is a class (a class inside a function is collected by no runner)."""
+    while qualname:
+        if qualname not in classes:
+            return False
+        qualname = qualname.rpartition(".")[0]
+    return True
 
 
 def inherits_edges(g) -> tuple[np.ndarray, np.ndarray]:
