@@ -28,7 +28,7 @@ from memory_lsp.index.extract import content_hash, extract
 from memory_lsp.index.facts import FileFacts
 from memory_lsp.index.resolvers import MARKED_BY_OTHER_FILES, ImportRow, family_of, import_table_rows, inputs_changed, star_targets
 from memory_lsp.index.lifeline import die_with_parent
-from memory_lsp.index.version import facts_version
+from memory_lsp.index.version import facts_version, made_by_other_rules
 from memory_lsp.settings import Settings
 from memory_lsp.store import allocator, code, edges, ingest, module_exports, moved_lines
 from memory_lsp.store.db import WHOLE_RUN_MEMORY_MB, Store
@@ -139,7 +139,7 @@ def run(store: Store, root: Path, settings: Settings, progress: Progress | None 
     # an editor's run looks up only its own paths (reading every file's row cost ~10 ms a run)
     known = code.known_files(cur, None if only is None else list(only))
     # a whole run over rows older rules made starts over (index/version.py)
-    outdated = only is None and bool(known) and store.meta("facts_version") != facts_version()
+    outdated = only is None and bool(known) and made_by_other_rules(store)
     known = {} if outdated else known
     first_run = not (known if only is None else code.has_files(cur))
     if only is None:

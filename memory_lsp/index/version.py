@@ -32,3 +32,9 @@ def facts_version() -> str:
             if "__pycache__" not in path.parts:
                 h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return memory_lsp.__version__ + "+" + h.hexdigest()
+
+
+def made_by_other_rules(store) -> bool:
+    """Whether the index's rows (a store/db.py Store's) were made by another version of the rules than this
+    code's: a whole run over them starts over (an upgrade of memory-lsp)."""
+    return store.meta("facts_version") != facts_version()

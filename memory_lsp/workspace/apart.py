@@ -1,14 +1,16 @@
-"""A workspace's first index, built in a process of its own.
+"""A workspace's first index, or its whole index again over rows older rules made, built in a
+process of its own.
 
 A long-lived process (the owner, a standalone server) that indexes a large workspace in its own
 memory keeps the run's peak for the rest of its life: Python's and the C heap's freed memory stay
 with the process (BENCHMARKS.md au: a server that made the first index of 11,235 files peaked at
 1,158 MB; the same server started on the finished index, 475 MB). So when such a process meets a
 workspace with no code indexed and enough files (its snapshots read nothing from the store: no
-reader uses the connection), the host (`host.Workspace.index`) closes its DuckDB file and `run` here indexes that
-file in a child process (`indexer.run`, as `Workspace.index` runs it); the host opens the file
-again and resolves the memories against it, and the child's memory goes back to the system when
-it exits.
+reader uses the connection), or an index whose rows an older memory-lsp made (index/version.py:
+every file again; readers meanwhile get the log's snapshot, or ContentModified), the host
+(`host.Workspace.index`) closes its DuckDB file and `run` here indexes that file in a child process
+(`indexer.run`, as `Workspace.index` runs it); the host opens the file again and resolves the
+memories against it, and the child's memory goes back to the system when it exits.
 
 The child reads its job as one JSON object on stdin and writes JSON lines on stdout: `{"done",
 "total"}` per batch, then `{"report": ...}` or `{"error": ...}` (a UserError's line). Its log

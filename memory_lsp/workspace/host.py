@@ -20,7 +20,7 @@ from typing import Callable
 from memory_lsp.graph.follow import follow
 from memory_lsp.graph.impact import ImpactGraph
 from memory_lsp.graph.passes import PASSES
-from memory_lsp.index import indexer
+from memory_lsp.index import indexer, version
 from memory_lsp.index.discover import discover
 from memory_lsp.memory import citations as cites
 from memory_lsp.memory import gitmined
@@ -163,12 +163,12 @@ class Workspace:
         return report
 
     def _index_apart(self) -> bool:
-        """A first index of enough files, in a process that should not keep its peak? Only then:
-        a fresh index's snapshots read nothing from the store, while the readers of an existing
-        index would meet it closed (StoreClosed: store/cursor.py) for the whole of the child's run."""
+        """A first index of enough files, or all of them again (rows of older rules: an upgrade, 932 MB in
+        the server at 11k files), in a process that should not keep its peak? Not else: the readers of an
+        index meet it closed (StoreClosed: store/cursor.py, ContentModified) for the whole of the child's run."""
         if self.index_apart_from is None:
             return False
-        if code.has_files(self.store.cursor()):
+        if code.has_files(self.store.cursor()) and not version.made_by_other_rules(self.store):
             return False
         candidates, _skipped = discover(self.root, self.settings)
         return len(candidates) >= self.index_apart_from
