@@ -154,3 +154,41 @@ def test_a_module_named_by_a_parameter_is_imported_by_the_test(tmp_path, index_f
     facts = extract("tests/test_tutorial002.py", TUTORIALS["tests/test_tutorial002.py"].encode(), "python")
     # the parametrized names (`'name'`) are no value
     assert [i.module for i in facts.imports if i.module.startswith("docs")] == ["docs.default.tutorial002"]
+
+
+CHAINED = {
+    "docs/__init__.py": "",
+    "docs/testing/__init__.py": "",
+    "docs/testing/app02/__init__.py": "",
+    "docs/testing/app02/main.py": "def main():\n    return 1\n",
+    "docs/testing/app02/test_main.py": "from .main import main\n\n\ndef test_app():\n    assert main() == 1\n",
+    "docs/testing/app02_an/__init__.py": "",
+    "docs/testing/app02_an/main.py": "def main():\n    return 2\n",
+    "docs/testing/app02_an/test_main.py": "from .main import main\n\n\ndef test_app():\n    assert main() == 2\n",
+    "tests/__init__.py": "",
+    # typer's test_app02.py: one fixture names the package by its params, two others import a module in it
+    "tests/test_app02.py": (
+        "import importlib\n"
+        "import pytest\n"
+        "@pytest.fixture(name='module_paths', params=['app02_an', 'app02'])\n"
+        "def get_modules_path(request):\n"
+        "    return f'docs.testing.{request.param}'\n"
+        "@pytest.fixture(name='test_mod')\n"
+        "def get_test_mod(module_paths):\n"
+        "    return importlib.import_module(f'{module_paths}.test_main')\n"
+        "def test_app02(test_mod):\n"
+        "    test_mod.test_app()\n"
+    ),
+}
+
+
+def test_a_module_in_a_path_a_fixture_hands_on_is_imported_by_the_test(tmp_path, index_files):
+    ws = index_files(tmp_path, CHAINED)
+    try:
+        for path in ("docs/testing/app02/test_main.py", "docs/testing/app02_an/test_main.py"):
+            assert "tests/test_app02.py" in ws.impact(path, depth=3)["tests"], path
+    finally:
+        ws.close()
+    facts = extract("tests/test_app02.py", CHAINED["tests/test_app02.py"].encode(), "python")
+    assert [i.module for i in facts.imports if i.module.startswith("docs")] == [
+        "docs.testing.app02_an", "docs.testing.app02", "docs.testing.app02_an.test_main", "docs.testing.app02.test_main"]

@@ -14,7 +14,9 @@ level, the loading functions that name the module-level variable it is assigned 
 symbol of the module resolves to nothing.
 An f-string naming a module path before its one placeholder (typer's tutorial tests:
 `importlib.import_module(f"docs_src.default.{request.param}")` in a fixture with `params=[pytest.param("tutorial001"),
-...]`) is a plain import of that path with each pytest parameter's value of the file: the test runs the module.
+...]`) is a plain import of that path with each pytest parameter's value of the file: the test runs the module;
+and an f-string naming a module after its placeholder, a name (`import_module(f"{module_paths}.main")` in a fixture
+using the fixture that returns the path above: typer's test_app02.py), an import of that module in each such path.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ LOADERS = ("import_module", "__import__")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _FUNCTIONS = ("function", "method")
 _PREFIX = re.compile(r"(?:[A-Za-z_]\w*\.)+")  # an f-string's module path before its placeholder
+_SUFFIX = re.compile(r"(?:\.[A-Za-z_]\w*)+")  # and after it
 
 
 @functools.lru_cache(maxsize=1)
@@ -54,12 +57,17 @@ def add(facts: FileFacts, data: bytes, root) -> None:
     seen = set()
     captures = tree_sitter.QueryCursor(_strings_query()).captures(root).get("text", [])
     prefixes, params = [], []  # `f"docs_src.default.{request.param}"`; `pytest.param("tutorial001")`
+    suffixes = []  # `f"{module_paths}.main"`: a fixture's module path (one of `prefixes`) and a module in it
     for node in sorted(captures, key=lambda n: n.start_byte):
         if node.parent.named_child_count != 3 or node.parent.parent.type == "concatenated_string":
             parts = [c.type for c in node.parent.named_children]  # an f-string's parts, or a piece of a longer string
-            if parts == ["string_start", "string_content", "interpolation", "string_end"] \
-                    and _PREFIX.fullmatch(text := node.text.decode("utf-8", "replace")):
+            text = node.text.decode("utf-8", "replace")
+            if parts == ["string_start", "string_content", "interpolation", "string_end"] and _PREFIX.fullmatch(text):
                 prefixes.append((node.start_point[0] + 1, text))
+            elif parts == ["string_start", "interpolation", "string_content", "string_end"] and _SUFFIX.fullmatch(text) \
+                    and node.prev_named_sibling.named_child_count == 1 \
+                    and node.prev_named_sibling.named_children[0].type == "identifier":
+                suffixes.append((node.start_point[0] + 1, text))
             continue
         text = node.text.decode("utf-8", "replace")
         if text.isidentifier() and _a_param(node.parent):
@@ -83,6 +91,11 @@ def add(facts: FileFacts, data: bytes, root) -> None:
     # in a fixture whose `params` are the modules' names): an import of each, bound to a name no statement can bind
     for line, prefix in prefixes:
         facts.imports += [Import(line, prefix + name, None, f'"{prefix}{name}"') for name in dict.fromkeys(params)]
+    # and a module in such a path, the path handed on by the fixture's name (typer's test_app02.py:
+    # `import_module(f"{module_paths}.main")` in a fixture using the `module_paths` fixture above)
+    for line, suffix in suffixes:
+        facts.imports += [Import(line, path, None, f'"{path}"') for path in
+                          dict.fromkeys(prefix + name + suffix for _, prefix in prefixes for name in params)]
 
 
 def _a_param(string) -> bool:
