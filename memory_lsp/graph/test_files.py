@@ -33,21 +33,21 @@ def holds_tests_in(g, f: int, inherits: tuple[np.ndarray, np.ndarray] | None = N
         return False
     lo, hi = int(g.file_symbol_ptr[f]), int(g.file_symbol_ptr[f + 1])
     rows = g.file_symbol[lo:hi].tolist()
-    kinds = [g.sym_kinds[k] for k in g.sym_kind[g.file_symbol_row[lo:hi]].tolist()]
-    classes = {g.names[i].partition("::")[2] for i, kind in zip(rows, kinds) if kind == "class"}
+    kinds = [g.sym_kinds[c] for c in g.sym_kind[g.file_symbol_row[lo:hi]].tolist()]
     named = []  # the classes named test*
-    for i, kind in zip(rows, kinds):
-        outer, _, name = g.names[i].partition("::")[2].rpartition(".")
-        if not name.lower().startswith("test"):
-            continue
-        if kind == "function" and not outer or kind == "method" and _in_classes(outer, classes):
+    classes = None  # the file's classes' qualnames, when a test* method asks
+    for k in (k for k, i in enumerate(rows) if leaf(g.names[i]).lower().startswith("test")):  # each name once
+        outer = g.names[rows[k]].partition("::")[2].rpartition(".")[0]
+        if kinds[k] == "method" and classes is None:
+            classes = {g.names[i].partition("::")[2] for i, kind in zip(rows, kinds) if kind == "class"}
+        if kinds[k] == "function" and not outer or kinds[k] == "method" and _in_classes(outer, classes):
             return True  # what the runners collect: a module-level test function, a class's test method
-        if kind == "class":
-            named.append(i)
+        if kinds[k] == "class":
+            named.append(rows[k])
     edges = inherits if inherits is not None else inherits_edges(g)
     # a class named test* with a workspace base, which may make its tests (markdown's `LegacyTestCase` through its
     # metaclass; mistune's `BaseTestCase.load_fixtures`, also for a class a function makes and puts in `globals()`)
-    return bool(np.isin(named, edges[0]).any()) or _inherits_tests(g, rows, edges)
+    return any(bool((edges[0] == c).any()) for c in named) or _inherits_tests(g, rows, edges)
 
 
 def _in_classes(qualname: str, classes: set[str]) -> bool:
