@@ -101,7 +101,7 @@ def test_stale_reaches_three_calls_up_from_a_changed_node():
     ptr[1:] = np.cumsum([len(calls.get(v, ())) for v in range(n)])
     callee = np.array([u for v in range(n) for u in calls.get(v, ())], dtype=np.int64)
     is_class = np.zeros(n, dtype=bool)
-    before = held_memo.Memo(n, held_memo.call_keys(ptr, callee), is_class, {}, [], {}, [], {}, {}, {}, None)
+    before = held_memo.Memo(n, held_memo.call_keys(ptr, callee), is_class, {}, [], {}, [], {}, {}, None)
     ptr2 = ptr.copy()
     ptr2[5:] += 1  # e (4) now calls 5
     callee2 = np.r_[callee, 5]
@@ -122,11 +122,10 @@ def test_the_answers_no_node_has_any_more_are_not_kept():
     near = [held_memo.unknown(3, np.array([0, 3, -1], dtype=np.int32))]
     made = held_memo.unknown(4, np.array([1, -1, 3], dtype=np.int32))
     memo = held_memo.pack(3, None, None, None, near, made, answers, {v: k for k, v in enumerate(answers)},
-                          {a: c, b: d}, {7: (7, 8)}, {9: (d, {1, 2})}, None)
+                          {7: (7, 8)}, {9: (d, {1, 2})}, None)
     answers, near, made, remap = held_memo.answers_kept(memo)
     assert answers == [frozenset(), a, c, d]  # b: no node's; d: a name's
     assert near.tolist() == [[0, 2, -1]] and made.tolist() == [1, -1, 2, -1]
-    assert held_memo.closed_of(memo, answers, remap) == {a: c}  # b's entry goes with b
     assert held_memo.up_of(memo) == {7: (7, 8)}
     assert held_memo.by_name_of(memo, answers, remap) == {9: (d, frozenset({1, 2}))}
 
@@ -138,8 +137,8 @@ def test_the_memo_a_graph_keeps_holds_no_set_per_answer(tmp_path, index_files):
     try:
         memo = ws.load_graph(prepare=True).test_reach().memo
         assert isinstance(memo.answers, held_memo.Sets) and len(memo.answers) > 1
-        parts = (*memo.closed, *memo.up, *memo.by_name)
+        parts = (*memo.up, *memo.by_name)
         assert all(isinstance(part, (np.ndarray, held_memo.Sets)) for part in parts)
-        assert len(memo.closed[0]) and len(memo.up[0]) and len(memo.by_name[0])  # the fixture fills each
+        assert len(memo.up[0]) and len(memo.by_name[0])  # the fixture fills each
     finally:
         ws.close()

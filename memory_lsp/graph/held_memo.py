@@ -8,8 +8,8 @@ An answer is kept when nothing it was worked out from changed:
   which nodes are classes. A node is stale when, in the last graph, it reaches within HOLD_DEPTH
   calls a node whose sure calls or class flag changed (with no such node in its neighbourhood,
   the neighbourhood is the same now);
-- what a symbol makes (`made`): its own and its file's `near`, with the bases of the classes in
-  it: an answer holding a class whose bases changed is dropped (so are that class's `up`);
+- what a symbol makes (`made`): its own and its file's `near` (no bases: a class's `up`, which a
+  change of its bases drops, says which classes an instance of it is);
 - what a name's untyped callers make (`by_name`): its callers (a per-name sum of mixes, as
   tests_carry's digest) and their `made`; all of it when a class flag changed (`around`).
 Names are shared by the graphs that follow one another: an id names the same node in both.
@@ -24,19 +24,17 @@ import numpy as np
 
 class Memo:
     """One build's answers and what they were worked out from (kept by its TestReach). The answers
-    (sets of class ids) are packed (`Sets`), and `closed` (an answer -> the answer with the bases of
-    its classes), `up` (a class -> it and its bases) and `by_name` (a name -> what its untyped
-    callers make, the classes they are in) are arrays of indexes into them and of ids: as Python
+    (sets of class ids) are packed (`Sets`), and `up` (a class -> it and its bases) and `by_name` (a
+    name -> what its untyped callers make, the classes they are in) are arrays of indexes into them and of ids: as Python
     sets and dicts they were ~25 MB at 10,740 files with tests, kept all day (`pack`; the next
-    build unpacks what it takes: `answers_kept`, `closed_of`, `up_of`, `by_name_of`)."""
+    build unpacks what it takes: `answers_kept`, `up_of`, `by_name_of`)."""
 
-    __slots__ = ("n", "keys", "is_class", "bases", "near", "made", "answers", "closed", "up", "by_name", "callers")
+    __slots__ = ("n", "keys", "is_class", "bases", "near", "made", "answers", "up", "by_name", "callers")
 
-    def __init__(self, n, keys, is_class, bases, near, made, answers, closed, up, by_name, callers):
+    def __init__(self, n, keys, is_class, bases, near, made, answers, up, by_name, callers):
         self.n, self.keys, self.is_class, self.bases = n, keys, is_class, bases
         self.near, self.made, self.answers = near, made, answers  # per node, an index in answers (-1: none)
-        self.closed, self.up = closed, up
-        self.by_name, self.callers = by_name, callers
+        self.up, self.by_name, self.callers = up, by_name, callers
 
 
 class Sets:
@@ -59,13 +57,12 @@ class Sets:
         return [frozenset(data[ptr[k]:ptr[k + 1]]) for k in which]
 
 
-def pack(n, keys, is_class, bases, near, made, answers: list[frozenset], same: dict, closed: dict, up: dict,
+def pack(n, keys, is_class, bases, near, made, answers: list[frozenset], same: dict, up: dict,
          by_name: dict, callers) -> Memo:
     """A build's memo (tests_held.Holding's), packed; `same`: each answer's index."""
     def indexes(values) -> np.ndarray:
         return np.fromiter((same[v] for v in values), dtype=np.int32, count=len(values))
     return Memo(n, keys, is_class, bases, near, made, Sets(answers),
-                (indexes(list(closed)), indexes(list(closed.values()))),
                 (np.fromiter(up, dtype=np.int64, count=len(up)), Sets(up.values())),
                 (np.fromiter(by_name, dtype=np.int64, count=len(by_name)),
                  indexes([m for m, _ in by_name.values()]), Sets(a for _, a in by_name.values())),
@@ -92,13 +89,6 @@ def answers_kept(memo: Memo) -> tuple[list[frozenset], np.ndarray, np.ndarray, n
     remap = np.full(len(memo.answers) + 1, -1, dtype=np.int32)  # -1 stays -1 (the last slot)
     remap[used] = np.arange(len(used), dtype=np.int32)
     return memo.answers.sets(used.tolist()), remap[near], remap[made], remap
-
-
-def closed_of(memo: Memo, answers: list[frozenset], remap: np.ndarray) -> dict[frozenset, frozenset]:
-    """The memo's `closed` where both its answers are kept (the rest is worked out again if asked)."""
-    key, value = remap[memo.closed[0]], remap[memo.closed[1]]
-    keep = (key >= 0) & (value >= 0)
-    return {answers[k]: answers[v] for k, v in zip(key[keep].tolist(), value[keep].tolist())}
 
 
 def up_of(memo: Memo) -> dict[int, tuple[int, ...]]:

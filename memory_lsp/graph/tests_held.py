@@ -150,7 +150,7 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
                     around |= holds.around(s)
             made = holds.same(frozenset().union(*made.values()))
             found = by_name[leaf] = (made, around or _NONE)
-        return c in found[0] or not found[1].isdisjoint(holds.up(c))
+        return not found[0].isdisjoint(holds.down(c)) or not found[1].isdisjoint(holds.up(c))
 
     ids = np.flatnonzero(g.is_symbol)
     holder, leaf = names.holder_of(ids, g.n), names.leaf_of(ids, len(g.call_ptr) - 1)
@@ -262,16 +262,18 @@ class Holding:
         self.bases: dict[int, list[int]] = {}
         for base, sub in zip(rows[inherits].tolist(), g.step_node[inherits].tolist()):
             self.bases.setdefault(sub, []).append(base)
-        # (class << 32 | base), sorted: what the memo keeps of them (the dict of lists was 4.6 MB at 11k files)
+        # (class << 32 | base), sorted: what the memo keeps of them (the dict of lists was 4.6 MB at 11k files);
+        # (base << 32 | class), sorted: each class's subclasses
         self.base_keys = np.unique(g.step_node[inherits].astype(np.int64) << 32 | rows[inherits])
+        self.sub_keys = np.sort(rows[inherits].astype(np.int64) << 32 | g.step_node[inherits])
         # per node id (and depth), the index of its answer in `_answers`, -1 where not worked out:
         # 4 bytes a node (lists of the answers held 8; dicts 16 MB more at 11k files)
         self._answers: list[frozenset] = [_NONE]  # each distinct answer once
         self._same: dict[frozenset, int] = {_NONE: 0}
         self._made = held_memo.unknown(g.n)
-        self._closed: dict[frozenset, frozenset] = {}  # classes reached -> with their bases
         self._near_memo = [held_memo.unknown(g.n) for _ in range(HOLD_DEPTH + 1)]
         self._up: dict[int, tuple[int, ...]] = {}
+        self._down: dict[int, tuple[int, ...]] = {}
         self.keys = held_memo.call_keys(self.ptr, self.callee)
         self.dropped: set[int] | None = None  # the symbols whose `made` the memo had and may differ now
         self.flipped = False
@@ -287,12 +289,9 @@ class Holding:
         near[:, stale[:memo.n]] = -1
         path = self.g.path_of[:memo.n]
         drop = stale[:memo.n] | (path >= 0) & stale[np.maximum(path, 0)]  # `made` reads the file's `near` too
-        self._closed, self._up = held_memo.closed_of(memo, self._answers, remap), held_memo.up_of(memo)
+        self._up = held_memo.up_of(memo)
         moved = held_memo.changed_bases(memo.bases, self.base_keys)
-        if moved:  # an answer holding a class whose bases changed
-            holding = np.array([not moved.isdisjoint(a) for a in self._answers], dtype=bool)
-            drop |= (made >= 0) & holding[made]
-            self._closed = {k: v for k, v in self._closed.items() if moved.isdisjoint(v)}
+        if moved:  # the bases of a class changed: so did those of its subclasses (answers hold no bases)
             self._up = {c: v for c, v in self._up.items() if moved.isdisjoint(v)}
         drop &= made >= 0
         self.dropped = set(np.flatnonzero(drop).tolist())
@@ -319,7 +318,7 @@ class Holding:
     def memo(self) -> held_memo.Memo:
         """What this build worked out, for the next graph's (its graph is not kept)."""
         return held_memo.pack(self.g.n, self.keys, self.is_class, self.base_keys, self._near_memo, self._made,
-                              self._answers, self._same, self._closed, self._up, self.by_name, self.callers)
+                              self._answers, self._same, self._up, self.by_name, self.callers)
 
     def same(self, classes: frozenset) -> frozenset:
         """One object for equal answers: many callers reach the same classes."""
@@ -345,8 +344,25 @@ class Holding:
             found = self._up[c] = tuple(found)  # a tuple of two: a quarter of a set's memory
         return found
 
+    def down(self, c: int) -> tuple[int, ...]:
+        """The class and its subclasses, transitively: making any of them makes a `c`."""
+        found = self._down.get(c)
+        if found is None:
+            found, todo, keys = {c}, [c], self.sub_keys
+            while todo:
+                b = todo.pop()
+                lo, hi = np.searchsorted(keys, (b << 32, (b + 1) << 32)).tolist()
+                for sub in (keys[lo:hi] & 0xFFFFFFFF).tolist():
+                    if sub not in found:
+                        found.add(sub)
+                        todo.append(sub)
+            found = self._down[c] = tuple(found)
+        return found
+
     def made(self, s: int) -> frozenset:
-        """The classes (and their bases) that `s`, or its file's module-level code, may make."""
+        """The classes that `s`, or its file's module-level code, may make (not their bases: `s`
+        holds a `c` when it makes one of `down(c)`; closed over their bases, the answers were ~9 MB
+        more at 11k files)."""
         k = self._made[s]
         if k < 0:
             near = self._near(s, HOLD_DEPTH)
@@ -354,13 +370,12 @@ class Holding:
             if f >= 0:
                 module = self._near(f, HOLD_DEPTH)
                 near = near | module if module and module is not near else near
-                near = self.same(near)
-            found = self._closed.get(near)  # callers reaching the same classes share one answer
-            if found is None:
-                found = frozenset().union(*(self.up(c) for c in near))
-                self._closed[near] = found
-            self._made[s] = k = self._code(found)
+            self._made[s] = k = self._code(near)
         return self._answers[k]
+
+    def holds_one(self, s: int, c: int) -> bool:
+        """Whether `s` may make a `c` (or one of a subclass)."""
+        return not self.made(s).isdisjoint(self.down(c))
 
     def _near(self, v: int, depth: int) -> frozenset:
         """The classes within `depth` sure calls of `v` (`v` included), memoised per depth: callers
@@ -391,8 +406,18 @@ class Holding:
         return found
 
     def makes(self, callers: np.ndarray, classes: np.ndarray) -> np.ndarray:
-        """Per (caller, class): whether the caller makes the class (`made`)."""
+        """Per (caller, class): whether the caller makes the class or a subclass (`holds_one`)."""
         who = np.unique(callers).tolist()
-        made = [u * (1 << 32) + c for u in who for c in self.made(u)]
-        return held_memo.among(callers * (1 << 32) + classes, np.unique(np.array(made, dtype=np.int64)))
+        made = np.unique(np.array([u * (1 << 32) + c for u in who for c in self.made(u)], dtype=np.int64))
+        asked, which = np.unique(classes, return_inverse=True)
+        down = [self.down(c) for c in asked.tolist()]  # each (caller, class) pair as its class's subclasses
+        ptr = np.zeros(len(down) + 1, dtype=np.int64)
+        np.cumsum([len(d) for d in down], out=ptr[1:])
+        flat = np.fromiter((x for d in down for x in d), dtype=np.int64, count=int(ptr[-1]))
+        count = ptr[which + 1] - ptr[which]
+        owner = np.repeat(np.arange(len(callers)), count)
+        at = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + np.repeat(ptr[which], count)
+        found = np.zeros(len(callers), dtype=bool)
+        found[owner[held_memo.among(callers[owner] * (1 << 32) + flat[at], made)]] = True
+        return found
 

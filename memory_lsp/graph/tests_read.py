@@ -68,7 +68,7 @@ def read_steps(g, unresolved: dict, parent: np.ndarray, holds, names) -> tuple[n
         for r, mine in zip(by_src[ptr[k]:ptr[k + 1]].tolist(), by_self[ptr[k]:ptr[k + 1]].tolist()):
             # `self.x`: the reader's class is the method's, a base or a subclass of it; `x.name`: the
             # reader makes one (or a subclass) within HOLD_DEPTH calls (tests_held.Holding)
-            holding = any(a in up or c in holds.up(a) for a in holds.around(r)) if mine else c in holds.made(r)
+            holding = any(a in up or c in holds.up(a) for a in holds.around(r)) if mine else holds.holds_one(r, c)
             if holding:
                 readers.append(r)
         if readers:
