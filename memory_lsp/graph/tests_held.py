@@ -1,5 +1,6 @@
-"""Which methods of a class making an instance may run, and which name-guessed calls test selection
-walks (graph/tests_reach.py): both turn on whether a caller holds an instance of a class.
+"""Which methods of a class making an instance may run (graph/tests_reach.py), and whether a caller
+holds an instance of a class, which that turns on, as does which name guesses are walked
+(graph/tests_guessed.py).
 
 Measured on six registry packages against coverage.py (bench/BENCHMARKS.md ad): walking from every
 method to its class (whoever makes an instance runs all of it) and every name guess listed tests
@@ -123,15 +124,15 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
     parent = np.full(g.n, -1, dtype=np.int32)
     names = holders(g)
     found = unresolved.get("untyped")
-    src = name = np.zeros(0, dtype=np.int64)
+    src = name = np.zeros(0, dtype=np.int32)
     on_self = np.zeros(0, dtype=bool)
     if found is not None:
-        src, name = found["src"].astype(np.int64), found["name"].astype(np.int64)
+        src, name = found["src"].astype(np.int32), found["name"].astype(np.int32)  # 316,041 rows at 11k files
         ok = (src >= 0) & (src < g.n) & (name >= 0) & (name < len(g.calls)) & ~found["read"].astype(bool)  # calls only
         src, name, on_self = src[ok], name[ok], found["on_self"][ok].astype(bool)
     # each call name's untyped calls (caller, on self), in the columns' order: read only for the
     # names the memo does not answer
-    by_leaf = np.argsort(name, kind="stable")
+    by_leaf = np.argsort(name, kind="stable").astype(np.int32)
     leaf_ptr, leaf_src, leaf_self = csr(name[by_leaf], len(g.calls)), src[by_leaf], on_self[by_leaf]
     holds = Holding(g, rows, step_kind, sure, guessed, is_class, memo)
     holds.callers = held_memo.name_callers(name, src, on_self, len(g.calls))
@@ -182,66 +183,25 @@ def held_as_callers_say(g, names: Holders, is_class: np.ndarray, ids: np.ndarray
     return is_class[holder] & ~g.is_test[g.path_of[ids]] & ~names.dunder[ids] & called
 
 
-def _called_on_self(g, names: Holders, rows: np.ndarray, step_kind: np.ndarray) -> dict[int, set[int]]:
+def _called_on_self(g, names: Holders, rows: np.ndarray, step_kind: np.ndarray) -> dict[int, tuple[int, ...]]:
     """Per call-name id: the classes whose method of that name a `self.m()` call resolves to."""
     strategies = [g.strategies.index(s) for s in ("self", "self_inherited") if s in g.strategies]
     if "CALLS" not in g.kinds or not strategies:
         return {}
     callee = np.unique(rows[(step_kind == g.kinds.index("CALLS")) & np.isin(g.e["strategy"][g.step_edge], strategies)])
-    found: dict[int, set[int]] = {}
-    for c, k in zip(names.holder_of(callee, g.n).tolist(), names.leaf_of(callee, len(g.call_ptr) - 1).tolist()):
-        if c >= 0 and k >= 0:
-            found.setdefault(k, set()).add(c)
-    return found
+    c, k = names.holder_of(callee, g.n).astype(np.int64), names.leaf_of(callee, len(g.call_ptr) - 1).astype(np.int64)
+    keys = np.unique(k[(c >= 0) & (k >= 0)] << 32 | c[(c >= 0) & (k >= 0)])  # (name, class) once each
+    k, c = (keys >> 32).tolist(), (keys & 0xFFFFFFFF).tolist()
+    heads = [0, *(np.flatnonzero(np.diff(keys >> 32)) + 1).tolist(), len(c)]  # tuples: a set of few ints is 4x one
+    return {k[lo]: tuple(c[lo:hi]) for lo, hi in zip(heads, heads[1:]) if hi > lo}
 
 
-def _overrides_called(holds: "Holding", cls: int, called_in: set[int] | None) -> bool:
+def _overrides_called(holds: "Holding", cls: int, called_in: tuple[int, ...] | None) -> bool:
     """Whether a method of `cls` overrides a base's method of its name that a `self.m()` call
     resolves to (`called_in`: those bases): an instance of `cls` runs it there (click's
     `BaseCommand.make_context` calls `self.parse_args`, which runs `Command.parse_args` for a
     Command), so making the class may run it."""
     return bool(called_in) and any(b != cls and b in called_in for b in holds.up(cls))
-
-
-def guesses(g, rows: np.ndarray, guessed: np.ndarray, holds: "Holding") -> np.ndarray:
-    """The name-guessed steps walked: at a call site, the guesses at methods of classes the
-    caller holds (`Holding`) when there are some; else every guess of the site but those at an
-    override of another guess's method (the base's stands for it: making the subclass would
-    be a call the graph knows) and those at a Python method named like a builtin type's
-    (`environ.get(key)`, `headers.update(d)`: the receiver nothing types is likelier a dict)."""
-    walked = np.zeros(len(rows), dtype=bool)
-    steps = np.flatnonzero(guessed)
-    if not len(steps):
-        return walked
-    around = holders(g).holder_of(rows[steps], g.n)
-    around = np.where((around >= 0) & holds.is_class[np.maximum(around, 0)], around, -1).astype(np.int64)
-    caller = g.step_node[steps].astype(np.int64)
-    held = around < 0  # a guess at a function, or at a method of no class known: walked
-    ask = np.flatnonzero(~held)
-    held[ask] = holds.makes(caller[ask], around[ask])
-    walked[steps] = held
-    # the call sites (caller, line) where no guess is held: all but the overrides of another's method
-    line = g.e["line"][g.step_edge[steps]].astype(np.int64)
-    _, site = np.unique(caller * (1 << 32) + (line & 0xFFFFFFFF), return_inverse=True)
-    some = np.zeros(len(steps), dtype=bool)
-    some[site[held]] = True
-    rest = np.flatnonzero(~some[site])  # none of these is held: each guesses at a class's method
-    at, c = site[rest], around[rest]
-    # each step's class's bases (but itself), then which of them its site also guesses at
-    classes = np.unique(c)
-    bases = [sorted(b for b in holds.up(k) if b != k) for k in classes.tolist()]
-    ptr = np.zeros(len(classes) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in bases], out=ptr[1:])
-    flat = np.array([b for group in bases for b in group], dtype=np.int64)
-    k = np.searchsorted(classes, c)
-    count = ptr[k + 1] - ptr[k]
-    owner = np.repeat(np.arange(len(rest)), count)
-    base = flat[np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + np.repeat(ptr[k], count)]
-    guessed_too = held_memo.among(at[owner] * (1 << 32) + base, np.unique(at * (1 << 32) + c))
-    overridden = np.zeros(len(rest), dtype=bool)
-    overridden[owner[guessed_too]] = True
-    walked[steps[rest]] = ~overridden & ~holders(g).builtin[rows[steps[rest]]]
-    return walked
 
 
 class Holding:
@@ -259,9 +219,9 @@ class Holding:
         self.ptr, self.callee = csr(g.step_node[calls][order], g.n), rows[calls][order]
         inherits = (step_kind == (g.kinds.index("INHERITS") if "INHERITS" in g.kinds else -1)) \
             & g.is_symbol[rows] & g.is_symbol[g.step_node]
-        self.bases: dict[int, list[int]] = {}
-        for base, sub in zip(rows[inherits].tolist(), g.step_node[inherits].tolist()):
-            self.bases.setdefault(sub, []).append(base)
+        # each class's direct bases, in the steps' order, as arrays (a dict of lists was ~5 MB at 11k files)
+        order = np.argsort(g.step_node[inherits], kind="stable")
+        self._base_class, self._base_of = g.step_node[inherits][order], rows[inherits][order]
         # (class << 32 | base), sorted: what the memo keeps of them (the dict of lists was 4.6 MB at 11k files);
         # (base << 32 | class), sorted: each class's subclasses
         self.base_keys = np.unique(g.step_node[inherits].astype(np.int64) << 32 | rows[inherits])
@@ -331,13 +291,18 @@ class Holding:
             self._answers.append(classes)
         return k
 
+    def bases_of(self, c: int) -> list[int]:
+        """The class's direct bases."""
+        lo, hi = np.searchsorted(self._base_class, (c, c + 1)).tolist()
+        return self._base_of[lo:hi].tolist()
+
     def up(self, c: int) -> tuple[int, ...]:
         """The class and its bases, transitively."""
         found = self._up.get(c)
         if found is None:
             found, todo = {c}, [c]
             while todo:
-                for b in self.bases.get(todo.pop(), ()):
+                for b in self.bases_of(todo.pop()):
                     if b not in found:
                         found.add(b)
                         todo.append(b)

@@ -37,7 +37,7 @@ import bisect
 
 import numpy as np
 
-from memory_lsp.graph import tests_held, tests_raised, tests_read, tests_through
+from memory_lsp.graph import tests_guessed, tests_held, tests_raised, tests_read, tests_through
 from memory_lsp.graph.steps import csr
 from memory_lsp.graph.steps import csr_rows as _rows
 from memory_lsp.graph.test_files import ext as _ext
@@ -98,9 +98,9 @@ class TestReach:
         made = tests_raised.construction_steps(g, rows, raising, holds)
         blind, var_callers = _test_calls(g, unresolved.get("tests"))
         held = tests_through.module_held(g, rows, step_kind, guessed, unresolved.get("silent"), var_callers)
-        decorated = tests_through.class_decorated(g, rows, step_kind, is_class, holds.bases)
+        decorated = tests_through.class_decorated(g, rows, step_kind, is_class, holds.bases_of)
         dispatch = tuple(np.concatenate([dispatch[k], made[k], decorated[k], read[k], held[k]]) for k in (0, 1))
-        walked = sure | tests_held.guesses(g, rows, keep & guessed, holds)
+        walked = sure | tests_guessed.guesses(g, rows, keep & guessed, holds)
         self.memo = holds.memo()
         del holds, made, read, sure, raising  # what the walk does not need goes before it is built (the build's peak)
         self.walk = _Walk(g, rows, g.step_node, walked, dispatch, parent, len(held[0]))

@@ -92,11 +92,11 @@ def decorated_sites(g, rows: np.ndarray | None = None, step_kind: np.ndarray | N
 
 
 def class_decorated(g, rows: np.ndarray, step_kind: np.ndarray, is_class: np.ndarray,
-                    bases: dict[int, list[int]]) -> tuple[np.ndarray, np.ndarray]:
+                    bases_of) -> tuple[np.ndarray, np.ndarray]:
     """Steps (callee, caller) from a definition a workspace class decorates (`@wsgify def app(req)`) to
     that class's `__call__` and `__get__`, its own or a base's: the name is an instance of the class, so a
     call of it, even through a parameter (webob's `req.get_response(app)`), or a read of it runs them.
-    `bases`: each class's direct bases (graph/tests_held.py `Holding.bases`)."""
+    `bases_of`: a class's direct bases (graph/tests_held.py `Holding.bases_of`)."""
     sites = decorated_sites(g, rows, step_kind)
     sites = sites[is_class[sites >> 32]]
     empty = np.zeros(0, dtype=np.int64)
@@ -111,7 +111,7 @@ def class_decorated(g, rows: np.ndarray, step_kind: np.ndarray, is_class: np.nda
                 i = g.node_id(f"{g.names[k]}.{dunder}")
                 if dunder not in found and i is not None and g.is_symbol[i]:
                     found[dunder] = i
-            todo += [b for b in bases.get(k, ()) if b not in seen and not seen.add(b)]
+            todo += [b for b in bases_of(k) if b not in seen and not seen.add(b)]
         dunders[c] = list(found.values())
     callee, caller = [], []
     for c, symbol in zip((sites >> 32).tolist(), (sites & 0xFFFFFFFF).tolist()):
