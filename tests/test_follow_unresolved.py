@@ -134,6 +134,24 @@ def test_a_load_reading_the_large_kinds_a_row_at_a_time_keeps_every_row(tmp_path
         ws.close()
 
 
+def test_untyped_read_over_ranges_of_files_gives_the_whole_statements_rows(tmp_path, index_files):
+    """`untyped` is read a range of files a statement (store/test_reads.py `_parts`, the graph load's
+    peak): every row of the whole statement once, whichever range its file falls in."""
+    files = {"helper.py": HELPER, "code.py": CODE, "tests/test_helper.py": TEST}
+    files.update({f"pkg/user{k}.py": f"def use{k}(x):\n    x.other()\n    return x.make()\n" for k in range(9)})
+    ws = index_files(tmp_path, files)
+    try:
+        cur = ws.store.cursor()
+        assert len(test_reads._parts(cur, "untyped")) == test_reads.UNTYPED_PARTS
+        whole = cur.execute(test_reads._ROWS["untyped"]).fetchall()
+        chunks = list(test_reads.unresolved_row_chunks(cur, "untyped", 2))
+        got = [row for chunk in chunks for row in zip(*(chunk[c].tolist() for c in chunk))]
+        assert len(whole) >= 18 and sorted(got) == sorted(whole) and len(got) == len(whole)
+        assert len({path for path, *_ in got}) >= 9  # the rows come from files of every range
+    finally:
+        ws.close()
+
+
 def _read(rows: list[tuple]) -> dict:
     """A whole read as test_reads.unresolved_rows gives it, with these `untyped` rows only."""
     def column(values, dtype=object):

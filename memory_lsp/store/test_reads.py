@@ -263,17 +263,41 @@ def unresolved_rows(cur, kinds: tuple[str, ...] | None = None) -> dict[str, dict
     return {kind: cur.execute(_ROWS[kind]).fetchnumpy() for kind in (kinds or tuple(_ROWS))}
 
 
+UNTYPED_PARTS = 4  # `untyped` read over a quarter of the files a statement (`unresolved_row_chunks`)
+
+
 def unresolved_row_chunks(cur, kind: str, size: int) -> Iterator[dict[str, np.ndarray]]:
-    """The rows of one kind as `unresolved_rows` reads them, `size` rows at a time (at least one chunk,
-    empty when there are none): a caller that
-    makes each chunk ids holds one chunk's strings, not the kind's (`untyped` at 11,282 files: 179,000
-    rows, ~47 MB of Python strings)."""
-    result = cur.execute(_ROWS[kind])
-    columns = [d[0] for d in result.description]
-    rows = result.fetchmany(size)
-    yield {c: object_column(v) for c, v in zip(columns, zip(*rows) if rows else [()] * len(columns))}  # one, if empty
-    while rows := result.fetchmany(size):
-        yield {c: object_column(v) for c, v in zip(columns, zip(*rows))}
+    """The rows of one kind as `unresolved_rows` reads them (in no order), `size` rows at a time (at
+    least one chunk, empty when there are none): a caller that makes each chunk ids holds one chunk's
+    strings, not the kind's (`untyped` at 11,282 files: 179,000 rows, ~47 MB of Python strings).
+    `untyped` is read over a range of files a statement, each joining those files' call sites and
+    edges only: the whole statement's hash tables took the graph load at 11,282 files from 148 to
+    283 MB, the load's peak (bench/BENCHMARKS.md dh)."""
+    some = False
+    for sql, params in _parts(cur, kind):
+        result = cur.execute(sql, params)
+        columns = [d[0] for d in result.description]
+        while rows := result.fetchmany(size):
+            some = True
+            yield {c: object_column(v) for c, v in zip(columns, zip(*rows))}
+    if not some:
+        yield {c: object_column(()) for c in columns}
+
+
+def _parts(cur, kind: str) -> list[tuple[str, list[str]]]:
+    """(statement, parameters) reading the rows of `kind`: for `untyped`, one per range of file paths,
+    about as many files each (rows of different files never fall together under its DISTINCT)."""
+    if kind != "untyped":
+        return [(_ROWS[kind], [])]
+    paths = [p for p, in cur.execute("SELECT path FROM files ORDER BY path").fetchall()]
+    bounds = sorted({paths[len(paths) * k // UNTYPED_PARTS] for k in range(1, UNTYPED_PARTS)}) if paths else []
+    parts = []
+    for lo, hi in zip(["", *bounds], [*bounds, None]):  # every path is >= ""
+        below = hi is not None
+        r_path = " AND r.path >= $1" + (" AND r.path < $2" if below else "")
+        e_path = "e.src_path >= $1 AND " + ("e.src_path < $2 AND " if below else "")
+        parts.append((_keyed(_UNTYPED, "r.path", r_path, e_path), [lo, hi] if below else [lo]))
+    return parts
 
 
 def object_column(values) -> np.ndarray:
