@@ -38,7 +38,7 @@ import bisect
 import numpy as np
 
 from memory_lsp.graph import tests_guessed, tests_held, tests_raised, tests_read, tests_through
-from memory_lsp.graph.steps import csr
+from memory_lsp.graph.steps import csr, grouped
 from memory_lsp.graph.steps import csr_rows as _rows
 from memory_lsp.graph.test_files import ext as _ext
 from memory_lsp.graph.test_files import holds_tests_in, inherits_edges
@@ -152,14 +152,15 @@ class _Walk:
                  extra: tuple[np.ndarray, np.ndarray], parent: np.ndarray, held: int = 0):
         n = g.n
         self.has_caller = np.bincount(rows[keep], minlength=n) > 0
-        # 4 bytes a step in every array of the build that holds one (its peak: BENCHMARKS.md df)
+        # 4 bytes a step in every array of the build that holds one (its peak: BENCHMARKS.md df, dh)
         callee = np.concatenate([rows[keep], extra[0]], dtype=np.int32)
         caller = np.concatenate([step_node[keep], extra[1]], dtype=np.int32)
-        order = np.argsort(callee, kind="stable")
-        self.ptr, self.node = csr(callee[order], n), caller[order]
         # the last `held` steps are a module's held values (tests_through.py): one byte a step says so
-        through_held = order >= len(order) - held if held else None
-        del callee, caller, order
+        marks = np.zeros(len(callee), dtype=bool)
+        marks[len(callee) - held:] = held > 0
+        self.ptr, (self.node, marks) = grouped(callee, n, (caller, marks))
+        through_held = marks if held else None
+        del callee, caller
         self.parent = parent
         # what some test runs (forwards from every symbol of a test file): a walk from a target
         # never needs to leave it; and what it runs but through held values: the file-level rule
@@ -174,10 +175,10 @@ class _Walk:
         reaches through no step `skip` marks, from the same sorted steps (a second sort cost ~25 MB
         at 11,282 files)."""
         n = g.n
-        order = np.argsort(caller, kind="stable")
-        calls_ptr, calls = csr(caller[order], n), callee[order]
-        skip = skip[order] if skip is not None else None
-        del order
+        if skip is None:
+            calls_ptr, (calls,) = grouped(caller, n, (callee,))
+        else:
+            calls_ptr, (calls, skip) = grouped(caller, n, (callee, skip))
         held = np.flatnonzero(self.parent >= 0)
         order = np.argsort(self.parent[held], kind="stable")
         held_ptr, held = csr(self.parent[held][order], n), held[order]
