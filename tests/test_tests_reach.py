@@ -414,9 +414,12 @@ def unittest_ws(tmp_path_factory, index_files):
     ws.close()
 
 
-@pytest.mark.parametrize("budget", [tests_reach.BITS_BUDGET, 0])  # 0: a walk per question, no bits
-def test_selection_equals_the_plain_reading_on_unittest_and_its_tests(unittest_ws, budget, monkeypatch):
+# budget 0: a walk per question, no bits; a block of 2 steps: the bits carried in many blocks a round
+@pytest.mark.parametrize("budget, block", [(tests_reach.BITS_BUDGET, tests_reach.BITS_BLOCK),
+                                           (tests_reach.BITS_BUDGET, 2), (0, tests_reach.BITS_BLOCK)])
+def test_selection_equals_the_plain_reading_on_unittest_and_its_tests(unittest_ws, budget, block, monkeypatch):
     monkeypatch.setattr(tests_reach, "BITS_BUDGET", budget)
+    monkeypatch.setattr(tests_reach, "BITS_BLOCK", block)
     cur = unittest_ws.store.cursor()
     graph = unittest_ws.load_graph()
     graph.__dict__.pop("_reach", None)  # built again under this budget
