@@ -1,11 +1,10 @@
 """The workspace host: the one object in a process that owns a workspace's state.
 
-It owns the store (the DuckDB index), the memory book (the event log), the impact graph and the
-retriever. It applies changes — an index run, re-indexed files or buffers, memory events written
-to the log — on its caller's thread (in the server: the folder's one writer thread), and after
-each change publishes a new `Snapshot`. Every read takes `snapshot()` and never writes; the
-read methods here (`memories`, `search`, `impact`, ...) are shorthands for
-`queries.<read>(self.snapshot(), ...)`. Nothing here imports lsprotocol or prints.
+It owns the store (the DuckDB index), the memory book (the event log), the impact graph and the retriever. It
+applies changes — an index run, re-indexed files or buffers, memory events written to the log — on its caller's
+thread (in the server: the folder's one writer thread), and after each change publishes a new `Snapshot`. Every
+read takes `snapshot()` and never writes; the read methods here (`memories`, `search`, `impact`, ...) are
+shorthands for `queries.<read>(self.snapshot(), ...)`. Nothing here imports lsprotocol or prints.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from memory_lsp.store import Store
 from memory_lsp.store import code
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import fulltext
-from memory_lsp.store.allocator import release_freed_memory
+from memory_lsp.store.allocator import map_large_blocks, release_freed_memory
 from memory_lsp.workspace import apart, queries
 from memory_lsp.workspace.lookup import IndexLookup
 from memory_lsp.workspace.projection import projection_rows
@@ -76,6 +75,7 @@ class Workspace:
         store = Store.open(db, free_it=lambda: runtime.let_go(root))  # the owner may keep it for CLI commands
         if memory_limit_mb:  # a long-lived process: DuckDB would cache up to 80% of RAM; it spills instead
             store.set_memory_limit(memory_limit_mb)
+            map_large_blocks()  # and the arrays it frees go back to the system
         ws = cls(root, store, settings or Settings())
         ws.memory_limit_mb = memory_limit_mb  # kept for reopen()
         ws.index_apart_from = index_apart_from
