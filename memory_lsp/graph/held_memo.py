@@ -25,9 +25,9 @@ import numpy as np
 class Memo:
     """One build's answers and what they were worked out from (kept by its TestReach). The answers
     (sets of class ids) are packed (`Sets`), and `up` (a class -> it and its bases) and `by_name` (a
-    name -> what its untyped callers make, the classes they are in) are arrays of indexes into them and of ids: as Python
-    sets and dicts they were ~25 MB at 10,740 files with tests, kept all day (`pack`; the next
-    build unpacks what it takes: `answers_kept`, `up_of`, `by_name_of`)."""
+    name -> what its untyped callers make, the classes they are in) are arrays of indexes into them
+    and of ids: as Python sets and dicts they were ~25 MB at 10,740 files with tests, kept all day
+    (`pack`; the next build unpacks what it takes: `answers_kept`, `up_of`, `by_name_of`)."""
 
     __slots__ = ("n", "keys", "is_class", "bases", "near", "made", "answers", "up", "by_name", "callers")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory_lsp.graph import held_memo
+from memory_lsp.graph.steps import csr_rows
 from memory_lsp.graph.tests_held import Holding, holders
 
 
@@ -44,9 +45,8 @@ def guesses(g, rows: np.ndarray, guessed: np.ndarray, holds: Holding) -> np.ndar
     np.cumsum([len(b) for b in bases], out=ptr[1:])
     flat = np.array([b for group in bases for b in group], dtype=np.int64)
     k = np.searchsorted(classes, c)
-    count = ptr[k + 1] - ptr[k]
-    owner = np.repeat(np.arange(len(rest)), count)
-    base = flat[np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + np.repeat(ptr[k], count)]
+    owner = np.repeat(np.arange(len(rest)), ptr[k + 1] - ptr[k])
+    base = flat[csr_rows(ptr, k)]
     guessed_too = held_memo.among(at[owner] * (1 << 32) + base, np.unique(at * (1 << 32) + c))
     overridden = np.zeros(len(rest), dtype=bool)
     overridden[owner[guessed_too]] = True

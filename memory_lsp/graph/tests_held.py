@@ -18,7 +18,7 @@ import numpy as np
 
 from memory_lsp.graph import held_memo
 from memory_lsp.graph.resolution import PYTHON_BUILTIN_METHODS
-from memory_lsp.graph.steps import csr
+from memory_lsp.graph.steps import csr, csr_rows, grouped
 
 HOLD_DEPTH = 3  # calls from a caller to the class it makes (its fixtures' calls count from the caller)
 _BUILTIN_NAMED = frozenset(PYTHON_BUILTIN_METHODS)
@@ -134,8 +134,7 @@ def parents(g, unresolved: dict, rows: np.ndarray, step_kind: np.ndarray, sure: 
         src, name, on_self = src[ok], name[ok], found["on_self"][ok].astype(bool)
     # each call name's untyped calls (caller, on self), in the columns' order: read only for the
     # names the memo does not answer
-    by_leaf = np.argsort(name, kind="stable").astype(np.int32)
-    leaf_ptr, leaf_src, leaf_self = csr(name[by_leaf], len(g.calls)), src[by_leaf], on_self[by_leaf]
+    leaf_ptr, (leaf_src, leaf_self) = grouped(name, len(g.calls), (src, on_self))
     holds = Holding(g, rows, step_kind, sure, guessed, is_class, memo)
     holds.callers = held_memo.name_callers(name, src, on_self, len(g.calls))
     # a name's untyped callers: what they make, their classes
@@ -221,15 +220,14 @@ class Holding:
         self.ptr, self.callee = csr(g.step_node[calls][order], g.n), rows[calls][order]
         inherits = (step_kind == (g.kinds.index("INHERITS") if "INHERITS" in g.kinds else -1)) \
             & g.is_symbol[rows] & g.is_symbol[g.step_node]
-        # each class's direct bases, in the steps' order, as C arrays that bisect reads (a dict of lists
-        # was ~5 MB at 11k files; a numpy searchsorted a class, ~1 s more of test selection's build)
-        order = np.argsort(g.step_node[inherits], kind="stable")
-        self._base_class = array.array("i", g.step_node[inherits][order].astype(np.int32).tobytes())
-        self._base_of = array.array("i", rows[inherits][order].astype(np.int32).tobytes())
-        # (class << 32 | base), sorted: what the memo keeps of them (the dict of lists was 4.6 MB at 11k files);
-        # (base << 32 | class), sorted: each class's subclasses
-        self.base_keys = np.unique(g.step_node[inherits].astype(np.int64) << 32 | rows[inherits])
-        self.sub_keys = array.array("q", np.sort(rows[inherits].astype(np.int64) << 32 | g.step_node[inherits]).tobytes())
+        # each class's direct bases and each class's direct subclasses, in the steps' order, as C arrays
+        # that bisect reads (dicts of lists were ~5 MB at 11k files; a numpy searchsorted a class, ~1 s
+        # more of test selection's build)
+        sub, base = g.step_node[inherits].astype(np.int32), rows[inherits].astype(np.int32)
+        self._bases = _runs(sub, base)
+        self._subclasses = _runs(base, sub)
+        # (class << 32 | base), sorted: what the memo keeps of them
+        self.base_keys = np.unique(sub.astype(np.int64) << 32 | base)
         # per node id (and depth), the index of its answer in `_answers`, -1 where not worked out:
         # 4 bytes a node (lists of the answers held 8; dicts 16 MB more at 11k files)
         self._answers: list[frozenset] = [_NONE]  # each distinct answer once
@@ -297,36 +295,15 @@ class Holding:
 
     def bases_of(self, c: int) -> list[int]:
         """The class's direct bases."""
-        lo = bisect.bisect_left(self._base_class, c)
-        return self._base_of[lo:bisect.bisect_right(self._base_class, c, lo)].tolist()
+        return _run_of(self._bases, c)
 
     def up(self, c: int) -> tuple[int, ...]:
         """The class and its bases, transitively."""
-        found = self._up.get(c)
-        if found is None:
-            found, todo = {c}, [c]
-            while todo:
-                for b in self.bases_of(todo.pop()):
-                    if b not in found:
-                        found.add(b)
-                        todo.append(b)
-            found = self._up[c] = tuple(found)  # a tuple of two: a quarter of a set's memory
-        return found
+        return _closure(c, self.bases_of, self._up)
 
     def down(self, c: int) -> tuple[int, ...]:
         """The class and its subclasses, transitively: making any of them makes a `c`."""
-        found = self._down.get(c)
-        if found is None:
-            found, todo, keys = {c}, [c], self.sub_keys
-            while todo:
-                b = todo.pop()
-                lo = bisect.bisect_left(keys, b << 32)
-                for sub in (k & 0xFFFFFFFF for k in keys[lo:bisect.bisect_left(keys, (b + 1) << 32, lo)]):
-                    if sub not in found:
-                        found.add(sub)
-                        todo.append(sub)
-            found = self._down[c] = tuple(found)
-        return found
+        return _closure(c, lambda b: _run_of(self._subclasses, b), self._down)
 
     def made(self, s: int) -> frozenset:
         """The classes that `s`, or its file's module-level code, may make (not their bases: `s`
@@ -383,10 +360,35 @@ class Holding:
         ptr = np.zeros(len(down) + 1, dtype=np.int64)
         np.cumsum([len(d) for d in down], out=ptr[1:])
         flat = np.fromiter((x for d in down for x in d), dtype=np.int64, count=int(ptr[-1]))
-        count = ptr[which + 1] - ptr[which]
-        owner = np.repeat(np.arange(len(callers)), count)
-        at = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + np.repeat(ptr[which], count)
+        owner = np.repeat(np.arange(len(callers)), ptr[which + 1] - ptr[which])
         found = np.zeros(len(callers), dtype=bool)
-        found[owner[held_memo.among(callers[owner] * (1 << 32) + flat[at], made)]] = True
+        found[owner[held_memo.among(callers[owner] * (1 << 32) + flat[csr_rows(ptr, which)], made)]] = True
         return found
+
+
+def _runs(keys: np.ndarray, values: np.ndarray) -> tuple[array.array, array.array]:
+    """`values` ordered by `keys` (stably), with the sorted keys, as C int arrays for `_run_of`."""
+    order = np.argsort(keys, kind="stable")
+    return array.array("i", keys[order].tobytes()), array.array("i", values[order].tobytes())
+
+
+def _run_of(runs: tuple[array.array, array.array], key: int) -> list[int]:
+    """The values `_runs` ordered under `key`."""
+    keys, values = runs
+    lo = bisect.bisect_left(keys, key)
+    return values[lo:bisect.bisect_right(keys, key, lo)].tolist()
+
+
+def _closure(c: int, step, found_before: dict) -> tuple[int, ...]:
+    """`c` and what `step` leads to from it, transitively, remembered in `found_before`."""
+    found = found_before.get(c)
+    if found is None:
+        found, todo = {c}, [c]
+        while todo:
+            for b in step(todo.pop()):
+                if b not in found:
+                    found.add(b)
+                    todo.append(b)
+        found = found_before[c] = tuple(found)  # a tuple of two: a quarter of a set's memory
+    return found
 

@@ -38,8 +38,7 @@ import bisect
 import numpy as np
 
 from memory_lsp.graph import tests_guessed, tests_held, tests_raised, tests_read, tests_through
-from memory_lsp.graph.steps import csr, grouped
-from memory_lsp.graph.steps import csr_rows as _rows
+from memory_lsp.graph.steps import csr, grouped, csr_rows as _rows
 from memory_lsp.graph.test_files import ext as _ext
 from memory_lsp.graph.test_files import holds_tests_in, inherits_edges
 from memory_lsp.graph.test_files import leaf as _leaf
@@ -145,6 +144,7 @@ class TestReach:
             holds[f] = holds_tests_in(g, f, inherits)
         return holds
 
+
 def _blocks(keys: np.ndarray, size: int) -> list[tuple[int, int]]:
     """(start, end) of consecutive pieces of sorted `keys` of about `size` values, none splitting a key's run."""
     cuts = [0]
@@ -170,10 +170,13 @@ class _Walk:
         callee = np.concatenate([rows[keep], extra[0]], dtype=np.int32)
         caller = np.concatenate([step_node[keep], extra[1]], dtype=np.int32)
         # the last `held` steps are a module's held values (tests_through.py): one byte a step says so
-        marks = np.zeros(len(callee), dtype=bool)
-        marks[len(callee) - held:] = held > 0
-        self.ptr, (self.node, marks) = grouped(callee, n, (caller, marks))
-        through_held = marks if held else None
+        through_held = None
+        if held:
+            marks = np.zeros(len(callee), dtype=bool)
+            marks[len(callee) - held:] = True
+            self.ptr, (self.node, through_held) = grouped(callee, n, (caller, marks))
+        else:
+            self.ptr, (self.node,) = grouped(callee, n, (caller,))
         del callee, caller
         self.parent = parent
         # what some test runs (forwards from every symbol of a test file): a walk from a target
