@@ -144,10 +144,30 @@ def test_untyped_read_over_ranges_of_files_gives_the_whole_statements_rows(tmp_p
         cur = ws.store.cursor()
         assert len(test_reads._parts(cur, "untyped")) == test_reads.UNTYPED_PARTS
         whole = cur.execute(test_reads._ROWS["untyped"]).fetchall()
-        chunks = list(test_reads.unresolved_row_chunks(cur, "untyped", 2))
+        between = []  # a graph load's release of DuckDB's memory, between two ranges' statements
+        chunks = list(test_reads.unresolved_row_chunks(cur, "untyped", 2, between.append))
         got = [row for chunk in chunks for row in zip(*(chunk[c].tolist() for c in chunk))]
         assert len(whole) >= 18 and sorted(got) == sorted(whole) and len(got) == len(whole)
         assert len({path for path, *_ in got}) >= 9  # the rows come from files of every range
+        assert between == [cur] * (test_reads.UNTYPED_PARTS - 1)
+    finally:
+        ws.close()
+
+
+def test_tests_rows_read_one_statement_after_another_are_their_union(tmp_path, index_files):
+    """`tests` is read as its three statements one after another (the graph load's peak when they ran as
+    one UNION ALL): the rows of the union, those of an unresolved call and those of a module variable's."""
+    held = "class Formatter:\n    def __call__(self, x):\n        return x\n\n\nformat_it = Formatter()\n"
+    test = "from fmt import format_it\n\n\ndef test_format():\n    format_it(1)\n"
+    ws = index_files(tmp_path, {"helper.py": HELPER, "fmt.py": held, "tests/test_helper.py": TEST,
+                                "tests/test_fmt.py": test})
+    try:
+        cur = ws.store.cursor()
+        union = cur.execute(" UNION ALL ".join(test_reads._ROWS["tests"])).fetchall()
+        read = test_reads.unresolved_rows(cur, ("tests",))["tests"]
+        got = list(zip(*(read[c].tolist() for c in ("path", "src", "module", "held"))))
+        assert sorted(got) == sorted(union) and len(got) == len(union)
+        assert {h for *_, h in got} == {False, True}  # `helper.missing()` and `format_it(1)`
     finally:
         ws.close()
 
@@ -267,9 +287,9 @@ def test_an_edit_that_only_moves_lines_reads_no_unresolved_rows(tmp_path, index_
         reads.extend(["*"] if kinds is None else [])
         return every(cur, kinds)
 
-    def in_chunks(cur, kind, size):  # a whole read asks for one kind at a time, methods first
+    def in_chunks(cur, kind, size, between=None):  # a whole read asks for one kind at a time, methods first
         reads.extend(["*"] if kind == "methods" else [])
-        return chunks(cur, kind, size)
+        return chunks(cur, kind, size, between)
     monkeypatch.setattr(test_reads, "unresolved_rows", whole)
     monkeypatch.setattr(test_reads, "unresolved_row_chunks", in_chunks)
     try:

@@ -54,7 +54,7 @@ def read_kept(cur, names, called, release=None) -> dict:
     for kind in _KEEP:
         if kind in _CHUNKED:
             out[kind] = _concat([_KEEP[kind](chunk, tables)
-                                 for chunk in test_reads.unresolved_row_chunks(purging, kind, CHUNK_ROWS)])
+                                 for chunk in test_reads.unresolved_row_chunks(purging, kind, CHUNK_ROWS, release)])
         else:
             out[kind] = _KEEP[kind](test_reads.unresolved_rows(purging, (kind,))[kind], tables)
         if release is not None:

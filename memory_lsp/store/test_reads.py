@@ -248,7 +248,10 @@ def importing_tests(cur, paths: list[str]) -> set[str]:
     return found
 
 
-_ROWS = {"tests": " UNION ALL ".join(_keyed(sql, "r.path") for sql in (_BLIND, _HELD, _HELD_ATTR)), "dispatch": _keyed(_DISPATCH, "r.path, r.name"),
+# each kind's statement; `tests` is three, read one after another and joined: as one UNION ALL they held their hash
+# tables at once, +115 MB at 11,282 files against +80 for the largest alone, the peak of a graph's load
+_ROWS = {"tests": tuple(_keyed(sql, "r.path") for sql in (_BLIND, _HELD, _HELD_ATTR)),
+         "dispatch": _keyed(_DISPATCH, "r.path, r.name"),
          "untyped": _keyed(_UNTYPED, "r.path"), "raised": _RAISED.format(path="", c_path=""), "classes": _CLASSES,
          "silent": _SILENT.format(r_path="", s_path=""),
          "methods": "SELECT DISTINCT path, name FROM symbols WHERE kind = 'method'",
@@ -260,21 +263,25 @@ def unresolved_rows(cur, kinds: tuple[str, ...] | None = None) -> dict[str, dict
     `dispatch` (path, name, src), `untyped` (path, src, name, on_self, read), `raised` (path, src, name), `silent` (path, src);
     `path` is the file making the call. Also `classes` (id) and `methods` (path, name: what
     `untyped` asks of every file). `kinds`: these only, read in their order."""
-    return {kind: cur.execute(_ROWS[kind]).fetchnumpy() for kind in (kinds or tuple(_ROWS))}
+    return {kind: _joined(*(cur.execute(sql).fetchnumpy() for sql in _ROWS[kind])) if isinstance(_ROWS[kind], tuple)
+            else cur.execute(_ROWS[kind]).fetchnumpy() for kind in (kinds or tuple(_ROWS))}
 
 
 UNTYPED_PARTS = 4  # `untyped` read over a quarter of the files a statement (`unresolved_row_chunks`)
 
 
-def unresolved_row_chunks(cur, kind: str, size: int) -> Iterator[dict[str, np.ndarray]]:
+def unresolved_row_chunks(cur, kind: str, size: int, between=None) -> Iterator[dict[str, np.ndarray]]:
     """The rows of one kind as `unresolved_rows` reads them (in no order), `size` rows at a time (at
     least one chunk, empty when there are none): a caller that makes each chunk ids holds one chunk's
     strings, not the kind's (`untyped` at 11,282 files: 179,000 rows, ~47 MB of Python strings).
     `untyped` is read over a range of files a statement, each joining those files' call sites and
     edges only: the whole statement's hash tables took the graph load at 11,282 files from 148 to
-    283 MB, the load's peak (bench/BENCHMARKS.md dh)."""
+    283 MB, the load's peak (bench/BENCHMARKS.md dh). `between` is called with `cur` between two
+    statements (graph/impact.py's `release`: the cache of the blocks one range read goes before the next)."""
     some = False
-    for sql, params in _parts(cur, kind):
+    for n, (sql, params) in enumerate(_parts(cur, kind)):
+        if n and between is not None:
+            between(cur)
         result = cur.execute(sql, params)
         columns = [d[0] for d in result.description]
         while rows := result.fetchmany(size):

@@ -152,7 +152,8 @@ def test_the_unresolved_rows_read_whole_go_through_a_purging_cursor_once(tmp_pat
     monkeypatch.setattr(test_reads, "unresolved_rows",
                         lambda cur, kinds: given.extend((type(cur), k) for k in kinds) or real(cur, kinds))
     monkeypatch.setattr(test_reads, "unresolved_row_chunks",
-                        lambda cur, kind, size: given.append((type(cur), kind)) or chunks(cur, kind, size))
+                        lambda cur, kind, size, between=None: given.append((type(cur), kind))
+                        or chunks(cur, kind, size, between))
     whole = sorted((allocator.Purging, kind) for kind in test_reads._ROWS)
     try:
         indexer.run(ws.store, ws.root, ws.settings, workers=0, passes=PASSES)
