@@ -246,6 +246,9 @@ class Owner:
 
 def main() -> int:
     """The owner process (started by `link.start_owner`); returns at once if another one runs."""
+    from memory_lsp.store import allocator  # DuckDB loads with it: not for an owner that finds another running
+
+    allocator.long_lived()  # before any thread: one that has a heap keeps it
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format=f"%(asctime)s owner[{os.getpid()}] %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)  # INFO logs every message's data

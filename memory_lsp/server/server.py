@@ -28,6 +28,7 @@ from memory_lsp.server.capabilities import ClientCapabilities
 from memory_lsp.server.convert import document_path
 from memory_lsp.server.features import FEATURES
 from memory_lsp.server.folders import Folder
+from memory_lsp.store import allocator
 from memory_lsp.server.pool import FolderPool
 from memory_lsp.server.protocol import MemoryProtocol, serve_io
 from memory_lsp.settings import Config
@@ -138,6 +139,7 @@ def create_server(config: Config | None = None, pool: FolderPool | None = None) 
 
 def start(args) -> int:
     """Serve over stdio or TCP until the client leaves (args: tcp, log_file, log_level)."""
+    allocator.long_lived()  # before any thread: one that has a heap keeps it
     handler = logging.FileHandler(args.log_file) if args.log_file else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])

@@ -33,7 +33,7 @@ from memory_lsp.store import Store
 from memory_lsp.store import code
 from memory_lsp.store import memories as mem_rows
 from memory_lsp.store import fulltext
-from memory_lsp.store.allocator import map_large_blocks, release_freed_memory
+from memory_lsp.store.allocator import long_lived, release_freed_memory
 from memory_lsp.workspace import apart, queries
 from memory_lsp.workspace.lookup import IndexLookup
 from memory_lsp.workspace.projection import projection_rows
@@ -75,7 +75,7 @@ class Workspace:
         store = Store.open(db, free_it=lambda: runtime.let_go(root))  # the owner may keep it for CLI commands
         if memory_limit_mb:  # a long-lived process: DuckDB would cache up to 80% of RAM; it spills instead
             store.set_memory_limit(memory_limit_mb)
-            map_large_blocks()  # and the arrays it frees go back to the system
+            long_lived()  # and the arrays it frees go back to the system, its threads sharing heaps
         ws = cls(root, store, settings or Settings())
         ws.memory_limit_mb = memory_limit_mb  # kept for reopen()
         ws.index_apart_from = index_apart_from

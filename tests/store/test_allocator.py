@@ -94,11 +94,53 @@ def test_a_long_lived_process_hands_freed_arrays_back():
     assert kept("mapped") < 10
 
 
+# the heaps glibc's malloc has after six threads each allocated at the same moment
+_HEAPS = textwrap.dedent("""
+    import ctypes, sys, tempfile, threading
+    import numpy as np
+    from memory_lsp.store import allocator
+
+    if sys.argv[1] == "shared":
+        assert allocator.share_arenas()
+    together, kept = threading.Barrier(6), []
+
+    def work():
+        together.wait()
+        kept.append([np.ones(4000) for _ in range(50)])  # 32 KB blocks: from a heap, not pages of their own
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    libc = ctypes.CDLL(None)
+    libc.fopen.restype, libc.fopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_char_p]
+    libc.malloc_info.argtypes, libc.fclose.argtypes = [ctypes.c_int, ctypes.c_void_p], [ctypes.c_void_p]
+    with tempfile.NamedTemporaryFile() as f:
+        fp = libc.fopen(f.name.encode(), b"w")
+        libc.malloc_info(0, fp)
+        libc.fclose(fp)
+        print(open(f.name).read().count("<heap nr="))
+""")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's malloc; elsewhere share_arenas is a no-op")
+def test_a_long_lived_process_s_threads_share_heaps():
+    """Each thread allocating at once took a heap of its own (up to eight per core), whose freed pages
+    only it reuses; shared, there are ARENAS."""
+    def heaps(mode: str) -> int:
+        out = subprocess.run([sys.executable, "-c", _HEAPS, mode], capture_output=True, text=True, timeout=60, check=True)
+        return int(out.stdout.strip())
+    assert heaps("default") > allocator.ARENAS  # the probe sees heaps of their own at all
+    assert heaps("shared") <= allocator.ARENAS
+
+
 def test_the_allocator_calls_are_harmless_anywhere():
     """Where DuckDB has no jemalloc both calls do nothing, and again and again where it has."""
     assert allocator.purge() is (allocator._mallctl() is not None)
     assert allocator.purge() is (allocator._mallctl() is not None)
     allocator.release_freed_memory()
+    allocator.long_lived()
     if JEMALLOC:
         assert allocator._mallctl() is not None
 
