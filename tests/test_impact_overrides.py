@@ -59,3 +59,29 @@ def test_go_embedding_is_no_dispatch(tmp_path, index_files):
         assert overridden.overridden(graph, "server/server.go::Server.Run") == ([], set())
     finally:
         ws.close()
+
+
+def test_counts_are_the_lengths_of_the_walk_for_every_symbol(tmp_path, index_files):
+    """A lens counts a method whose walk merges others (the methods it overrides, a stub's implementation) from
+    node ids (`overridden.counts`), no dependent made; `walk` lists them: the same numbers at each depth and
+    confidence, tests included."""
+    stub = ("class Base:\n    def run(self) -> int: ...\n    def twice(self) -> int: ...\n\n\n"
+            "class Sub(Base):\n    def run(self) -> int: ...\n")
+    test = ("from pkg.base import Sub\nfrom pkg.use import caller\n\n\ndef test_caller():\n    assert caller() == 1\n\n\n"
+            "def test_sub():\n    assert Sub().twice() == 4\n")
+    ws = index_files(tmp_path, {**FILES, "pkg/base.pyi": stub, "tests/test_use.py": test})
+    try:
+        graph = ws.load_graph()
+        merged = 0
+        for node, path in ws.store.cursor().execute("SELECT id, path FROM symbols ORDER BY id").fetchall():
+            for depth in (1, 2, 3):
+                for least in (0.0, 0.5, 0.6):
+                    graph._counts.clear()
+                    walked = tuple(map(len, graph.walk(node, path, depth, least)))
+                    assert graph.counts(node, path, depth, least) == walked, (node, depth, least)
+            merged += graph.implementation(node) is not None or bool(overridden.overridden(graph, node)[0])
+        assert merged >= 4  # the stub's three methods and the overrides
+        # Sub.run: through the method it overrides (use, caller, Base.twice) and what calls them in the tests
+        assert graph.counts("pkg/base.py::Sub.run", "pkg/base.py", 3, 0.0) == (5, 1)
+    finally:
+        ws.close()

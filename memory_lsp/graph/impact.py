@@ -297,14 +297,11 @@ class ImpactGraph:
         found = self._counts.get(key)
         if found is None:
             if self.implementation(target) is not None or overridden.overridden(self, target)[0]:  # walks merged
-                found = tuple(map(len, self.walk(target, target_path, depth, min_confidence)))
+                found = overridden.counts(self, target, target_path, depth, min_confidence)
             else:
                 found = self._small_counts(target, target_path, depth, min_confidence)
             if found is None:
-                reached = [r for _o, _p, r in self._levels(target, target_path, depth, min_confidence)]
-                nodes = np.concatenate(reached) if reached else np.zeros(0, dtype=np.int64)
-                paths = self.path_of[nodes]
-                found = (len(nodes), len(self._tests(target, target_path, paths[paths >= 0])))
+                found = tuple(map(len, overridden.walked(self, target, target_path, depth, min_confidence)))
             with self._lock:
                 if len(self._counts) >= COUNTS_KEPT:
                     self._counts.clear()
