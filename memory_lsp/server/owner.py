@@ -246,9 +246,6 @@ class Owner:
 
 def main() -> int:
     """The owner process (started by `link.start_owner`); returns at once if another one runs."""
-    from memory_lsp.store import allocator  # DuckDB loads with it: not for an owner that finds another running
-
-    allocator.long_lived()  # before any thread: one that has a heap keeps it
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format=f"%(asctime)s owner[{os.getpid()}] %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)  # INFO logs every message's data
@@ -257,6 +254,9 @@ def main() -> int:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return 0  # another owner won the race
+    from memory_lsp.store import allocator  # DuckDB loads with it: not for an owner that lost the race
+
+    allocator.long_lived()  # before any thread: one that has a heap keeps it
     path = runtime.socket_path()
     path.unlink(missing_ok=True)  # we hold the lock: a socket there is a dead owner's
     listener = listen(path)
