@@ -29,3 +29,15 @@ def test_equal_keys_keep_their_order_across_blocks(monkeypatch):
     ptr, (values,) = grouped(keys, 3, (np.arange(10, dtype=np.int32),))
     assert ptr.tolist() == [0, 3, 5, 10]
     assert values.tolist() == [1, 5, 6, 3, 8, 0, 2, 4, 7, 9]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_runs_give_each_keys_values_in_their_order(dtype):
+    # a class's bases as the INHERITS edges list them (graph/overridden.py, graph/tests_held.py)
+    rng = np.random.default_rng(7)
+    keys, values = rng.integers(0, 50, 400).astype(dtype), rng.integers(0, 1 << 30, 400).astype(dtype)
+    found = steps.runs(keys, values)
+    wanted: dict[int, list[int]] = {}
+    for k, v in zip(keys.tolist(), values.tolist()):
+        wanted.setdefault(k, []).append(v)
+    assert all(steps.run_of(found, k) == wanted.get(k, []) for k in range(-1, 52))

@@ -10,6 +10,9 @@ file-level copy), as the walks met them when they were per-node lists.
 
 from __future__ import annotations
 
+import array
+import bisect
+
 import numpy as np
 
 DEPENDENCY_KINDS = ("IMPORTS", "CALLS", "INHERITS", "USES_FIXTURE")  # src depends on dst
@@ -54,6 +57,22 @@ def grouped(keys: np.ndarray, n: int, values: tuple[np.ndarray, ...]) -> tuple[n
             o[at] = v[lo:lo + GROUP_BLOCK][order]
         free[block[heads]] += count
     return ptr, out
+
+
+def runs(keys: np.ndarray, values: np.ndarray) -> tuple[array.array, array.array]:
+    """`values` ordered by `keys` (stably), with the sorted keys, as C int arrays for `run_of`: a few
+    values per key looked up one key at a time (a dict of lists was ~5 MB at 11k files; a numpy
+    searchsorted per key cost more than the lookup)."""
+    order = np.argsort(keys, kind="stable")
+    return (array.array("i", keys[order].astype(np.int32).tobytes()),
+            array.array("i", values[order].astype(np.int32).tobytes()))
+
+
+def run_of(found: tuple[array.array, array.array], key: int) -> list[int]:
+    """The values `runs` ordered under `key`."""
+    keys, values = found
+    lo = bisect.bisect_left(keys, key)
+    return values[lo:bisect.bisect_right(keys, key, lo)].tolist()
 
 
 def csr_rows(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:

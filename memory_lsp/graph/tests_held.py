@@ -9,8 +9,6 @@ that never run the code; these rules keep recall 1.0 where the old walk had it.
 
 from __future__ import annotations
 
-import array
-import bisect
 import threading
 import weakref
 
@@ -18,7 +16,7 @@ import numpy as np
 
 from memory_lsp.graph import held_memo
 from memory_lsp.graph.resolution import PYTHON_BUILTIN_METHODS
-from memory_lsp.graph.steps import csr, csr_rows, grouped
+from memory_lsp.graph.steps import csr, csr_rows, grouped, run_of, runs
 
 HOLD_DEPTH = 3  # calls from a caller to the class it makes (its fixtures' calls count from the caller)
 _BUILTIN_NAMED = frozenset(PYTHON_BUILTIN_METHODS)
@@ -224,8 +222,8 @@ class Holding:
         # that bisect reads (dicts of lists were ~5 MB at 11k files; a numpy searchsorted a class, ~1 s
         # more of test selection's build)
         sub, base = g.step_node[inherits].astype(np.int32), rows[inherits].astype(np.int32)
-        self._bases = _runs(sub, base)
-        self._subclasses = _runs(base, sub)
+        self._bases = runs(sub, base)
+        self._subclasses = runs(base, sub)
         # (class << 32 | base), sorted: what the memo keeps of them
         self.base_keys = np.unique(sub.astype(np.int64) << 32 | base)
         # per node id (and depth), the index of its answer in `_answers`, -1 where not worked out:
@@ -295,7 +293,7 @@ class Holding:
 
     def bases_of(self, c: int) -> list[int]:
         """The class's direct bases."""
-        return _run_of(self._bases, c)
+        return run_of(self._bases, c)
 
     def up(self, c: int) -> tuple[int, ...]:
         """The class and its bases, transitively."""
@@ -303,7 +301,7 @@ class Holding:
 
     def down(self, c: int) -> tuple[int, ...]:
         """The class and its subclasses, transitively: making any of them makes a `c`."""
-        return _closure(c, lambda b: _run_of(self._subclasses, b), self._down)
+        return _closure(c, lambda b: run_of(self._subclasses, b), self._down)
 
     def made(self, s: int) -> frozenset:
         """The classes that `s`, or its file's module-level code, may make (not their bases: `s`
@@ -364,19 +362,6 @@ class Holding:
         found = np.zeros(len(callers), dtype=bool)
         found[owner[held_memo.among(callers[owner] * (1 << 32) + flat[csr_rows(ptr, which)], made)]] = True
         return found
-
-
-def _runs(keys: np.ndarray, values: np.ndarray) -> tuple[array.array, array.array]:
-    """`values` ordered by `keys` (stably), with the sorted keys, as C int arrays for `_run_of`."""
-    order = np.argsort(keys, kind="stable")
-    return array.array("i", keys[order].tobytes()), array.array("i", values[order].tobytes())
-
-
-def _run_of(runs: tuple[array.array, array.array], key: int) -> list[int]:
-    """The values `_runs` ordered under `key`."""
-    keys, values = runs
-    lo = bisect.bisect_left(keys, key)
-    return values[lo:bisect.bisect_right(keys, key, lo)].tolist()
 
 
 def _closure(c: int, step, found_before: dict) -> tuple[int, ...]:
