@@ -28,10 +28,10 @@ from memory_lsp.server.capabilities import ClientCapabilities
 from memory_lsp.server.convert import document_path
 from memory_lsp.server.features import FEATURES
 from memory_lsp.server.folders import Folder
-from memory_lsp.store import allocator
 from memory_lsp.server.pool import FolderPool
 from memory_lsp.server.protocol import MemoryProtocol, serve_io
 from memory_lsp.settings import Config
+from memory_lsp.store import allocator
 
 log = logging.getLogger("memory_lsp.server")
 
