@@ -55,7 +55,7 @@ _M_ARENA_MAX = -8  # glibc's mallopt parameter
 def share_arenas() -> bool:
     """In a long-lived process, the threads (readers, the graph's, the writer's) share ARENAS heaps
     instead of up to eight per core: a page one thread freed serves another's next allocation. The
-    warm server at 11,282 files peaked ~3 MB lower and idled ~4 MB lower (bench/BENCHMARKS.md di).
+    warm server at 11,282 files idled 2-5 MB lower; its peak, elsewhere, within the noise (bench/BENCHMARKS.md di).
     Threads that already have a heap keep it. False where malloc is not glibc's."""
     mallopt = _mallopt()
     return mallopt is not None and mallopt(_M_ARENA_MAX, ARENAS) == 1
