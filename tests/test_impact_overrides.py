@@ -78,6 +78,12 @@ def test_counts_are_the_lengths_of_the_walk_for_every_symbol(tmp_path, index_fil
                 for least in (0.0, 0.5, 0.6):
                     graph._counts.clear()
                     walked = tuple(map(len, graph.walk(node, path, depth, least)))
+                    # a lens asks for tests only from its least dependents on: None (not selected) below
+                    # that, then the same counts as asked at once (the memo's dependents-only row grows)
+                    for least_dependents in (1, 3):
+                        graph._counts.clear()
+                        sparse = graph.counts(node, path, depth, least, tests_from=least_dependents)
+                        assert sparse == (walked if walked[0] >= least_dependents else (walked[0], None))
                     assert graph.counts(node, path, depth, least) == walked, (node, depth, least)
             merged += graph.implementation(node) is not None or bool(overridden.overridden(graph, node)[0])
         assert merged >= 4  # the stub's three methods and the overrides

@@ -3,13 +3,12 @@
 The traversal runs over an in-memory adjacency built once from the edges table (a recursive CTE
 over the same edges takes 12-113 ms). `ImpactGraph.load` is what a long-lived process (the
 server) keeps; after a re-index, graph/follow.py builds the next one from it. It is held
-compact: the node names as one UTF-8 buffer in byte order (`Names`: ids by bisection), every
-edge's columns as numpy arrays, and the adjacency in CSR form (one row of steps per node: the
-node reached and the edge taken), so its size is a few dozen bytes per edge rather than a
-Python object each. It also holds what `impact` needs
-besides the walk (which files and symbols exist, each file's symbols, and per called name the
-best confidence of each call site) so no query runs per answer. Confidences are held as codes
-into a small table of their values (graph/confidences.py).
+compact: the node names as one UTF-8 buffer in byte order (`Names`: ids by bisection), every edge's
+columns as numpy arrays, and the adjacency in CSR form (one row of steps per node: the node reached
+and the edge taken), a few dozen bytes per edge rather than a Python object each. It also holds what
+`impact` needs besides the walk (which files and symbols exist, each file's symbols, and per called
+name the best confidence of each call site) so no query runs per answer. Confidences are held as
+codes into a small table of their values (graph/confidences.py).
 
 Direction: X depends on T when X IMPORTS/CALLS/INHERITS T, uses T as a pytest fixture
 (USES_FIXTURE), when T DRIVES X, or when X and T CO_CHANGE. Tests are the test files whose tests
@@ -290,18 +289,17 @@ class ImpactGraph:
 
     tests_ready = property(lambda self: self.__dict__.get("_reach") is not None)
 
-    def counts(self, target: str, target_path: str, depth: int, min_confidence: float = 0.0) -> tuple[int, int]:
-        """(dependents, tests) as `walk` would count them, without building the answer;
-        memoised (the graph never changes once loaded)."""
+    def counts(self, target: str, target_path: str, depth: int, min_confidence: float = 0.0,
+               tests_from: int = 0) -> tuple[int, int | None]:
+        """(dependents, tests) as `walk` counts them, without building the answer; tests None below `tests_from`
+        dependents (a lens says nothing there; test selection was half of a heavy file's lenses). Memoised."""
         key = (target, target_path, depth, min_confidence)
         found = self._counts.get(key)
-        if found is None:
-            if self.implementation(target) is not None or overridden.overridden(self, target)[0]:  # walks merged
-                found = overridden.counts(self, target, target_path, depth, min_confidence)
-            else:
-                found = self._small_counts(target, target_path, depth, min_confidence)
-            if found is None:
-                found = tuple(map(len, overridden.walked(self, target, target_path, depth, min_confidence)))
+        if found is None or found[1] is None and found[0] >= tests_from:
+            merged = self.implementation(target) is not None or overridden.overridden(self, target)[0]
+            found = None if merged else self._small_counts(target, target_path, depth, min_confidence, tests_from)
+            if found is None:  # walks merged (a stub's, an override's), or more than SMALL_WALK nodes
+                found = overridden.counts(self, target, target_path, depth, min_confidence, tests_from)
             with self._lock:
                 if len(self._counts) >= COUNTS_KEPT:
                     self._counts.clear()
@@ -321,12 +319,13 @@ class ImpactGraph:
                 self._by_name[file] = found
         return found
 
-    def _small_counts(self, target: str, target_path: str, depth: int, min_confidence: float):
+    def _small_counts(self, target: str, target_path: str, depth: int, min_confidence: float, tests_from: int):
         """`counts` in plain Python while the walk stays within SMALL_WALK nodes (most lenses
         and hovers: numpy's fixed cost per call is larger there); None beyond."""
         start, own = self.node_id(target), self.node_id(target_path)
         if start is None:
-            return (0, 0) if own is None else (0, len(self._tests(target, target_path, [])))
+            tests = 0 if own is None else None if tests_from > 0 else len(self._tests(target, target_path, []))
+            return 0, tests
         ptr, step_node, step_conf = self.step_ptr, self.step_node, self.step_conf
         sure = (self.confidences >= min_confidence).tolist()  # by code
         seen, reached, frontier = {start, own}, [], [start]
@@ -346,6 +345,8 @@ class ImpactGraph:
             frontier = nxt
         if len(reached) > SMALL_WALK:
             return None
+        if len(reached) < tests_from:
+            return len(reached), None
         paths = [p for p in self.path_of[reached].tolist() if p >= 0] if reached else []
         return len(reached), len(self._tests(target, target_path, paths))
 

@@ -64,25 +64,36 @@ def dependents(g, target: str, depth: int, min_confidence: float) -> list:
     return found
 
 
-def counts(g, target: str, target_path: str, depth: int, min_confidence: float) -> tuple[int, int]:
-    """How many dependents and tests `g.walk` lists for a target whose walk merges others (a stub's implementation,
-    the methods it overrides), from node ids: no dependent is made (a file's lenses count each of its methods;
-    shelve.py's one such method took 12 ms of a 14 ms lens request at 11,282 files, BENCHMARKS.md di)."""
-    own, tests = walked(g, target, target_path, depth, min_confidence)
+def counts(g, target: str, target_path: str, depth: int, min_confidence: float,
+           tests_from: int = 0) -> tuple[int, int | None]:
+    """How many dependents and tests `g.walk` lists, from node ids: no dependent is made (a file's lenses count each
+    of its methods; shelve.py's one method whose walk merges others, a stub's implementation and the methods it
+    overrides, took 12 ms of a 14 ms lens request at 11,282 files, BENCHMARKS.md di). Tests None, not selected,
+    below `tests_from` dependents."""
+    own = walked(g, target, target_path, depth, min_confidence)
     twin = g.implementation(target)
-    more, more_tests = walked(g, twin, twin.partition("::")[0], depth, min_confidence) if twin else (_NO_NODES, [])
-    more = np.concatenate([more, *_dispatched(g, twin or target, depth, min_confidence)])
-    if not len(more):  # as `walk`: the twin's tests count only beside dependents gained
-        return len(own), len(tests)
-    return len(np.union1d(own, more)), len(set(tests) | set(more_tests))
+    twin_path = twin.partition("::")[0] if twin else ""
+    gained = walked(g, twin, twin_path, depth, min_confidence) if twin else _NO_NODES
+    more = np.concatenate([gained, *_dispatched(g, twin or target, depth, min_confidence)])
+    total = len(np.union1d(own, more)) if len(more) else len(own)
+    if total < tests_from:
+        return total, None
+    tests = set(tests_of(g, target, target_path, own))
+    if len(more) and twin:  # as `walk`: the twin's tests count only beside dependents gained
+        tests |= set(tests_of(g, twin, twin_path, gained))
+    return total, len(tests)
 
 
-def walked(g, target: str, target_path: str, depth: int, min_confidence: float) -> tuple[np.ndarray, list[int]]:
-    """The nodes one target's walk reaches (`g._levels`) and the test files that run it (ids)."""
+def walked(g, target: str, target_path: str, depth: int, min_confidence: float) -> np.ndarray:
+    """The nodes one target's walk reaches (`g._levels`)."""
     reached = [r for _o, _p, r in g._levels(target, target_path, depth, min_confidence)]
-    nodes = np.concatenate(reached) if reached else _NO_NODES
+    return np.concatenate(reached) if reached else _NO_NODES
+
+
+def tests_of(g, target: str, target_path: str, nodes: np.ndarray) -> list[int]:
+    """The test files that run `target`, whose walk reached `nodes` (ids)."""
     paths = g.path_of[nodes]
-    return nodes, g._tests(target, target_path, paths[paths >= 0])
+    return g._tests(target, target_path, paths[paths >= 0])
 
 
 def _dispatched(g, target: str, depth: int, min_confidence: float) -> list[np.ndarray]:

@@ -127,9 +127,10 @@ class Snapshot:
         return self.graph if self.graph_current else self._load_graph()
 
     def impact_counts(self, node: str, path: str, depth: int, min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-                      wait: bool = False) -> tuple[int, int] | None:
+                      wait: bool = False, tests_from: int = 0) -> tuple[int, int | None] | None:
         """(dependents, tests) of a file or symbol, counted without building the answer and
-        memoised by the graph (hovers and lenses ask again). None while the workspace's first graph
+        memoised by the graph (hovers and lenses ask again); tests None (not selected) below
+        `tests_from` dependents. None while the workspace's first graph
         loads, unless `wait` (a lens, whose choice needs the counts: the editor shows it later
         anyway; a hover answers at once without them); None for code not indexed yet. Later
         snapshots serve the last graph while a newer one loads."""
@@ -138,7 +139,7 @@ class Snapshot:
             if not wait or not self.indexed or self.store is None:
                 return None
             graph = self._load_graph()  # or waits for the load under way: one graph per workspace
-        return graph.counts(node, path, depth, min_confidence)
+        return graph.counts(node, path, depth, min_confidence, tests_from)
 
     def is_test(self, path: str) -> bool:
         """Is `path` a test file (by its language's test rules, as indexed)?"""

@@ -75,7 +75,9 @@ def resolved(snap: Snapshot, lens: t.CodeLens, settings: Config) -> t.CodeLens:
     path, symbol = data.get("path", ""), data.get("symbol", "")
     opts = settings.code_lens
     memories = len(snap.memories.for_symbol(path, symbol))
-    counts = snap.impact_counts(f"{path}::{symbol}", path, opts.depth, opts.min_confidence, wait=True)
+    # the tests are selected only for a lens that will show them
+    counts = snap.impact_counts(f"{path}::{symbol}", path, opts.depth, opts.min_confidence, wait=True,
+                                tests_from=0 if memories else opts.min_dependents)
     dependents, tests = counts or (0, 0)
     if not memories and dependents < opts.min_dependents:
         return t.CodeLens(range=lens.range, data=data)  # nothing to say

@@ -61,7 +61,7 @@ def hover_for(snap: Snapshot, path: str, line: int, settings: Config, text: str 
         parts.append(f"_{hidden} more: `memory-lsp memories --file {path}`_")
     node = f"{path}::{symbol.qualname}" if symbol else path
     depth = settings.hover.depth
-    counts = snap.impact_counts(node, path, depth, settings.hover.min_confidence)
+    counts = snap.impact_counts(node, path, depth, settings.hover.min_confidence, tests_from=1)  # shown beside dependents
     if counts and counts[0]:
         name = f"`{symbol.qualname}`" if symbol else "this file"
         parts.append(f"**Impact** of changing {name}: {plural(counts[0], 'dependent')}, "
