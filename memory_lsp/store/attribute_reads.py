@@ -78,33 +78,26 @@ def written_about(before: str, chain: str, comment: str) -> bool:
 
 
 def readers(cur, name: str, path: str, qualname: str, syntax: Syntax,
-            release: Callable[[], object] | None = None) -> Reads:
+            release: Callable[[], object] | None = None,
+            module_text: Callable[[str, list[str], str], str | None] | None = None) -> Reads:
     """The functions, methods and classes reading `.name` in the files of `path`'s language (`syntax`),
     each read given to the innermost chunk around it, by path and first line. `path::qualname` (the
-    method asked about) is no reader of its own. `release` hands DuckDB's cache back after each slice."""
-    after = r"\." + re.escape(name) + r"([^\w(]|$)"  # RE2 has no look-ahead: what may follow the name, spelled out
-    rows = []
-    for low, high in slices(cur):
-        rows += cur.execute("""
-            SELECT c.path, c.name, c.start_line, c.end_line, c.text FROM chunks c JOIN files f ON f.path = c.path
-            WHERE c.rowid > ? AND c.rowid <= ? AND f.lang = ?
-              AND c.kind <> 'section' AND contains(c.text, ?) AND regexp_matches(c.text, ?)""",
-                            [low, high, syntax.lang, "." + name, after]).fetchall()
-        if release is not None:
-            release()
-    rows.sort(key=lambda r: (r[0], r[2], -r[3]))  # by file and line, a chunk before those nested in it
-    pattern, modules = _read_at(name), _module_names(cur, {r[0] for r in rows})
+    method asked about) is no reader of its own. `release` hands DuckDB's cache back after each slice.
+    In Python the files searched are those the index found reading the name (`attr` rows, index/reads.py),
+    read whole from the disk by `module_text` (as store/value_uses.py's `users`) where their text is the
+    index's: no scan of every chunk's text (~100 ms a method on the stdlib, most of an answer)."""
+    hits = _hits(cur, name, syntax, release, module_text)  # (path, qualname, start, end, line, before)
+    modules = _module_names(cur, {h[0] for h in hits})
     family = _family(cur, f"{path}::{qualname.rpartition('.')[0]}")
-    other = _other_classes(cur, family, {(r[0], r[1]) for r in rows})
+    other = _other_classes(cur, family, {(h[0], h[1]) for h in hits})
     reads = []  # (path, qualname, the chunk's span, line, the dotted name read from)
-    for at, inside, start, end, text in rows:
-        for i, before, _ in matches(text, pattern):
-            chain = _read_from(before)
-            # `ds.name` with `ds` a module the file imports: a submodule or a module's value, no attribute;
-            # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's
-            if not (chain in modules.get(at, ()) or written_about(before, chain, syntax.comment)
-                    or (chain in syntax.self_names and (at, inside) in other)):
-                reads.append((at, inside, end - start, start + i, chain))
+    for at, inside, start, end, line, before in hits:
+        chain = _read_from(before)
+        # `ds.name` with `ds` a module the file imports: a submodule or a module's value, no attribute;
+        # `self.name` in a class neither the method's, nor a base or a subclass of it: another class's
+        if not (chain in modules.get(at, ()) or written_about(before, chain, syntax.comment)
+                or (chain in syntax.self_names and (at, inside) in other)):
+            reads.append((at, inside, end - start, line, chain))
     # as is `x.name` where the function's calls through `x` are typed to other classes only
     typed = _typed_receivers(cur, {(f"{r[0]}::{r[1]}", r[4]) for r in reads if r[4] and r[4] not in syntax.self_names})
     kept = []
@@ -120,6 +113,46 @@ def readers(cur, name: str, path: str, qualname: str, syntax: Syntax,
     if release is not None:  # what the last statements read (refs, edges, symbols)
         release()
     return Reads(shown, total, others[:OTHERS_SHOWN])
+
+
+def _hits(cur, name: str, syntax: Syntax, release, module_text) -> list[tuple[str, str, int, int, int, str]]:
+    """Each `.name` (not called) in a chunk of the language's files, once per chunk around it: (path, the
+    chunk's qualname, its first and last line, the read's line, its line's text before it), by file and line."""
+    after = r"\." + re.escape(name) + r"([^\w(]|$)"  # RE2 has no look-ahead: what may follow the name, spelled out
+    pattern, written = _read_at(name), ("." + name,)
+    files = [r[0] for r in cur.execute("SELECT DISTINCT path FROM refs WHERE kind = 'attr' AND name = ? ORDER BY 1",
+                                       [name]).fetchall()] \
+        if syntax.lang == "python" and module_text is not None and _ATTR_ROW.fullmatch(name) else None
+    hits = []
+    texts: dict[str, str] = {}
+    if files:
+        hashes = dict(cur.execute("SELECT path, hash FROM files WHERE path = ANY(?::VARCHAR[])", [files]).fetchall())
+        texts = {at: text for at in files if at in hashes and (text := module_text(at, list(written), hashes[at])) is not None}
+        spans: dict[str, list[tuple[str, int, int]]] = {}
+        for at, inside, start, end in cur.execute("""SELECT path, name, start_line, end_line FROM chunks
+                                                     WHERE kind <> 'section' AND path = ANY(?::VARCHAR[])""",
+                                                  [sorted(texts)]).fetchall():
+            spans.setdefault(at, []).append((inside, start, end))
+        for at, text in texts.items():
+            for i, before, _ in matches(text, pattern, written):
+                hits += [(at, inside, start, end, i + 1, before)
+                         for inside, start, end in spans.get(at, ()) if start <= i + 1 <= end]
+    unread = None if files is None else [at for at in files if at not in texts]
+    for low, high in slices(cur) if unread is None else [(-1, None)] if unread else ():
+        where, args = ("c.rowid > ? AND c.rowid <= ?", [low, high]) if unread is None else \
+            ("c.path = ANY(?::VARCHAR[])", [unread])
+        for at, inside, start, end, text in cur.execute(f"""
+                SELECT c.path, c.name, c.start_line, c.end_line, c.text FROM chunks c JOIN files f ON f.path = c.path
+                WHERE {where} AND f.lang = ? AND c.kind <> 'section' AND contains(c.text, ?) AND regexp_matches(c.text, ?)""",
+                                                        [*args, syntax.lang, written[0], after]).fetchall():
+            hits += [(at, inside, start, end, start + i, before) for i, before, _ in matches(text, pattern)]
+        if release is not None:
+            release()
+    hits.sort(key=lambda h: (h[0], h[4], h[2], -h[3]))
+    return hits
+
+
+_ATTR_ROW = re.compile(r"[a-z_]\w*")  # a name index/reads.py keeps `attr` rows of (a capitalised one is a class's)
 
 
 def by_reader(reads: list[tuple[str, str, int, int]], asked: tuple[str, str]) -> tuple[list, int]:

@@ -114,7 +114,8 @@ def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[attribute_reads.Read
                                 module_text=functools.partial(_indexed_text, snap)), "value"
     if kind != "method" or (leaf.startswith("__") and leaf.endswith("__")):
         return attribute_reads.Reads([], 0, []), None
-    return attribute_reads.readers(store.cursor(), leaf, path, symbol, syntax, release=release), "attribute"
+    return attribute_reads.readers(store.cursor(), leaf, path, symbol, syntax, release=release,
+                                   module_text=functools.partial(_indexed_text, snap)), "attribute"
 
 
 def _indexed_text(snap: Snapshot, path: str, words: list[str], indexed: str) -> str | None:
