@@ -2,6 +2,7 @@
 no edge from its readers, so the answer lists the reads of its name found in the code's text
 (store/attribute_reads.py), marked as found by name. The CLI runs as a user runs it."""
 
+import functools
 import json
 import re
 import subprocess
@@ -306,3 +307,30 @@ def test_a_pattern_is_tried_only_where_a_written_form_starts():
     written = ("hook", "m.hook", "pkg.m.hook")
     assert list(attribute_reads.matches(text, pattern, written)) == list(attribute_reads.matches(text, pattern))
     assert [line for line, _, _ in attribute_reads.matches(text, pattern, written)] == [0, 1, 1, 2]
+
+
+def test_python_files_are_those_the_index_found_reading_the_name(tmp_path, index_files):
+    """A Python method's readers are searched in the files the index found reading its name (`attr` rows), read
+    whole from the disk: what the whole-table search of the chunks finds, less the reads the index's rules refuse
+    (a name after a string's `}` or in one, as in `"{}.total".format(x)`). A file edited since indexing is
+    searched in the index's chunks, at the index's lines."""
+    from memory_lsp.workspace import queries
+
+    order = "class Order:\n    @property\n    def total(self):\n        return 1\n"
+    use = "def bill(order):\n    return order.total\n\n\ndef later(order):\n    return [order.total]\n"
+    ws = index_files(tmp_path, {"a.py": order, "b.py": use,
+                                "c.py": 'def show(x):\n    return "{}.total".format(x)\n'})
+    try:
+        snap = ws.snapshot()
+        by_table = attribute_reads.readers(ws.store.cursor(), "total", "a.py", "Order.total", PYTHON)
+        assert [(p, q) for p, q, _ in by_table.shown] == [("b.py", "bill"), ("b.py", "later"), ("c.py", "show")]
+        from_disk = attribute_reads.readers(ws.store.cursor(), "total", "a.py", "Order.total", PYTHON,
+                                            module_text=functools.partial(queries._indexed_text, snap))
+        assert from_disk.shown == [("b.py", "bill", [2]), ("b.py", "later", [6])] == by_table.shown[:2]
+        (tmp_path / "b.py").write_text("\n\n" + use, encoding="utf-8")  # not indexed yet
+        assert ws.impact("a.py::Order.total")["reads"] == [{"path": "b.py", "symbol": "bill", "lines": [2]},
+                                                           {"path": "b.py", "symbol": "later", "lines": [6]}]
+        ws.index()  # the edit indexed: its lines, from the disk
+        assert [r["lines"] for r in ws.impact("a.py::Order.total")["reads"]] == [[4], [8]]
+    finally:
+        ws.close()
