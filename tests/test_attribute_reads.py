@@ -334,3 +334,21 @@ def test_python_files_are_those_the_index_found_reading_the_name(tmp_path, index
         assert [r["lines"] for r in ws.impact("a.py::Order.total")["reads"]] == [[4], [8]]
     finally:
         ws.close()
+
+
+def test_a_class_family_from_the_graph_is_the_edges_table_s(root):
+    """`impact` hands the reads search the method's class family from the loaded graph (graph/overridden.py
+    `family`): the same classes as the edges table's INHERITS rows give, for every class."""
+    from memory_lsp.graph import overridden
+    from memory_lsp.workspace import Workspace
+
+    ws = Workspace.open(root)
+    try:
+        graph, cur = ws.load_graph(), ws.store.cursor()
+        classes = [r[0] for r in cur.execute("SELECT id FROM symbols WHERE kind = 'class' ORDER BY id").fetchall()]
+        assert {"shop/order.py::Order", "shop/invoice.py::RushOrder"} <= set(classes)
+        for cls in classes + ["shop/order.py::Missing"]:
+            assert overridden.family(graph, cls) == attribute_reads._family(cur, cls), cls
+        assert overridden.family(graph, "shop/order.py::Order") == {"shop/order.py::Order", "shop/invoice.py::RushOrder"}
+    finally:
+        ws.close()

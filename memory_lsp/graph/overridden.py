@@ -37,6 +37,20 @@ def ancestors(g, cls: str) -> list[str]:
     return [g.names[b] for b in found]
 
 
+def family(g, cls: str) -> set[str]:
+    """`cls`, the classes it inherits from and those inheriting from it, at any depth (INHERITS edges)."""
+    start = g.node_id(cls)
+    if start is None:
+        return {cls}
+    found = {start}
+    for table in (_bases(g), _subclasses(g)):
+        frontier = [start]
+        while frontier:
+            frontier = [c for f in frontier for c in run_of(table, f) if c not in found]
+            found.update(frontier)
+    return {g.names[i] for i in found}
+
+
 def overridden(g, target: str) -> tuple[list[str], set[str]]:
     """The methods `target` (a method `path::C.m`) overrides, and the classes whose `self` may be a C: C and its bases."""
     path, _, qual = target.partition("::")
@@ -141,8 +155,18 @@ def _bases(g):
     return found
 
 
+def _subclasses(g):
+    """Each class's direct subclasses (node ids, `steps.run_of`), made once per graph and kept on it."""
+    found = g.__dict__.get("_subclasses")
+    if found is None:
+        src, dst = inherits_edges(g)
+        found = g.__dict__["_subclasses"] = runs(dst, src)
+    return found
+
+
 def _in_any(symbol: str, classes: set[str]) -> bool:
     """Whether `symbol` (`path::K.f`, `path::K.f.inner`) is defined in one of `classes`."""
     path, _, qual = symbol.partition("::")
     parts = qual.split(".")
     return any(f"{path}::{'.'.join(parts[:i])}" in classes for i in range(1, len(parts)))
+

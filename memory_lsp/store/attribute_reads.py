@@ -79,16 +79,18 @@ def written_about(before: str, chain: str, comment: str) -> bool:
 
 def readers(cur, name: str, path: str, qualname: str, syntax: Syntax,
             release: Callable[[], object] | None = None,
-            module_text: Callable[[str, list[str], str], str | None] | None = None) -> Reads:
+            module_text: Callable[[str, list[str], str], str | None] | None = None,
+            family: set[str] | None = None) -> Reads:
     """The functions, methods and classes reading `.name` in the files of `path`'s language (`syntax`),
     each read given to the innermost chunk around it, by path and first line. `path::qualname` (the
     method asked about) is no reader of its own. `release` hands DuckDB's cache back after each slice.
     In Python the files searched are those the index found reading the name (`attr` rows, index/reads.py),
     read whole from the disk by `module_text` (as store/value_uses.py's `users`) where their text is the
-    index's: no scan of every chunk's text (~100 ms a method on the stdlib, most of an answer)."""
+    index's: no scan of every chunk's text (~100 ms a method on the stdlib, most of an answer). `family`: the
+    method's class, its bases and subclasses (by the edges table's INHERITS rows if not handed in)."""
     hits = _hits(cur, name, syntax, release, module_text)  # (path, qualname, start, end, line, before)
     modules = _module_names(cur, {h[0] for h in hits})
-    family = _family(cur, f"{path}::{qualname.rpartition('.')[0]}")
+    family = family if family is not None else _family(cur, f"{path}::{qualname.rpartition('.')[0]}")
     other = _other_classes(cur, family, {(h[0], h[1]) for h in hits})
     reads = []  # (path, qualname, the chunk's span, line, the dotted name read from)
     for at, inside, start, end, line, before in hits:
@@ -107,8 +109,8 @@ def readers(cur, name: str, path: str, qualname: str, syntax: Syntax,
             kept.append((at, inside, span, line))
     shown, total = by_reader(kept, (path, qualname))
     others = [r[0] for r in cur.execute("""
-        SELECT DISTINCT s.path || '::' || s.parent FROM symbols s JOIN files f ON f.path = s.path
-        WHERE s.name = ? AND s.kind = 'method' AND f.lang = ?
+        SELECT DISTINCT path || '::' || parent FROM symbols
+        WHERE name = ? AND kind = 'method' AND path IN (SELECT path FROM files WHERE lang = ?)
         ORDER BY 1""", [name, syntax.lang]).fetchall() if r[0] not in family]
     if release is not None:  # what the last statements read (refs, edges, symbols)
         release()
@@ -120,18 +122,18 @@ def _hits(cur, name: str, syntax: Syntax, release, module_text) -> list[tuple[st
     chunk's qualname, its first and last line, the read's line, its line's text before it), by file and line."""
     after = r"\." + re.escape(name) + r"([^\w(]|$)"  # RE2 has no look-ahead: what may follow the name, spelled out
     pattern, written = _read_at(name), ("." + name,)
-    files = [r[0] for r in cur.execute("SELECT DISTINCT path FROM refs WHERE kind = 'attr' AND name = ? ORDER BY 1",
-                                       [name]).fetchall()] \
+    # the files (and their content hashes) the index found reading the name
+    reading = "SELECT path FROM refs WHERE kind = 'attr' AND name = ?"
+    files = dict(cur.execute(f"SELECT path, hash FROM files WHERE path IN ({reading}) ORDER BY 1", [name]).fetchall()) \
         if syntax.lang == "python" and module_text is not None and _ATTR_ROW.fullmatch(name) else None
     hits = []
     texts: dict[str, str] = {}
     if files:
-        hashes = dict(cur.execute("SELECT path, hash FROM files WHERE path = ANY(?::VARCHAR[])", [files]).fetchall())
-        texts = {at: text for at in files if at in hashes and (text := module_text(at, list(written), hashes[at])) is not None}
+        texts = {at: text for at, indexed in files.items() if (text := module_text(at, list(written), indexed)) is not None}
         spans: dict[str, list[tuple[str, int, int]]] = {}
-        for at, inside, start, end in cur.execute("""SELECT path, name, start_line, end_line FROM chunks
-                                                     WHERE kind <> 'section' AND path = ANY(?::VARCHAR[])""",
-                                                  [sorted(texts)]).fetchall():
+        for at, inside, start, end in cur.execute(f"""SELECT path, name, start_line, end_line FROM chunks
+                                                      WHERE kind <> 'section' AND path IN ({reading})""",
+                                                  [name]).fetchall():
             spans.setdefault(at, []).append((inside, start, end))
         for at, text in texts.items():
             for i, before, _ in matches(text, pattern, written):

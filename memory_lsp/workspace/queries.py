@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 from memory_lsp.errors import UserError
+from memory_lsp.graph import overridden
 from memory_lsp.graph.impact import DEFAULT_MIN_CONFIDENCE
 from memory_lsp.index import extract, languages
 from memory_lsp.memory import citations as cites
@@ -114,8 +115,9 @@ def _reads(snap: Snapshot, path: str, symbol: str) -> tuple[attribute_reads.Read
                                 module_text=functools.partial(_indexed_text, snap)), "value"
     if kind != "method" or (leaf.startswith("__") and leaf.endswith("__")):
         return attribute_reads.Reads([], 0, []), None
+    family = overridden.family(snap.impact_graph(), f"{path}::{symbol.rpartition('.')[0]}")
     return attribute_reads.readers(store.cursor(), leaf, path, symbol, syntax, release=release,
-                                   module_text=functools.partial(_indexed_text, snap)), "attribute"
+                                   module_text=functools.partial(_indexed_text, snap), family=family), "attribute"
 
 
 def _indexed_text(snap: Snapshot, path: str, words: list[str], indexed: str) -> str | None:
