@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -106,7 +106,7 @@ def edge_ends(cur, column: str) -> np.ndarray:
 def edges(cur, kinds: list[str], strategies: list[str]) -> dict[str, np.ndarray]:
     """Every edge's other columns in table order: kind and strategy as indexes into the given
     lists, line (-1: none), confidence, score (0 for none), fingerprint, rowid."""
-    out = cur.execute(f"""
+    out = cur.execute("""
         SELECT (list_position(?, coalesce(e.kind, '')) - 1)::TINYINT AS kind,
                (list_position(?, coalesce(e.strategy, '')) - 1)::SMALLINT AS strategy,
                coalesce(e.line, -1)::INTEGER AS line, e.confidence::DOUBLE AS confidence,
